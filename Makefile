@@ -1,0 +1,195 @@
+# libcuzk — build, test, install.  `make help` lists the targets.
+#
+# Layout: lib/ (C11 library, one folder per layer), kernels/ (CUDA, behind extern "C"
+# headers), include/cuzk/ (public headers), test/ (cmocka tests test_*.c, script tests
+# test_*.sh, GPU tests test/gpu/), bench/ (cuzk-bench), examples/ (cuzk CLI and hosts).
+# New source files are picked up by wildcard: adding a module needs no Makefile edit.
+
+VERSION      := 0.1.0
+SOMAJOR      := 0
+BUILD        ?= build
+PREFIX       ?= /usr/local
+DESTDIR      ?=
+LIBDIR       ?= $(PREFIX)/lib
+INCLUDEDIR   ?= $(PREFIX)/include
+
+CC           ?= cc
+CXX          ?= c++
+OPT          ?= -O3
+CFLAGS_BASE  := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -g $(OPT) -pthread
+CPPFLAGS_LIB := -Iinclude -Ilib -Ikernels -DCUZK_BUILDING_LIBRARY
+SANITIZE     ?=
+ifneq ($(SANITIZE),)
+  SANFLAGS   := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
+endif
+MARCH        ?=
+CFLAGS       ?=
+ALL_CFLAGS   := $(CFLAGS_BASE) $(MARCH) $(SANFLAGS) $(CFLAGS)
+LDLIBS_BASE  := -lmimalloc -lpthread -lm
+
+# ---- CUDA: auto-detected; CUZK_CUDA=0 forces a CPU-only build, CUZK_CUDA=1 requires nvcc ----
+CUDA_HOME    ?= $(or $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null)),/usr/local/cuda)
+NVCC         ?= $(CUDA_HOME)/bin/nvcc
+HAVE_NVCC    := $(shell test -x $(NVCC) && echo 1)
+CUZK_CUDA    ?= auto
+ifeq ($(CUZK_CUDA),1)
+  ifneq ($(HAVE_NVCC),1)
+    $(error CUZK_CUDA=1 but nvcc was not found at $(NVCC); install the CUDA toolkit or set CUDA_HOME/NVCC)
+  endif
+  USE_CUDA := 1
+else ifeq ($(CUZK_CUDA),auto)
+  USE_CUDA := $(HAVE_NVCC)
+endif
+CUDA_ARCHS   ?= sm_80 sm_86 sm_89 sm_90 sm_120
+CUDA_PTX     ?= $(lastword $(CUDA_ARCHS))
+GENCODE      := $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a:sm_%=%),code=$(a)) \
+                $(if $(CUDA_PTX),-gencode arch=compute_$(CUDA_PTX:sm_%=%),code=compute_$(CUDA_PTX:sm_%=%))
+NVCCFLAGS    ?= -O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden -Iinclude -Ilib -Ikernels \
+                -DCUZK_BUILDING_LIBRARY --expt-relaxed-constexpr
+ifeq ($(USE_CUDA),1)
+  CPPFLAGS_LIB += -DCUZK_HAVE_CUDA=1 -I$(CUDA_HOME)/include
+  LDLIBS_CUDA  := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
+endif
+LDLIBS       := $(LDLIBS_BASE) $(LDLIBS_CUDA)
+
+# ---- sources ----
+LIB_SRCS     := $(sort $(wildcard lib/*.c lib/*/*.c))
+CU_SRCS      := $(if $(filter 1,$(USE_CUDA)),$(sort $(wildcard kernels/*.cu kernels/*/*.cu)))
+LIB_OBJS     := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(CU_SRCS:%.cu=$(BUILD)/obj/%.o)
+TEST_SRCS    := $(sort $(wildcard test/test_*.c))
+TEST_BINS    := $(TEST_SRCS:test/%.c=$(BUILD)/test/%)
+TEST_SCRIPTS := $(sort $(wildcard test/test_*.sh))
+GPU_TEST_SRCS:= $(sort $(wildcard test/gpu/test_*.c))
+GPU_TEST_BINS:= $(GPU_TEST_SRCS:test/gpu/%.c=$(BUILD)/test/gpu/%)
+CLI_SRCS     := $(sort $(wildcard examples/cli/*.c))
+BENCH_SRCS   := $(sort $(wildcard bench/*.c))
+TESTLIB_SRCS := $(sort $(wildcard test/support/*.c))
+
+SO_REAL      := $(BUILD)/lib/libcuzk.so.$(VERSION)
+SO_MAJOR     := $(BUILD)/lib/libcuzk.so.$(SOMAJOR)
+SO_LINK      := $(BUILD)/lib/libcuzk.so
+STATIC       := $(BUILD)/lib/libcuzk.a
+CLI          := $(BUILD)/bin/cuzk
+BENCH        := $(BUILD)/bin/cuzk-bench
+HELLO        := $(BUILD)/bin/hello
+
+.PHONY: all lib test test-gpu bench demo install uninstall deps check-deps clean help
+.DEFAULT_GOAL := all
+
+all: lib $(if $(CLI_SRCS),$(CLI)) $(if $(BENCH_SRCS),$(BENCH)) $(if $(wildcard examples/hello.c),$(HELLO))
+lib: $(SO_LINK) $(STATIC)
+
+help:
+	@echo "make                 library (build/lib), CLI and bench (build/bin); CUDA when nvcc is found"
+	@echo "make test            every CPU test (installs missing dependencies first)"
+	@echo "make test-gpu        GPU tests (skips cleanly without a GPU)"
+	@echo "make demo            prove a batch of partitions and print a summary"
+	@echo "make install PREFIX=/usr/local DESTDIR=   headers, libraries, cuzk.pc"
+	@echo "make deps            install system packages (root) or print the command"
+	@echo "options: CUZK_CUDA=0|1  CUDA_ARCHS='sm_90'  SANITIZE=address,undefined  BUILD=dir"
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(CPPFLAGS_LIB) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/%.o: %.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) $(GENCODE) -MMD -MP -c $< -o $@
+
+$(SO_REAL): $(LIB_OBJS) lib/cuzk.map
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,libcuzk.so.$(SOMAJOR) -Wl,--version-script=lib/cuzk.map \
+	    -Wl,--no-undefined -o $@ $(LIB_OBJS) $(LDLIBS)
+
+$(SO_MAJOR): $(SO_REAL)
+	ln -sf libcuzk.so.$(VERSION) $@
+$(SO_LINK): $(SO_MAJOR)
+	ln -sf libcuzk.so.$(SOMAJOR) $@
+
+$(STATIC): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $(LIB_OBJS)
+
+# Programs around the library link the static archive so tests and benches reach internals.
+PROG_CFLAGS := $(ALL_CFLAGS) -Iinclude -Ilib -Ikernels -Itest $(if $(filter 1,$(USE_CUDA)),-DCUZK_HAVE_CUDA=1)
+
+$(BUILD)/test/%: test/%.c $(STATIC) $(TESTLIB_SRCS)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_SRCS) $(STATIC) -lcmocka $(LDLIBS)
+
+$(BUILD)/test/gpu/%: test/gpu/%.c $(STATIC) $(TESTLIB_SRCS)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_SRCS) $(STATIC) -lcmocka $(LDLIBS)
+
+$(CLI): $(CLI_SRCS) $(STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $(CLI_SRCS) $(STATIC) $(LDLIBS)
+
+$(BENCH): $(BENCH_SRCS) $(STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $(BENCH_SRCS) $(STATIC) $(LDLIBS) $(if $(wildcard /usr/include/cjson/cJSON.h),-lcjson -DCUZK_HAVE_CJSON)
+
+# The smallest host: public header only, linked against the shared library.
+$(HELLO): examples/hello.c $(SO_LINK)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c99 -Wall -Wextra -O2 -Iinclude -o $@ $< -L$(BUILD)/lib -lcuzk -Wl,-rpath,'$$ORIGIN/../lib'
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# ---- dependencies ----
+DEB_PACKAGES := libmimalloc-dev libcmocka-dev libcjson-dev pkg-config nodejs npm
+check-deps:
+	@missing=""; \
+	 test -f /usr/include/mimalloc.h || missing="$$missing mimalloc"; \
+	 test -f /usr/include/cmocka.h   || missing="$$missing cmocka"; \
+	 command -v pkg-config >/dev/null || missing="$$missing pkg-config"; \
+	 command -v node >/dev/null && command -v npm >/dev/null || missing="$$missing node"; \
+	 if [ -n "$$missing" ]; then echo "missing:$$missing — running make deps"; $(MAKE) --no-print-directory deps; fi
+
+# libmimalloc-dev: the library's working-memory arenas; libcmocka-dev: unit tests;
+# libcjson-dev: cuzk-bench JSON output; pkg-config: the install test; nodejs/npm: the
+# independent BLS12-381 oracles (@noble/curves, snarkjs) and circom used by the tests.
+deps:
+	@if [ "$$(id -u)" = 0 ]; then \
+	   export DEBIAN_FRONTEND=noninteractive; \
+	   apt-get update -qq && apt-get install -y -qq --no-install-recommends $(DEB_PACKAGES); \
+	 else \
+	   echo "make deps needs root. Run:"; \
+	   echo "  sudo apt-get update && sudo apt-get install -y $(DEB_PACKAGES)"; exit 1; \
+	 fi
+
+# ---- tests ----
+test: check-deps
+	@$(MAKE) --no-print-directory all $(TEST_BINS)
+	@BUILD=$(BUILD) USE_CUDA=$(USE_CUDA) test/run-tests.sh $(TEST_BINS) $(TEST_SCRIPTS)
+
+test-gpu: check-deps
+	@if [ "$(USE_CUDA)" != 1 ]; then echo "test-gpu: SKIP (built without CUDA: nvcc not found or CUZK_CUDA=0)"; \
+	     echo "0 passed, 0 failed"; exit 0; fi
+	@$(MAKE) --no-print-directory all $(GPU_TEST_BINS)
+	@BUILD=$(BUILD) USE_CUDA=$(USE_CUDA) test/run-tests.sh $(GPU_TEST_BINS) $(sort $(wildcard test/gpu/test_*.sh))
+
+bench: $(BENCH)
+
+demo: check-deps
+	@$(MAKE) --no-print-directory all
+	@$(CLI) demo
+
+# ---- install ----
+install: lib
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/cuzk
+	install -m 644 include/cuzk/*.h $(DESTDIR)$(INCLUDEDIR)/cuzk/
+	install -m 755 $(SO_REAL) $(DESTDIR)$(LIBDIR)/
+	ln -sf libcuzk.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libcuzk.so.$(SOMAJOR)
+	ln -sf libcuzk.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libcuzk.so
+	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(LIBDIR))|g' \
+	    -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(INCLUDEDIR))|g' \
+	    -e 's|@VERSION@|$(VERSION)|g' -e 's|@LIBS_PRIVATE@|$(LDLIBS)|g' cuzk.pc.in \
+	    > $(DESTDIR)$(LIBDIR)/pkgconfig/cuzk.pc
+
+uninstall:
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/cuzk $(DESTDIR)$(LIBDIR)/libcuzk.* $(DESTDIR)$(LIBDIR)/pkgconfig/cuzk.pc
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The shared library exports only cuzk_ symbols, all under a CUZK_ version node, with the
+# right soname; nothing of mimalloc, the CUDA runtime or C++ leaks out.
+set -u
+BUILD=${BUILD:-build}
+so=$BUILD/lib/libcuzk.so.0.1.0
+[ -f "$so" ] || { echo "not ok - $so missing"; exit 1; }
+syms=$(nm -D --defined-only "$so" | awk '{print $3}' | sed 's/@.*//' | sort -u)
+bad=$(echo "$syms" | grep -v '^cuzk_' | grep -v '^CUZK_' | grep -v '^$')
+if [ -z "$bad" ]; then echo "ok - only cuzk_ symbols exported ($(echo "$syms" | grep -c '^cuzk_'))"
+else echo "not ok - symbols exported without the cuzk_ prefix:"; echo "$bad" | head -20; fi
+unver=$(nm -D --defined-only --with-symbol-versions "$so" 2>/dev/null | awk '$3 ~ /^cuzk_/ && $3 !~ /@@?CUZK_/')
+[ -z "$unver" ] && echo "ok - every cuzk_ symbol carries a CUZK_ version" || { echo "not ok - unversioned: $unver"; }
+soname=$(objdump -p "$so" | awk '/SONAME/ {print $2}')
+[ "$soname" = libcuzk.so.0 ] && echo "ok - soname libcuzk.so.0" || echo "not ok - soname is '$soname'"
+[ "$(readlink "$BUILD/lib/libcuzk.so.0")" = libcuzk.so.0.1.0 ] && [ "$(readlink "$BUILD/lib/libcuzk.so")" = libcuzk.so.0 ] \
+  && echo "ok - .so.0 and .so links" || echo "not ok - links wrong"
+# Every symbol the header declares is exported (nothing promised and missing).
+missing=""
+for f in $(grep -ho 'cuzk_[a-z0-9_]*(' include/cuzk/*.h | tr -d '(' | sort -u); do
+  echo "$syms" | grep -qx "$f" || missing="$missing $f"
+done
+[ -z "$missing" ] && echo "ok - every declared function is exported" || echo "not ok - declared but not exported:$missing"
+# Run-time dependencies: libc, libm, pthread, dl, rt, libstdc++, libgcc and mimalloc only
+# (the CUDA runtime is linked statically; the driver is loaded by it at run time).
+needed=$(objdump -p "$so" | awk '/NEEDED/ {print $2}')
+odd=$(echo "$needed" | grep -Ev '^(libc|libm|libpthread|libdl|librt|libstdc\+\+|libgcc_s|libmimalloc|ld-linux-x86-64)\.so' || true)
+[ -z "$odd" ] && echo "ok - run-time dependencies: $(echo $needed)" || echo "not ok - unexpected NEEDED: $odd"
