@@ -1,0 +1,83 @@
+/*
+ * Groth16 over BLS12-381 as bellperson computes it (FORMATS.md): proving and verifying
+ * keys in bellperson's byte format, the prover in stages that backends reuse, the
+ * verifier, and the test-only setup from known toxic waste.
+ */
+#ifndef CUZK_GROTH16_H
+#define CUZK_GROTH16_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/cuzk.h"
+#include "field/curve.h"
+#include "groth16/cs.h"
+#include "threadpool.h"
+
+typedef struct groth16_vk {
+    g1_aff alpha_g1, beta_g1;
+    g2_aff beta_g2, gamma_g2;
+    g1_aff delta_g1;
+    g2_aff delta_g2;
+    g1_aff *ic;                  /* n_ic points */
+    uint32_t n_ic;
+} groth16_vk;
+
+typedef struct groth16_params {  /* a proving key; the vk inside owns ic */
+    groth16_vk vk;
+    g1_aff *h, *l, *a, *b_g1;
+    g2_aff *b_g2;
+    uint32_t n_h, n_l, n_a, n_b_g1, n_b_g2;
+} groth16_params;
+
+/* ---- keys (params.c): EFORMAT with the byte offset and reason in cuzk_last_error() ---- */
+int groth16_params_load(const char *path, int check_subgroup, threadpool *tp, groth16_params **out);
+int groth16_params_parse(const uint8_t *buf, size_t len, int check_subgroup, threadpool *tp,
+                         groth16_params **out);
+void groth16_params_free(groth16_params *p);
+int groth16_params_write(const char *path, const groth16_params *p);
+int groth16_vk_parse(const uint8_t *buf, size_t len, groth16_vk *out); /* out->ic allocated */
+void groth16_vk_clear(groth16_vk *vk);
+int groth16_vk_write(const char *path, const groth16_vk *vk);
+int groth16_vk_serialize(const groth16_vk *vk, uint8_t **out, size_t *out_len); /* malloc'd */
+
+/* ---- proving (prover.c) ---- */
+/* CUZK_OK if the partition's sizes fit the key, else CUZK_EMISMATCH with the numbers
+ * (also CUZK_EINVAL for NULL buffers, bad struct_size or scalar_form). */
+int groth16_check_partition(const groth16_params *pk, const cuzk_partition *p);
+
+/* The H scalars: h[0 .. 2^log_m - 1) (m - 1 values, Montgomery), from a, b, c. */
+int groth16_compute_h(fr_t *h, const cuzk_partition *p, unsigned log_m, threadpool *tp);
+
+typedef struct groth16_msm_out {
+    g1_jac h, l, a, b_g1;
+    g2_jac b_g2;
+} groth16_msm_out;
+
+/* The five MSMs of a partition on the CPU (h as computed above). */
+int groth16_msms_cpu(groth16_msm_out *out, const groth16_params *pk, const cuzk_partition *p,
+                     const fr_t *h, threadpool *tp);
+/* A, B, C from the MSM results and r, s (Montgomery) -> the 192-byte proof. */
+void groth16_assemble(uint8_t proof[192], const groth16_params *pk, const groth16_msm_out *m,
+                      const fr_t *r, const fr_t *s);
+/* Everything above in one call; r, s Montgomery (NULL: OS CSPRNG). */
+int groth16_prove(const groth16_params *pk, const cuzk_partition *p, const fr_t *r,
+                  const fr_t *s, threadpool *tp, uint8_t proof[192]);
+
+/* ---- verification (verify.c) ---- */
+/* public_inputs Montgomery, ONE excluded. CUZK_OK, CUZK_EVERIFY, CUZK_EFORMAT, CUZK_EMISMATCH. */
+int groth16_verify(const groth16_vk *vk, const uint8_t proof[192], const fr_t *public_inputs,
+                   size_t n);
+
+/* ---- test-only setup (setup.c): KNOWN TOXIC WASTE, NEVER FOR PRODUCTION ---- */
+typedef struct groth16_toxic {
+    fr_t alpha, beta, gamma, delta, tau; /* Montgomery */
+} groth16_toxic;
+/* Each value = int_le(SHA-256(seed(32) || label)) mod r, label in ASCII without NUL:
+ * "cuzk-test-setup-alpha", "-beta", "-gamma", "-delta", "-tau". Tests in Node derive the same. */
+void groth16_toxic_from_seed(groth16_toxic *t, const uint8_t seed[32]);
+/* r, s for reproducible proofs from a 32-byte seed: labels "cuzk-test-prove-r" / "-s". */
+void groth16_rs_from_seed(fr_t *r, fr_t *s, const uint8_t seed[32]);
+int groth16_setup(const cs *sys, const groth16_toxic *t, threadpool *tp, groth16_params **out);
+
+#endif
