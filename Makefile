@@ -64,6 +64,8 @@ GPU_TEST_BINS:= $(GPU_TEST_SRCS:test/gpu/%.c=$(BUILD)/test/gpu/%)
 CLI_SRCS     := $(sort $(wildcard examples/cli/*.c))
 BENCH_SRCS   := $(sort $(wildcard bench/*.c))
 TESTLIB_SRCS := $(sort $(wildcard test/support/*.c))
+TOOL_SRCS    := $(sort $(wildcard test/tools/*.c))
+TOOL_BINS    := $(TOOL_SRCS:test/%.c=$(BUILD)/test/%)
 
 SO_REAL      := $(BUILD)/lib/libcuzk.so.$(VERSION)
 SO_MAJOR     := $(BUILD)/lib/libcuzk.so.$(SOMAJOR)
@@ -117,6 +119,11 @@ $(BUILD)/test/%: test/%.c $(STATIC) $(TESTLIB_SRCS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_SRCS) $(STATIC) -lcmocka $(LDLIBS)
 
+# test/tools/*.c: helper programs for script tests (corpus emitters, oracle drivers).
+$(BUILD)/test/tools/%: test/tools/%.c $(STATIC) $(TESTLIB_SRCS)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_SRCS) $(STATIC) $(LDLIBS)
+
 $(BUILD)/test/gpu/%: test/gpu/%.c $(STATIC) $(TESTLIB_SRCS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_SRCS) $(STATIC) -lcmocka $(LDLIBS)
@@ -125,9 +132,9 @@ $(CLI): $(CLI_SRCS) $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $(CLI_SRCS) $(STATIC) $(LDLIBS)
 
-$(BENCH): $(BENCH_SRCS) $(STATIC)
+$(BENCH): $(BENCH_SRCS) $(STATIC) bench/bench.h
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -o $@ $(BENCH_SRCS) $(STATIC) $(LDLIBS) $(if $(wildcard /usr/include/cjson/cJSON.h),-lcjson -DCUZK_HAVE_CJSON)
+	$(CC) $(PROG_CFLAGS) -Ibench -o $@ $(BENCH_SRCS) $(STATIC) $(LDLIBS) $(if $(wildcard /usr/include/cjson/cJSON.h),-lcjson -DCUZK_HAVE_CJSON)
 
 # The smallest host: public header only, linked against the shared library.
 $(HELLO): examples/hello.c $(SO_LINK)
@@ -160,13 +167,13 @@ deps:
 
 # ---- tests ----
 test: check-deps
-	@$(MAKE) --no-print-directory all $(TEST_BINS)
+	@$(MAKE) --no-print-directory all $(TEST_BINS) $(TOOL_BINS)
 	@BUILD=$(BUILD) USE_CUDA=$(USE_CUDA) test/run-tests.sh $(TEST_BINS) $(TEST_SCRIPTS)
 
 test-gpu: check-deps
 	@if [ "$(USE_CUDA)" != 1 ]; then echo "test-gpu: SKIP (built without CUDA: nvcc not found or CUZK_CUDA=0)"; \
 	     echo "0 passed, 0 failed"; exit 0; fi
-	@$(MAKE) --no-print-directory all $(GPU_TEST_BINS)
+	@$(MAKE) --no-print-directory all $(GPU_TEST_BINS) $(TOOL_BINS)
 	@BUILD=$(BUILD) USE_CUDA=$(USE_CUDA) test/run-tests.sh $(GPU_TEST_BINS) $(sort $(wildcard test/gpu/test_*.sh))
 
 bench: $(BENCH)

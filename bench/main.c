@@ -1,0 +1,84 @@
+/* cuzk-bench: dispatches to one benchmark subcommand (see bench.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+#include "cuzk/cuzk.h"
+
+/* Subcommands, one line each (defined in bench_<what>.c): keep the list sorted. */
+#define BENCH_COMMANDS(X) \
+    X("version", bench_version, "print the library version (a smoke test)")
+
+#define DECLARE(name, fn, help) int fn(int argc, char **argv);
+BENCH_COMMANDS(DECLARE)
+#define ENTRY(name, fn, help) {name, fn, help},
+static const struct { const char *name; bench_fn fn; const char *help; } commands[] = {
+    BENCH_COMMANDS(ENTRY)
+};
+
+uint64_t bench_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double bench_median(double *v, int n)
+{
+    if (n <= 0) return 0;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+const char *bench_cpu_name(void)
+{
+    static char name[256];
+    if (name[0]) return name;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    int cores = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "model name", 10) && !name[0]) {
+            char *c = strchr(line, ':');
+            if (c) snprintf(name, sizeof name, "%s", c + 2);
+            name[strcspn(name, "\n")] = 0;
+        }
+        if (!strncmp(line, "processor", 9)) cores++;
+    }
+    if (f) fclose(f);
+    size_t len = strlen(name);
+    snprintf(name + len, sizeof name - len, " (%d logical CPUs)", cores);
+    return name;
+}
+
+int bench_version(int argc, char **argv)
+{
+    (void)argc; (void)argv;
+    printf("libcuzk %s on %s\n", cuzk_version_string(), bench_cpu_name());
+    return 0;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: cuzk-bench <subcommand> [options]\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (commands[i].name) fprintf(stderr, "  %-10s %s\n", commands[i].name, commands[i].help);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) { usage(); return argc < 2 ? 2 : 0; }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (commands[i].name && !strcmp(commands[i].name, argv[1])) return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "cuzk-bench: unknown subcommand '%s'\n", argv[1]);
+    usage();
+    return 2;
+}
