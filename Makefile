@@ -168,7 +168,7 @@ deps:
 # ---- tests ----
 test: check-deps
 	@$(MAKE) --no-print-directory all $(TEST_BINS) $(TOOL_BINS)
-	@BUILD=$(BUILD) USE_CUDA=$(USE_CUDA) test/run-tests.sh $(TEST_BINS) $(TEST_SCRIPTS)
+	@BUILD=$(BUILD) USE_CUDA=$(USE_CUDA) SANITIZE=$(SANITIZE) test/run-tests.sh $(TEST_BINS) $(TEST_SCRIPTS)
 
 test-gpu: check-deps
 	@if [ "$(USE_CUDA)" != 1 ]; then echo "test-gpu: SKIP (built without CUDA: nvcc not found or CUZK_CUDA=0)"; \
