@@ -112,13 +112,17 @@ static void miller_add(fp12_t *f, miller_pair *s)
     fp12_mul_by_014(f, f, &l0, &l1, &l4);
 }
 
+/* Infinity is x = y = 0 in affine form (curve.h). */
+static int g1_is_zero(const g1_aff *p) { return fp_is_zero(&p->x) && fp_is_zero(&p->y); }
+static int g2_is_zero(const g2_aff *q) { return fp2_is_zero(&q->x) && fp2_is_zero(&q->y); }
+
 /* f = prod f_{x,Q_i}(P_i) for up to MILLER_CHUNK pairs, one squaring of f per bit. */
 static void miller_chunk(fp12_t *f, const g1_aff *p, const g2_aff *q, size_t n)
 {
     miller_pair s[MILLER_CHUNK];
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
-        if (g1_aff_is_inf(&p[i]) || g2_aff_is_inf(&q[i])) continue;   /* contributes 1 */
+        if (g1_is_zero(&p[i]) || g2_is_zero(&q[i])) continue;   /* infinity contributes 1 */
         s[m].q = q[i];
         s[m].t.x = q[i].x;
         s[m].t.y = q[i].y;
