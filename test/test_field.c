@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "field/field.h"
-#include "field/fp_internal.h"
+#include "field/field_internal.h"
 #include "support/fieldtest.h"
 #include "support/testutil.h"
 

@@ -6,7 +6,7 @@
 
 #include "field/field.h"
 #include "field/mont.h"
-#include "field/fp_internal.h"
+#include "field/field_internal.h"
 
 #define N 6
 

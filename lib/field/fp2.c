@@ -3,7 +3,7 @@
  * the norm, square roots through the norm (p = 3 mod 4), and the zcash sign rule.
  */
 #include "field/field.h"
-#include "field/fp_internal.h"
+#include "field/field_internal.h"
 
 const fp2_t FP2_ZERO = {{{0}}, {{0}}};
 const fp2_t FP2_ONE = {{{0x760900000002fffdull, 0xebf4000bc40c0002ull, 0x5f48985753c758baull,
