@@ -9,6 +9,7 @@
 
 /* Subcommands, one line each (defined in bench_<what>.c): keep the list sorted. */
 #define BENCH_COMMANDS(X) \
+    X("pairing", bench_pairing, "Miller loop, final exponentiation, pairing (one thread)") \
     X("version", bench_version, "print the library version (a smoke test)")
 
 #define DECLARE(name, fn, help) int fn(int argc, char **argv);
