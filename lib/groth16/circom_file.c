@@ -128,11 +128,10 @@ int cfile_check_field(const char *kind, uint32_t n8, const uint8_t *prime, size_
     for (size_t k = 0; k < sizeof known_primes / sizeof known_primes[0]; k++)
         if (strcmp(hex, known_primes[k].hex) == 0) name = known_primes[k].name;
     return err_set(CUZK_EFORMAT,
-                   ".%s is over the prime 0x%s%s%s%s (n8 = %u, offset %zu); libcuzk supports only "
+                   ".%s is over the prime 0x%s%s (%s%sn8 = %u, offset %zu); libcuzk supports only "
                    "BLS12-381's scalar field r = 0x73eda753...00000001 (compile with circom "
                    "--prime bls12381)",
-                   kind, hex, n8 > 64 ? "..." : "", name ? " (" : "", name ? name : "",
-                   name ? ")" : "", n8, off);
+                   kind, hex, n8 > 64 ? "..." : "", name ? name : "", name ? "; " : "", n8, off);
 }
 
 /* ---- writing (the writers' little helpers; each returns 0 or -1) ---- */

@@ -1,7 +1,7 @@
 /*
  * circom .r1cs files: the reader behind cuzk_r1cs_load (every count and size checked before
- * it is used), the step from a circuit and its witness to a partition, the TEST-ONLY setup
- * entry point, and the writer that `cuzk gen` uses.
+ * it is used), the step from a circuit and its witness to a partition, and the writer that
+ * `cuzk gen` uses.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,8 +10,6 @@
 
 #include "error.h"
 #include "groth16/circom_file.h"
-#include "groth16/groth16.h"
-#include "threadpool.h"
 
 enum { SEC_HEADER = 1, SEC_CONSTRAINTS = 2, SEC_WIRE2LABEL = 3, SEC_CUSTOM_LIST = 4,
        SEC_CUSTOM_USES = 5 };
@@ -220,42 +218,8 @@ CUZK_API int cuzk_r1cs_partition(const cuzk_r1cs *r1cs, const cuzk_fr *witness, 
         snprintf(detail, sizeof detail, "%s", err_detail());
         rc = err_set(CUZK_EINVAL, "the witness does not satisfy the circuit: %s", detail);
     }
-    if (rc == CUZK_OK) rc = cs_make_partition(sys, w, w + sys->num_inputs, out);
+    if (rc == CUZK_OK) rc = cs_make_partition_ex(sys, w, w + sys->num_inputs, CUZK_FR_CANONICAL, out);
     free(w);
-    if (rc) return rc;
-    /* The buffers are the library's own: turn them canonical in place, as r1cs.h promises. */
-    fr_t *bufs[5] = {(fr_t *)out->a, (fr_t *)out->b, (fr_t *)out->c, (fr_t *)out->inputs,
-                     (fr_t *)out->aux};
-    uint64_t lens[5] = {out->abc_len, out->abc_len, out->abc_len, out->num_inputs, out->num_aux};
-    for (int k = 0; k < 5; k++)
-        for (uint64_t i = 0; i < lens[k]; i++) fr_from_mont(&bufs[k][i], &bufs[k][i]);
-    out->scalar_form = CUZK_FR_CANONICAL;
-    return CUZK_OK;
-}
-
-/* ---- TEST-ONLY setup ---- */
-
-CUZK_API int cuzk_setup(const cuzk_r1cs *r1cs, const uint8_t seed[32], const char *params_path,
-                        const char *vk_path)
-{
-    if (!r1cs || !seed) return err_set(CUZK_EINVAL, "cuzk_setup: r1cs or seed is NULL");
-    if (!params_path && !vk_path)
-        return err_set(CUZK_EINVAL, "cuzk_setup: neither a params nor a vk path given");
-    if (cs_abc_len(&r1cs->sys) > ((uint64_t)1 << 32))
-        return err_set(CUZK_EMISMATCH, "%llu constraints + inputs need a domain above 2^32",
-                       (unsigned long long)cs_abc_len(&r1cs->sys));
-    groth16_toxic t;
-    groth16_toxic_from_seed(&t, seed);
-    threadpool *tp = threadpool_create(0);
-    if (!tp) return err_set(CUZK_ENOMEM, "cannot start the setup's threads");
-    groth16_params *pk = NULL;
-    int rc = groth16_setup(&r1cs->sys, &t, tp, &pk);
-    memset(&t, 0, sizeof t); /* toxic waste: do not leave it lying around */
-    threadpool_destroy(tp);
-    if (rc) return rc;
-    if (params_path) rc = groth16_params_write(params_path, pk);
-    if (!rc && vk_path) rc = groth16_vk_write(vk_path, &pk->vk);
-    groth16_params_free(pk);
     return rc;
 }
 
