@@ -291,7 +291,7 @@ static int cs_push(cs_lc_rows *r, uint64_t *cap, uint64_t k, const cs_term *t, i
         r->terms = nt;
         *cap = nc;
     }
-    memcpy(r->terms + used, t, (size_t)n * sizeof *t);
+    if (n) memcpy(r->terms + used, t, (size_t)n * sizeof *t);
     r->off[k + 1] = used + (uint64_t)n;
     return CUZK_OK;
 }
