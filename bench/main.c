@@ -9,7 +9,9 @@
 
 /* Subcommands, one line each (defined in bench_<what>.c): keep the list sorted. */
 #define BENCH_COMMANDS(X) \
+    X("h", bench_h, "Groth16 H step on the GPU: --log 27 [--runs N] [--from-host]") \
     X("msm", bench_msm, "multi-scalar multiplication: --backend cpu --curve g1|g2 --log N [--threads T]") \
+    X("ntt", bench_ntt, "Fr NTT: --log 20..27 [--backend cuda|cpu] [--runs N]") \
     X("pairing", bench_pairing, "Miller loop, final exponentiation, pairing (one thread)") \
     X("version", bench_version, "print the library version (a smoke test)")
 

@@ -75,3 +75,56 @@ extern "C" int gpu_field_op(int op, const void *a, const void *b, void *out, siz
     if (op == GPU_FP2_MUL_NONRESIDUE) return run<fp2_gpu>(6, a, b, out, n);
     return err_set(CUZK_EINVAL, "gpu_field_op: unknown op %d", op);
 }
+
+#define RATE_CHAINS 4
+#define RATE_ITERS 256
+
+template <class T> __global__ void mul_rate_kernel(T *out, T seed)
+{
+    T x[RATE_CHAINS], y = seed;
+    y.v[0] ^= threadIdx.x;
+#pragma unroll
+    for (int k = 0; k < RATE_CHAINS; k++) x[k] = seed, x[k].v[1] ^= blockIdx.x + k;
+    for (int i = 0; i < RATE_ITERS; i++)
+#pragma unroll
+        for (int k = 0; k < RATE_CHAINS; k++) x[k] = x[k] * y;
+    T acc = x[0];
+#pragma unroll
+    for (int k = 1; k < RATE_CHAINS; k++) acc = acc + x[k];
+    out[(size_t)blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+
+template <class T> static int mul_rate(double *per_second)
+{
+    int dev, sms;
+    CUDA_TRY(cudaGetDevice(&dev));
+    CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    const unsigned blocks = (unsigned)sms * 16, threads = 256;
+    T *out, seed = T::one();
+    CUDA_TRY(cudaMalloc(&out, (size_t)blocks * threads * sizeof(T)));
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0), cudaEventCreate(&e1);
+    float best = 1e30f;
+    for (int rep = 0; rep < 5; rep++) {
+        cudaEventRecord(e0);
+        mul_rate_kernel<T><<<blocks, threads>>>(out, seed);
+        cudaEventRecord(e1);
+        cudaError_t e = cudaEventSynchronize(e1);
+        if (e != cudaSuccess) {
+            cudaFree(out);
+            return gpu_error(e, "mul_rate_kernel", __FILE__, __LINE__);
+        }
+        float ms;
+        cudaEventElapsedTime(&ms, e0, e1);
+        if (rep && ms < best) best = ms;
+    }
+    cudaEventDestroy(e0), cudaEventDestroy(e1);
+    cudaFree(out);
+    *per_second = (double)blocks * threads * RATE_CHAINS * RATE_ITERS / (best * 1e-3);
+    return 0;
+}
+
+extern "C" int gpu_field_mul_rate(int field, double *per_second)
+{
+    return field == 0 ? mul_rate<fr_gpu>(per_second) : mul_rate<fp_gpu>(per_second);
+}

@@ -25,6 +25,10 @@ enum gpu_field_op {
  * Montgomery form unless the op converts). CUZK_EINVAL for an unknown op, CUZK_EDEVICE. */
 int gpu_field_op(int op, const void *a, const void *b, void *out, size_t n);
 
+/* Throughput of the device multiplication (products per second on the whole current
+ * device; field 0 = Fr, 1 = Fp), from independent chains timed with CUDA events. */
+int gpu_field_mul_rate(int field, double *per_second);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,63 @@
+/*
+ * Number-theoretic transforms over Fr and the Groth16 H step on the GPU (C interface).
+ * Elements are Fr in Montgomery form (32 bytes, the CPU's fr_t layout) in device memory;
+ * the domain is 2^log_n (1 <= log_n <= 28) with bellperson's root of unity and coset
+ * shift g = 7, the same transforms as lib/ntt_cpu.h. Everything is asynchronous on the
+ * given stream (a cudaStream_t; NULL = the legacy default stream) and works on the
+ * current device; twiddle tables are built once per device and size on first use (that
+ * first call blocks). Calls on different streams may run concurrently.
+ * Errors: CUZK_EINVAL (bad size or argument), CUZK_EDEVICE (CUDA; text in cuzk_last_error).
+ */
+#ifndef CUZK_NTT_GPU_H
+#define CUZK_NTT_GPU_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { GPU_NTT_NATURAL = 0, GPU_NTT_BITREV = 1 };
+enum { GPU_NTT_FORWARD = 0, GPU_NTT_INVERSE = 1 };
+
+/*
+ * In-place transform of d (2^log_n elements, device memory):
+ *   forward:          coefficients -> evaluations at ω^i
+ *   forward + coset:  coefficients -> evaluations at g·ω^i
+ *   inverse:          evaluations  -> coefficients (including 1/n)
+ *   inverse + coset:  evaluations at g·ω^i -> coefficients
+ * order_in/order_out: GPU_NTT_NATURAL or GPU_NTT_BITREV (bit-reversed index order).
+ * Natural -> bit-reversed and bit-reversed -> natural are the fastest (no permutation).
+ */
+int gpu_ntt(void *d, unsigned log_n, int direction, int coset, int order_in, int order_out,
+            void *stream);
+
+/* Builds the tables for this size on the current device now (optional). */
+int gpu_ntt_prepare(unsigned log_n);
+
+/*
+ * The Groth16 H step (FORMATS.md) in 6 transforms: d_a, d_b, d_c hold the constraint
+ * evaluations a, b, c (2^log_n elements each, zero-padded, natural order). On return (on
+ * the stream), d_a holds the h scalars in natural order: h[0 .. n-2] for the H MSM (h[n-1]
+ * is 0); d_b and d_c are clobbered.
+ */
+int gpu_h_step(void *d_a, void *d_b, void *d_c, unsigned log_n, void *stream);
+
+/*
+ * The same, with a, b, c (len <= 2^log_n elements each, Montgomery form) copied from
+ * host memory (page-locked for asynchronous copies) on copy_stream, zero-padded on the
+ * device; each transform starts as soon as its input has arrived. The host buffers must
+ * stay valid until the stream's work completes.
+ */
+int gpu_h_step_from_host(void *d_a, void *d_b, void *d_c, const void *a, const void *b,
+                         const void *c, uint64_t len, unsigned log_n, void *stream,
+                         void *copy_stream);
+
+/* For benches and tests: n pseudo-random Fr elements (< 2^253) from seed, on the stream. */
+int gpu_fr_fill_random(void *d, uint64_t n, uint64_t seed, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,467 @@
+/*
+ * The GPU NTT over Fr: a 2^L transform is 1-3 passes over device memory, each running up
+ * to 11 radix-2 stages on a tile of 2^11 elements in shared memory (radix-8 rounds in
+ * registers, so a tile makes one shared-memory round trip per 3 stages).
+ *
+ * Decimation in frequency (natural in, bit-reversed out), pass by pass: a pass owns the
+ * stages with half-sizes G·2^(K-1) .. G and works on "columns" x[g·G·2^K + b + m·G]
+ * (b < G, m < 2^K): a size-2^K DIF with the column roots ζ, then position m times
+ * W^(b·bitrev_K(m)) with W of order G·2^K (the four-step twiddle; exactly the radix-2
+ * twiddles regrouped). The last pass (G = 1) needs no twiddle. Decimation in time
+ * (bit-reversed in, natural out) is the transpose: the same passes in reverse order, the
+ * twiddle before the column, each butterfly transposed. Forward and inverse differ only in
+ * the tables (ω or ω^-1). The last round of a column (stages 2, 1, 0) uses the 8th roots,
+ * so it costs 5 products instead of 12.
+ */
+#include "cuda_util.cuh"
+#include "ntt.h"
+#include "ntt/ntt_internal.cuh"
+
+#define LOG_TILE 11
+#define TILE (1u << LOG_TILE)
+#define MAX_THREADS (TILE / 8)
+
+struct pass_params {
+    fr_gpu *data, *out;
+    const fr_gpu *z;
+    const fr_gpu *tw_a, *tw_b; /* direct table, or two-level lo / hi */
+    uint32_t tw_mode, tw_shift;
+    uint32_t log_n, K, log_G, log_C;
+    uint32_t in_hook, out_hook;
+    const fr_gpu *in_lo, *in_hi, *out_lo, *out_hi, *aux;
+    fr_gpu scale;
+};
+
+enum { TW_NONE = 0, TW_DIRECT = 1, TW_TWO = 2 };
+
+__device__ __forceinline__ uint32_t brev(uint32_t x, uint32_t bits)
+{
+    return bits ? __brev(x) >> (32 - bits) : 0;
+}
+
+/* Shared memory: element s as two 16-byte halves in separate arrays, XOR-swizzled so that
+ * the 8 threads of a 16-byte access phase hit 8 distinct bank groups for the strides the
+ * rounds use. */
+__device__ __forceinline__ uint32_t swz(uint32_t s) { return s ^ ((s >> 3) & 7); }
+
+__device__ __forceinline__ fr_gpu sm_load(const uint4 *lo, const uint4 *hi, uint32_t s)
+{
+    uint32_t k = swz(s);
+    uint4 a = lo[k], b = hi[k];
+    fr_gpu r;
+    r.v[0] = a.x, r.v[1] = a.y, r.v[2] = a.z, r.v[3] = a.w;
+    r.v[4] = b.x, r.v[5] = b.y, r.v[6] = b.z, r.v[7] = b.w;
+    return r;
+}
+
+__device__ __forceinline__ void sm_store(uint4 *lo, uint4 *hi, uint32_t s, const fr_gpu &x)
+{
+    uint32_t k = swz(s);
+    lo[k] = make_uint4(x.v[0], x.v[1], x.v[2], x.v[3]);
+    hi[k] = make_uint4(x.v[4], x.v[5], x.v[6], x.v[7]);
+}
+
+/* g^(±i)·scale from a two-level table: hi[i >> 14] · lo[i mod 2^14]. */
+__device__ __forceinline__ fr_gpu two_level(const fr_gpu *lo, const fr_gpu *hi, uint32_t i)
+{
+    return fr_gpu::ldg(hi + (i >> NTT_SPLIT)) * fr_gpu::ldg(lo + (i & ((1u << NTT_SPLIT) - 1)));
+}
+
+/* The row-pass twiddle W^e, W of order G·2^K. */
+__device__ __forceinline__ fr_gpu row_twiddle(const pass_params &p, uint32_t e)
+{
+    if (p.tw_mode == TW_DIRECT) return fr_gpu::ldg(p.tw_a + (e << p.tw_shift));
+    return two_level(p.tw_a, p.tw_b, e << p.tw_shift);
+}
+
+__device__ __forceinline__ void bfly_dif(fr_gpu &x, fr_gpu &y, const fr_gpu &w)
+{
+    fr_gpu d = x - y;
+    x = x + y;
+    y = d * w;
+}
+__device__ __forceinline__ void bfly_dif1(fr_gpu &x, fr_gpu &y)
+{
+    fr_gpu d = x - y;
+    x = x + y;
+    y = d;
+}
+__device__ __forceinline__ void bfly_dit(fr_gpu &x, fr_gpu &y, const fr_gpu &w)
+{
+    fr_gpu t = y * w;
+    y = x - t;
+    x = x + t;
+}
+__device__ __forceinline__ void bfly_dit1(fr_gpu &x, fr_gpu &y)
+{
+    fr_gpu t = y;
+    y = x - t;
+    x = x + t;
+}
+
+/* Shared-memory index of column-local element m of tile column cl. */
+__device__ __forceinline__ uint32_t sidx(const pass_params &p, uint32_t cl, uint32_t m)
+{
+    return p.log_G ? (m << p.log_C) | cl : (cl << p.K) | m;
+}
+
+/*
+ * One round of R stages lo+R-1 .. lo (lo >= 1) on groups of 2^R elements m = base + i·2^lo;
+ * each thread takes 8 / 2^R groups. Twiddles of stage st for element m: ζ^((m mod 2^st)·
+ * 2^(10-st)) in the 2^11-th root table.
+ */
+template <bool DIF, int R>
+__device__ __forceinline__ void round_generic(const pass_params &p, uint4 *lo, uint4 *hi, uint32_t lo_st)
+{
+    constexpr int G = 1 << R;
+    const uint32_t T = blockDim.x;
+    for (int j = 0; j < 8 / G; j++) {
+        uint32_t gamma = threadIdx.x + j * T, cl, w;
+        if (p.log_G) cl = gamma & ((1u << p.log_C) - 1), w = gamma >> p.log_C;
+        else w = gamma & ((1u << (p.K - R)) - 1), cl = gamma >> (p.K - R);
+        const uint32_t m_lo = w & ((1u << lo_st) - 1);
+        const uint32_t base = ((w >> lo_st) << (lo_st + R)) | m_lo;
+        fr_gpu x[G];
+#pragma unroll
+        for (int i = 0; i < G; i++) x[i] = sm_load(lo, hi, sidx(p, cl, base + (i << lo_st)));
+        if (DIF) {
+#pragma unroll
+            for (int s = R - 1; s >= 0; s--) {
+                const uint32_t st = lo_st + s;
+#pragma unroll
+                for (int i = 0; i < G; i++) {
+                    if (i & (1 << s)) continue;
+                    uint32_t e = (m_lo + ((i & ((1 << s) - 1)) << lo_st)) << (10 - st);
+                    bfly_dif(x[i], x[i + (1 << s)], fr_gpu::ldg(p.z + e));
+                }
+            }
+        } else {
+#pragma unroll
+            for (int s = 0; s < R; s++) {
+                const uint32_t st = lo_st + s;
+#pragma unroll
+                for (int i = 0; i < G; i++) {
+                    if (i & (1 << s)) continue;
+                    uint32_t e = (m_lo + ((i & ((1 << s) - 1)) << lo_st)) << (10 - st);
+                    bfly_dit(x[i], x[i + (1 << s)], fr_gpu::ldg(p.z + e));
+                }
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < G; i++) sm_store(lo, hi, sidx(p, cl, base + (i << lo_st)), x[i]);
+    }
+}
+
+/* Stages 2, 1, 0 on 8 consecutive elements: twiddles are 8th roots, 5 products. */
+template <bool DIF> __device__ __forceinline__ void round_last(const pass_params &p, uint4 *lo, uint4 *hi)
+{
+    uint32_t gamma = threadIdx.x, cl, w;
+    if (p.log_G) cl = gamma & ((1u << p.log_C) - 1), w = gamma >> p.log_C;
+    else w = gamma & ((1u << (p.K - 3)) - 1), cl = gamma >> (p.K - 3);
+    const uint32_t base = w << 3;
+    const fr_gpu z8 = fr_gpu::ldg(p.z + 256), z4 = fr_gpu::ldg(p.z + 512), z38 = fr_gpu::ldg(p.z + 768);
+    fr_gpu x[8];
+#pragma unroll
+    for (int i = 0; i < 8; i++) x[i] = sm_load(lo, hi, sidx(p, cl, base + i));
+    if (DIF) {
+        bfly_dif1(x[0], x[4]), bfly_dif(x[1], x[5], z8), bfly_dif(x[2], x[6], z4), bfly_dif(x[3], x[7], z38);
+        bfly_dif1(x[0], x[2]), bfly_dif(x[1], x[3], z4), bfly_dif1(x[4], x[6]), bfly_dif(x[5], x[7], z4);
+        bfly_dif1(x[0], x[1]), bfly_dif1(x[2], x[3]), bfly_dif1(x[4], x[5]), bfly_dif1(x[6], x[7]);
+    } else {
+        bfly_dit1(x[0], x[1]), bfly_dit1(x[2], x[3]), bfly_dit1(x[4], x[5]), bfly_dit1(x[6], x[7]);
+        bfly_dit1(x[0], x[2]), bfly_dit(x[1], x[3], z4), bfly_dit1(x[4], x[6]), bfly_dit(x[5], x[7], z4);
+        bfly_dit1(x[0], x[4]), bfly_dit(x[1], x[5], z8), bfly_dit(x[2], x[6], z4), bfly_dit(x[3], x[7], z38);
+    }
+#pragma unroll
+    for (int i = 0; i < 8; i++) sm_store(lo, hi, sidx(p, cl, base + i), x[i]);
+}
+
+/* Tile element e (0 <= e < 2^(K+log_C)) of this block -> column cl, column index m and the
+ * global position. Consecutive e are consecutive in memory within runs of C (row passes)
+ * or entirely (column passes), so loads and stores coalesce. */
+__device__ __forceinline__ uint32_t elem_pos(const pass_params &p, uint32_t e, uint32_t &cl, uint32_t &m)
+{
+    const uint32_t c0 = blockIdx.x << p.log_C;
+    if (p.log_G) {
+        m = e >> p.log_C, cl = e & ((1u << p.log_C) - 1);
+        const uint32_t c = c0 + cl;
+        const uint32_t g = c >> p.log_G, b = c & ((1u << p.log_G) - 1);
+        return (g << (p.log_G + p.K)) + b + (m << p.log_G);
+    }
+    cl = e >> p.K, m = e & ((1u << p.K) - 1);
+    return (c0 << p.K) + e;
+}
+
+template <bool DIF> __global__ void __launch_bounds__(MAX_THREADS, 2) ntt_pass_kernel(const pass_params p)
+{
+    extern __shared__ uint4 smem[];
+    const uint32_t E = blockDim.x * 8;
+    uint4 *lo = smem, *hi = smem + E;
+    const uint32_t log_C = p.log_C, gmask = (1u << p.log_G) - 1;
+
+    /* load: global -> (in-hook, DIT twiddle) -> shared */
+    for (int j = 0; j < 8; j++) {
+        const uint32_t e = threadIdx.x + j * blockDim.x;
+        uint32_t cl, m;
+        const uint32_t pos = elem_pos(p, e, cl, m);
+        fr_gpu x = fr_gpu::load(p.data + pos);
+        if (p.in_hook == NTT_HOOK_COSET)
+            x = x * two_level(p.in_lo, p.in_hi, DIF ? pos : brev(pos, p.log_n));
+        if (!DIF && p.tw_mode != TW_NONE) {
+            const uint32_t b = ((blockIdx.x << log_C) + cl) & gmask;
+            x = x * row_twiddle(p, b * brev(m, p.K));
+        }
+        sm_store(lo, hi, e, x);
+    }
+    __syncthreads();
+
+    const int K = (int)p.K;
+    const int r0 = K % 3 == 0 ? 3 : K % 3;
+    if (DIF) {
+        int top = K - 1;
+        if (K > 3) {
+            if (r0 == 1) round_generic<true, 1>(p, lo, hi, top);
+            else if (r0 == 2) round_generic<true, 2>(p, lo, hi, top - 1);
+            else round_generic<true, 3>(p, lo, hi, top - 2);
+            top -= r0;
+            __syncthreads();
+        }
+        for (; top > 2; top -= 3) {
+            round_generic<true, 3>(p, lo, hi, top - 2);
+            __syncthreads();
+        }
+        round_last<true>(p, lo, hi);
+    } else {
+        round_last<false>(p, lo, hi);
+        int bottom = 3;
+        for (; bottom + 3 <= K - (K > 3 ? r0 : 0) && bottom + 3 <= K; bottom += 3) {
+            __syncthreads();
+            round_generic<false, 3>(p, lo, hi, bottom);
+        }
+        if (bottom < K) {
+            __syncthreads();
+            const int r = K - bottom;
+            if (r == 1) round_generic<false, 1>(p, lo, hi, bottom);
+            else if (r == 2) round_generic<false, 2>(p, lo, hi, bottom);
+            else round_generic<false, 3>(p, lo, hi, bottom);
+        }
+    }
+    __syncthreads();
+
+    /* store: shared -> (DIF twiddle, out-hook) -> global */
+    for (int j = 0; j < 8; j++) {
+        const uint32_t e = threadIdx.x + j * blockDim.x;
+        uint32_t cl, m;
+        const uint32_t pos = elem_pos(p, e, cl, m);
+        fr_gpu x = sm_load(lo, hi, e);
+        if (DIF && p.tw_mode != TW_NONE) {
+            const uint32_t b = ((blockIdx.x << log_C) + cl) & gmask;
+            x = x * row_twiddle(p, b * brev(m, p.K));
+        }
+        uint32_t dst = pos;
+        switch (p.out_hook) {
+        case NTT_HOOK_SCALE: x = x * p.scale; break;
+        case NTT_HOOK_COSET: x = x * two_level(p.out_lo, p.out_hi, DIF ? brev(pos, p.log_n) : pos); break;
+        case NTT_HOOK_MUL: x = x * fr_gpu::load(p.aux + pos); break;
+        case NTT_HOOK_HFINAL:
+            dst = DIF ? brev(pos, p.log_n) : pos;
+            x = x * two_level(p.out_lo, p.out_hi, dst) - fr_gpu::load(p.aux + pos);
+            break;
+        default: break;
+        }
+        x.store(p.out + dst);
+    }
+}
+
+/* Sizes 2 and 4: one thread, the DFT by definition, same hooks and orders. */
+__global__ void ntt_tiny_kernel(const pass_params p, bool dif)
+{
+    const uint32_t n = 1u << p.log_n;
+    fr_gpu x[4], y[4];
+    for (uint32_t a = 0; a < n; a++) {
+        const uint32_t i = dif ? a : brev(a, p.log_n);
+        fr_gpu v = fr_gpu::load(p.data + a);
+        if (p.in_hook == NTT_HOOK_COSET) v = v * two_level(p.in_lo, p.in_hi, i);
+        x[i] = v;
+    }
+    const fr_gpu w = fr_gpu::ldg(p.z + (2048u >> p.log_n)); /* ω_n */
+    for (uint32_t k = 0; k < n; k++) {
+        fr_gpu acc = fr_gpu::zero(), wk = fr_gpu::one(), step = fr_gpu::one();
+        for (uint32_t t = 0; t < k; t++) step = step * w;
+        for (uint32_t i = 0; i < n; i++) {
+            acc = acc + x[i] * wk;
+            wk = wk * step;
+        }
+        y[k] = acc;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t pos = dif ? brev(k, p.log_n) : k;
+        fr_gpu v = y[k];
+        switch (p.out_hook) {
+        case NTT_HOOK_SCALE: v = v * p.scale; break;
+        case NTT_HOOK_COSET: v = v * two_level(p.out_lo, p.out_hi, k); break;
+        case NTT_HOOK_MUL: v = v * fr_gpu::load(p.aux + pos); break;
+        case NTT_HOOK_HFINAL: v = v * two_level(p.out_lo, p.out_hi, k) - fr_gpu::load(p.aux + pos); break;
+        default: break;
+        }
+        y[k] = v;
+    }
+    /* write after all reads: out may alias data */
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t pos = dif ? brev(k, p.log_n) : k;
+        y[k].store(p.out + (p.out_hook == NTT_HOOK_HFINAL ? k : pos));
+    }
+}
+
+__global__ void ntt_bitrev_kernel(fr_gpu *d, uint32_t log_n)
+{
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >> log_n) return;
+    const uint32_t j = brev(i, log_n);
+    if (i < j) {
+        fr_gpu a = fr_gpu::load(d + i), b = fr_gpu::load(d + j);
+        b.store(d + i);
+        a.store(d + j);
+    }
+}
+
+int ntt_kernel_setup(void)
+{
+    const int bytes = TILE * 32;
+    CUDA_TRY(cudaFuncSetAttribute(ntt_pass_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    CUDA_TRY(cudaFuncSetAttribute(ntt_pass_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    return 0;
+}
+
+/* Stages per pass in DIF order: one column pass up to 2^11; then a row pass of up to 9
+ * stages (tiles of >= 4 columns, so every access moves >= 128 contiguous bytes) before it;
+ * three passes above 2^20. */
+static int plan(unsigned L, unsigned *k)
+{
+    if (L <= LOG_TILE) return k[0] = L, 1;
+    if (L <= 20) {
+        k[0] = L / 2 < 9 ? L / 2 : 9;
+        k[1] = L - k[0];
+        return 2;
+    }
+    k[0] = 9, k[1] = 9, k[2] = L - 18;
+    return 3;
+}
+
+int ntt_run(const ntt_job &job, const ntt_device_ctx *ctx, cudaStream_t stream)
+{
+    const unsigned L = job.log_n;
+    const ntt_dir_tables &t = ctx->dir[job.inverse ? 1 : 0];
+    pass_params p = {};
+    p.z = t.z;
+    p.log_n = L;
+    p.in_lo = job.in_lo, p.in_hi = job.in_hi, p.out_lo = job.out_lo, p.out_hi = job.out_hi;
+    p.aux = job.aux, p.scale = job.scale;
+    if (L <= 2) {
+        p.data = job.data, p.out = job.out;
+        p.in_hook = job.in_hook, p.out_hook = job.out_hook;
+        ntt_tiny_kernel<<<1, 1, 0, stream>>>(p, job.dif);
+        CUDA_TRY_LAUNCH("ntt_tiny_kernel");
+        return 0;
+    }
+    unsigned k[3];
+    const int np = plan(L, k);
+    for (int step = 0; step < np; step++) {
+        const int i = job.dif ? step : np - 1 - step; /* the pass in DIF numbering */
+        unsigned above = 0;
+        for (int j = 0; j < i; j++) above += k[j];
+        p.K = k[i];
+        p.log_G = L - above - k[i];
+        const unsigned log_tile = L < LOG_TILE ? L : LOG_TILE;
+        p.log_C = log_tile - p.K;
+        const unsigned span = L - above; /* log of the twiddle's order G·2^K */
+        if (p.log_G == 0) p.tw_mode = TW_NONE;
+        else if (span <= NTT_DIRECT_LOG) p.tw_mode = TW_DIRECT, p.tw_a = t.direct, p.tw_shift = NTT_DIRECT_LOG - span;
+        else p.tw_mode = TW_TWO, p.tw_a = t.tl_lo, p.tw_b = t.tl_hi, p.tw_shift = NTT_MAX_LOG - span;
+        p.data = job.data;
+        p.out = step == np - 1 ? job.out : job.data;
+        p.in_hook = step == 0 ? job.in_hook : NTT_HOOK_NONE;
+        p.out_hook = step == np - 1 ? job.out_hook : NTT_HOOK_NONE;
+        const unsigned threads = 1u << (log_tile - 3), blocks = 1u << (L - log_tile);
+        const size_t smem = (size_t)32 << log_tile;
+        if (job.dif) ntt_pass_kernel<true><<<blocks, threads, smem, stream>>>(p);
+        else ntt_pass_kernel<false><<<blocks, threads, smem, stream>>>(p);
+        CUDA_TRY_LAUNCH("ntt_pass_kernel");
+    }
+    return 0;
+}
+
+int ntt_bitrev_permute(fr_gpu *d, unsigned log_n, cudaStream_t stream)
+{
+    const uint32_t n = 1u << log_n;
+    ntt_bitrev_kernel<<<(n + 255) / 256, 256, 0, stream>>>(d, log_n);
+    CUDA_TRY_LAUNCH("ntt_bitrev_kernel");
+    return 0;
+}
+
+extern "C" int gpu_ntt_prepare(unsigned log_n)
+{
+    if (log_n < 1 || log_n > NTT_MAX_LOG) return err_set(CUZK_EINVAL, "NTT size 2^%u is outside 2^1..2^%d", log_n, NTT_MAX_LOG);
+    const ntt_device_ctx *ctx;
+    return ntt_ctx_get(log_n, &ctx, NULL);
+}
+
+extern "C" int gpu_ntt(void *d, unsigned log_n, int direction, int coset, int order_in, int order_out,
+                       void *stream)
+{
+    if (log_n < 1 || log_n > NTT_MAX_LOG) return err_set(CUZK_EINVAL, "NTT size 2^%u is outside 2^1..2^%d", log_n, NTT_MAX_LOG);
+    if (!d) return err_set(CUZK_EINVAL, "gpu_ntt: NULL data");
+    if ((direction != GPU_NTT_FORWARD && direction != GPU_NTT_INVERSE) || (order_in != GPU_NTT_NATURAL && order_in != GPU_NTT_BITREV) ||
+        (order_out != GPU_NTT_NATURAL && order_out != GPU_NTT_BITREV))
+        return err_set(CUZK_EINVAL, "gpu_ntt: bad direction %d or order %d/%d", direction, order_in, order_out);
+    const ntt_device_ctx *ctx;
+    const ntt_size_ctx *sz;
+    GPU_TRY(ntt_ctx_get(log_n, &ctx, &sz));
+    cudaStream_t st = (cudaStream_t)stream;
+    fr_gpu *x = (fr_gpu *)d;
+    ntt_job job = {};
+    job.data = job.out = x;
+    job.log_n = log_n;
+    job.inverse = direction == GPU_NTT_INVERSE;
+    /* bit-reversed -> natural runs DIT; everything else runs DIF with permutations around */
+    job.dif = !(order_in == GPU_NTT_BITREV && order_out == GPU_NTT_NATURAL);
+    if (!job.inverse && coset) {
+        job.in_hook = NTT_HOOK_COSET;
+        job.in_lo = ctx->dir[0].gc_lo, job.in_hi = ctx->dir[0].gc_hi;
+    } else if (job.inverse && coset) {
+        job.out_hook = NTT_HOOK_COSET;
+        job.out_lo = ctx->dir[1].gc_lo, job.out_hi = sz->hi_inv_inv_n;
+    } else if (job.inverse) {
+        job.out_hook = NTT_HOOK_SCALE;
+        job.scale = sz->inv_n;
+    }
+    if (job.dif && order_in == GPU_NTT_BITREV) GPU_TRY(ntt_bitrev_permute(x, log_n, st));
+    GPU_TRY(ntt_run(job, ctx, st));
+    if (job.dif && order_out == GPU_NTT_NATURAL) GPU_TRY(ntt_bitrev_permute(x, log_n, st));
+    return 0;
+}
+
+__global__ void fill_random_kernel(fr_gpu *d, uint64_t n, uint64_t seed)
+{
+    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    fr_gpu x;
+    uint64_t s = seed ^ (i * 0x9e3779b97f4a7c15ull);
+    for (int k = 0; k < 4; k++) { /* splitmix64 */
+        uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        z ^= z >> 31;
+        x.v[2 * k] = (uint32_t)z, x.v[2 * k + 1] = (uint32_t)(z >> 32);
+    }
+    x.v[7] &= 0x1fffffff;
+    x.store(d + i);
+}
+
+extern "C" int gpu_fr_fill_random(void *d, uint64_t n, uint64_t seed, void *stream)
+{
+    if (!n) return 0;
+    fill_random_kernel<<<(unsigned)((n + 255) / 256), 256, 0, (cudaStream_t)stream>>>((fr_gpu *)d, n, seed);
+    CUDA_TRY_LAUNCH("fill_random_kernel");
+    return 0;
+}
