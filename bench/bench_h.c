@@ -98,6 +98,7 @@ int bench_h(int argc, char **argv)
     }
     if (runs < 1) runs = 1;
     if (runs > MAX_RUNS) runs = MAX_RUNS;
+    setvbuf(stdout, NULL, _IOLBF, 0);
 #ifdef CUZK_HAVE_CUDA
     return bench_h_gpu(lo, hi, runs, from_host, json);
 #else

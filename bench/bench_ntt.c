@@ -69,11 +69,14 @@ static int bench_gpu(unsigned lo, unsigned hi, int runs, int json)
         fprintf(stderr, "cuzk-bench ntt: %s\n", cuzk_last_error());
         return 1;
     }
-    double frate = 0;
-    gpu_field_mul_rate(0, &frate);
+    double frate = 0, fgen = 0, fprate = 0;
+    if (gpu_field_mul_rate(0, &frate) || gpu_field_mul_rate(2, &fgen) || gpu_field_mul_rate(1, &fprate)) {
+        fprintf(stderr, "cuzk-bench ntt: %s\n", cuzk_last_error());
+        return 1;
+    }
     if (!json) {
         printf("cuzk-bench ntt --backend cuda on %s (median of %d after 2 warm-ups, CUDA events)\n", name, runs);
-        printf("Fr multiplication rate: %.3g /s\n", frate);
+        printf("multiplication rates: Fr %.3g /s (generic reduction %.3g /s), Fp %.3g /s\n", frate, fgen, fprate);
         printf("%5s %12s %12s %12s %12s %12s  %s\n", "log", "fwd N->R ms", "fwd N->N ms", "inv R->N ms",
                "coset R->N", "fwd R->N ms", "Fr mul/s in N->R (radix-2 count)");
     }
@@ -146,6 +149,7 @@ int bench_ntt(int argc, char **argv)
     }
     if (runs < 1) runs = 1;
     if (runs > MAX_RUNS) runs = MAX_RUNS;
+    setvbuf(stdout, NULL, _IOLBF, 0);
     if (!cuda) return bench_cpu(lo, hi, runs, json);
 #ifdef CUZK_HAVE_CUDA
     return bench_gpu(lo, hi, runs, json);

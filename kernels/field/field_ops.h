@@ -26,7 +26,7 @@ enum gpu_field_op {
 int gpu_field_op(int op, const void *a, const void *b, void *out, size_t n);
 
 /* Throughput of the device multiplication (products per second on the whole current
- * device; field 0 = Fr, 1 = Fp), from independent chains timed with CUDA events. */
+ * device; field 0 = Fr, 1 = Fp, 2 = Fr with the generic reduction), from independent chains timed with CUDA events. */
 int gpu_field_mul_rate(int field, double *per_second);
 
 #ifdef __cplusplus

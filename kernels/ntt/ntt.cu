@@ -199,19 +199,35 @@ template <bool DIF> __global__ void __launch_bounds__(MAX_THREADS, 2) ntt_pass_k
     uint4 *lo = smem, *hi = smem + E;
     const uint32_t log_C = p.log_C, gmask = (1u << p.log_G) - 1;
 
-    /* load: global -> (in-hook, DIT twiddle) -> shared */
-    for (int j = 0; j < 8; j++) {
-        const uint32_t e = threadIdx.x + j * blockDim.x;
-        uint32_t cl, m;
-        const uint32_t pos = elem_pos(p, e, cl, m);
-        fr_gpu x = fr_gpu::load(p.data + pos);
-        if (p.in_hook == NTT_HOOK_COSET)
-            x = x * two_level(p.in_lo, p.in_hi, DIF ? pos : brev(pos, p.log_n));
-        if (!DIF && p.tw_mode != TW_NONE) {
-            const uint32_t b = ((blockIdx.x << log_C) + cl) & gmask;
-            x = x * row_twiddle(p, b * brev(m, p.K));
+    /* load: global -> (in-hook, DIT twiddle) -> shared. All 8 loads are issued before
+     * any use, and the factor loops have no branches inside, so their table loads overlap. */
+    const bool tw = p.tw_mode != TW_NONE;
+    {
+        fr_gpu x[8];
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            uint32_t cl, m;
+            x[j] = fr_gpu::load(p.data + elem_pos(p, threadIdx.x + j * blockDim.x, cl, m));
         }
-        sm_store(lo, hi, e, x);
+        if (p.in_hook == NTT_HOOK_COSET) {
+#pragma unroll
+            for (int j = 0; j < 8; j++) {
+                uint32_t cl, m;
+                const uint32_t pos = elem_pos(p, threadIdx.x + j * blockDim.x, cl, m);
+                x[j] = x[j] * two_level(p.in_lo, p.in_hi, DIF ? pos : brev(pos, p.log_n));
+            }
+        }
+        if (!DIF && tw) {
+#pragma unroll
+            for (int j = 0; j < 8; j++) {
+                uint32_t cl, m;
+                (void)elem_pos(p, threadIdx.x + j * blockDim.x, cl, m);
+                const uint32_t b = ((blockIdx.x << log_C) + cl) & gmask;
+                x[j] = x[j] * row_twiddle(p, b * brev(m, p.K));
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < 8; j++) sm_store(lo, hi, threadIdx.x + j * blockDim.x, x[j]);
     }
     __syncthreads();
 
@@ -248,26 +264,49 @@ template <bool DIF> __global__ void __launch_bounds__(MAX_THREADS, 2) ntt_pass_k
     }
     __syncthreads();
 
-    /* store: shared -> (DIF twiddle, out-hook) -> global */
+    /* store: shared -> (DIF twiddle, out-hook) -> global. The per-element factors
+     * (twiddle, coset power, or the MUL operand) are gathered first, loads back to back. */
+    const int hook = p.out_hook;
+    const bool coset_hook = hook == NTT_HOOK_COSET || hook == NTT_HOOK_HFINAL;
+    fr_gpu f[8];
+    if (DIF && tw) {
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            uint32_t cl, m;
+            (void)elem_pos(p, threadIdx.x + j * blockDim.x, cl, m);
+            const uint32_t b = ((blockIdx.x << log_C) + cl) & gmask;
+            f[j] = row_twiddle(p, b * brev(m, p.K));
+        }
+    }
+    if (coset_hook) {
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            uint32_t cl, m;
+            const uint32_t pos = elem_pos(p, threadIdx.x + j * blockDim.x, cl, m);
+            const fr_gpu c = two_level(p.out_lo, p.out_hi, DIF ? brev(pos, p.log_n) : pos);
+            f[j] = (DIF && tw) ? f[j] * c : c;
+        }
+    } else if (hook == NTT_HOOK_MUL && !(DIF && tw)) {
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            uint32_t cl, m;
+            f[j] = fr_gpu::load(p.aux + elem_pos(p, threadIdx.x + j * blockDim.x, cl, m));
+        }
+    }
+    const bool use_f = (DIF && tw) || coset_hook || hook == NTT_HOOK_MUL;
+#pragma unroll
     for (int j = 0; j < 8; j++) {
         const uint32_t e = threadIdx.x + j * blockDim.x;
         uint32_t cl, m;
         const uint32_t pos = elem_pos(p, e, cl, m);
         fr_gpu x = sm_load(lo, hi, e);
-        if (DIF && p.tw_mode != TW_NONE) {
-            const uint32_t b = ((blockIdx.x << log_C) + cl) & gmask;
-            x = x * row_twiddle(p, b * brev(m, p.K));
-        }
+        if (use_f) x = x * f[j];
+        if (hook == NTT_HOOK_MUL && DIF && tw) x = x * fr_gpu::load(p.aux + pos);
         uint32_t dst = pos;
-        switch (p.out_hook) {
-        case NTT_HOOK_SCALE: x = x * p.scale; break;
-        case NTT_HOOK_COSET: x = x * two_level(p.out_lo, p.out_hi, DIF ? brev(pos, p.log_n) : pos); break;
-        case NTT_HOOK_MUL: x = x * fr_gpu::load(p.aux + pos); break;
-        case NTT_HOOK_HFINAL:
+        if (hook == NTT_HOOK_SCALE) x = x * p.scale;
+        else if (hook == NTT_HOOK_HFINAL) {
             dst = DIF ? brev(pos, p.log_n) : pos;
-            x = x * two_level(p.out_lo, p.out_hi, dst) - fr_gpu::load(p.aux + pos);
-            break;
-        default: break;
+            x = x - fr_gpu::load(p.aux + pos);
         }
         x.store(p.out + dst);
     }
