@@ -1,7 +1,6 @@
 /*
  * The GPU NTT over Fr: a 2^L transform is 1-3 passes over device memory, each running up
- * to 11 radix-2 stages on a tile of 2^11 elements in shared memory (radix-8 rounds in
- * registers, so a tile makes one shared-memory round trip per 3 stages).
+ * to 11 radix-2 stages on a tile of 2^11 elements in shared memory.
  *
  * Decimation in frequency (natural in, bit-reversed out), pass by pass: a pass owns the
  * stages with half-sizes G·2^(K-1) .. G and works on "columns" x[g·G·2^K + b + m·G]
@@ -10,8 +9,7 @@
  * twiddles regrouped). The last pass (G = 1) needs no twiddle. Decimation in time
  * (bit-reversed in, natural out) is the transpose: the same passes in reverse order, the
  * twiddle before the column, each butterfly transposed. Forward and inverse differ only in
- * the tables (ω or ω^-1). The last round of a column (stages 2, 1, 0) uses the 8th roots,
- * so it costs 5 products instead of 12.
+ * the tables (ω or ω^-1). Stages 1 and 0 of a column run per quartet (1 product, not 2).
  */
 #include "cuda_util.cuh"
 #include "ntt.h"
@@ -106,74 +104,55 @@ __device__ __forceinline__ uint32_t sidx(const pass_params &p, uint32_t cl, uint
 }
 
 /*
- * One round of R stages lo+R-1 .. lo (lo >= 1) on groups of 2^R elements m = base + i·2^lo;
- * each thread takes 8 / 2^R groups. Twiddles of stage st for element m: ζ^((m mod 2^st)·
- * 2^(10-st)) in the 2^11-th root table.
+ * One radix-2 stage s (half-size 2^s within a column, s >= 2) over the whole tile in
+ * shared memory. The loop is rolled on purpose: with every product inlined, unrolled
+ * rounds made the kernel ~34K instructions and instruction fetch stalled warps ~40% of
+ * the time (ncu); one product per loop body keeps the hot code in the instruction cache.
+ * Twiddle of pair index pp: ζ^((pp mod 2^s)·2^(10-s)) in the 2^11-th root table.
  */
-template <bool DIF, int R>
-__device__ __forceinline__ void round_generic(const pass_params &p, uint4 *lo, uint4 *hi, uint32_t lo_st)
+template <bool DIF> __device__ __forceinline__ void stage_r2(const pass_params &p, uint4 *lo, uint4 *hi, uint32_t s)
 {
-    constexpr int G = 1 << R;
-    const uint32_t T = blockDim.x;
-    for (int j = 0; j < 8 / G; j++) {
-        uint32_t gamma = threadIdx.x + j * T, cl, w;
-        if (p.log_G) cl = gamma & ((1u << p.log_C) - 1), w = gamma >> p.log_C;
-        else w = gamma & ((1u << (p.K - R)) - 1), cl = gamma >> (p.K - R);
-        const uint32_t m_lo = w & ((1u << lo_st) - 1);
-        const uint32_t base = ((w >> lo_st) << (lo_st + R)) | m_lo;
-        fr_gpu x[G];
-#pragma unroll
-        for (int i = 0; i < G; i++) x[i] = sm_load(lo, hi, sidx(p, cl, base + (i << lo_st)));
-        if (DIF) {
-#pragma unroll
-            for (int s = R - 1; s >= 0; s--) {
-                const uint32_t st = lo_st + s;
-#pragma unroll
-                for (int i = 0; i < G; i++) {
-                    if (i & (1 << s)) continue;
-                    uint32_t e = (m_lo + ((i & ((1 << s) - 1)) << lo_st)) << (10 - st);
-                    bfly_dif(x[i], x[i + (1 << s)], fr_gpu::ldg(p.z + e));
-                }
-            }
-        } else {
-#pragma unroll
-            for (int s = 0; s < R; s++) {
-                const uint32_t st = lo_st + s;
-#pragma unroll
-                for (int i = 0; i < G; i++) {
-                    if (i & (1 << s)) continue;
-                    uint32_t e = (m_lo + ((i & ((1 << s) - 1)) << lo_st)) << (10 - st);
-                    bfly_dit(x[i], x[i + (1 << s)], fr_gpu::ldg(p.z + e));
-                }
-            }
-        }
-#pragma unroll
-        for (int i = 0; i < G; i++) sm_store(lo, hi, sidx(p, cl, base + (i << lo_st)), x[i]);
+    const uint32_t half = blockDim.x * 4, smask = (1u << s) - 1;
+#pragma unroll 1
+    for (uint32_t q = threadIdx.x; q < half; q += blockDim.x) {
+        uint32_t cl, pp;
+        if (p.log_G) cl = q & ((1u << p.log_C) - 1), pp = q >> p.log_C;
+        else pp = q & ((1u << (p.K - 1)) - 1), cl = q >> (p.K - 1);
+        const uint32_t m = ((pp >> s) << (s + 1)) | (pp & smask);
+        const uint32_t i0 = sidx(p, cl, m), i1 = sidx(p, cl, m + (1u << s));
+        fr_gpu x = sm_load(lo, hi, i0), y = sm_load(lo, hi, i1);
+        const fr_gpu w = fr_gpu::ldg(p.z + ((pp & smask) << (10 - s)));
+        if (DIF) bfly_dif(x, y, w);
+        else bfly_dit(x, y, w);
+        sm_store(lo, hi, i0, x);
+        sm_store(lo, hi, i1, y);
     }
 }
 
-/* Stages 2, 1, 0 on 8 consecutive elements: twiddles are 8th roots, 5 products. */
-template <bool DIF> __device__ __forceinline__ void round_last(const pass_params &p, uint4 *lo, uint4 *hi)
+/* Stages 1 and 0 on quartets of consecutive elements: the twiddles are 1 and ζ_4, so a
+ * quartet costs one product instead of two. */
+template <bool DIF> __device__ __forceinline__ void stage_bottom4(const pass_params &p, uint4 *lo, uint4 *hi)
 {
-    uint32_t gamma = threadIdx.x, cl, w;
-    if (p.log_G) cl = gamma & ((1u << p.log_C) - 1), w = gamma >> p.log_C;
-    else w = gamma & ((1u << (p.K - 3)) - 1), cl = gamma >> (p.K - 3);
-    const uint32_t base = w << 3;
-    const fr_gpu z8 = fr_gpu::ldg(p.z + 256), z4 = fr_gpu::ldg(p.z + 512), z38 = fr_gpu::ldg(p.z + 768);
-    fr_gpu x[8];
+    const fr_gpu z4 = fr_gpu::ldg(p.z + 512);
+#pragma unroll 1
+    for (uint32_t gamma = threadIdx.x; gamma < blockDim.x * 2; gamma += blockDim.x) {
+        uint32_t cl, w;
+        if (p.log_G) cl = gamma & ((1u << p.log_C) - 1), w = gamma >> p.log_C;
+        else w = gamma & ((1u << (p.K - 2)) - 1), cl = gamma >> (p.K - 2);
+        const uint32_t base = w << 2;
+        fr_gpu x[4];
 #pragma unroll
-    for (int i = 0; i < 8; i++) x[i] = sm_load(lo, hi, sidx(p, cl, base + i));
-    if (DIF) {
-        bfly_dif1(x[0], x[4]), bfly_dif(x[1], x[5], z8), bfly_dif(x[2], x[6], z4), bfly_dif(x[3], x[7], z38);
-        bfly_dif1(x[0], x[2]), bfly_dif(x[1], x[3], z4), bfly_dif1(x[4], x[6]), bfly_dif(x[5], x[7], z4);
-        bfly_dif1(x[0], x[1]), bfly_dif1(x[2], x[3]), bfly_dif1(x[4], x[5]), bfly_dif1(x[6], x[7]);
-    } else {
-        bfly_dit1(x[0], x[1]), bfly_dit1(x[2], x[3]), bfly_dit1(x[4], x[5]), bfly_dit1(x[6], x[7]);
-        bfly_dit1(x[0], x[2]), bfly_dit(x[1], x[3], z4), bfly_dit1(x[4], x[6]), bfly_dit(x[5], x[7], z4);
-        bfly_dit1(x[0], x[4]), bfly_dit(x[1], x[5], z8), bfly_dit(x[2], x[6], z4), bfly_dit(x[3], x[7], z38);
+        for (int i = 0; i < 4; i++) x[i] = sm_load(lo, hi, sidx(p, cl, base + i));
+        if (DIF) {
+            bfly_dif1(x[0], x[2]), bfly_dif(x[1], x[3], z4);
+            bfly_dif1(x[0], x[1]), bfly_dif1(x[2], x[3]);
+        } else {
+            bfly_dit1(x[0], x[1]), bfly_dit1(x[2], x[3]);
+            bfly_dit1(x[0], x[2]), bfly_dit(x[1], x[3], z4);
+        }
+#pragma unroll
+        for (int i = 0; i < 4; i++) sm_store(lo, hi, sidx(p, cl, base + i), x[i]);
     }
-#pragma unroll
-    for (int i = 0; i < 8; i++) sm_store(lo, hi, sidx(p, cl, base + i), x[i]);
 }
 
 /* Tile element e (0 <= e < 2^(K+log_C)) of this block -> column cl, column index m and the
@@ -192,123 +171,90 @@ __device__ __forceinline__ uint32_t elem_pos(const pass_params &p, uint32_t e, u
     return (c0 << p.K) + e;
 }
 
-template <bool DIF> __global__ void __launch_bounds__(MAX_THREADS, 2) ntt_pass_kernel(const pass_params p)
+/*
+ * One pass over its tiles. Phases: raw coalesced copy global -> shared (all loads in
+ * flight at once); per-element factors (in-hook, DIT twiddle) in a rolled loop over the
+ * thread's own elements; the column stages; per-element factors (DIF twiddle, out-hook);
+ * raw copy back (or, for HFINAL, the scattered natural-order store).
+ */
+template <bool DIF> __global__ void __launch_bounds__(MAX_THREADS, 3) ntt_pass_kernel(const pass_params p)
 {
     extern __shared__ uint4 smem[];
-    const uint32_t E = blockDim.x * 8;
+    const uint32_t T = blockDim.x, E = T * 8;
     uint4 *lo = smem, *hi = smem + E;
     const uint32_t log_C = p.log_C, gmask = (1u << p.log_G) - 1;
-
-    /* load: global -> (in-hook, DIT twiddle) -> shared. All 8 loads are issued before
-     * any use, and the factor loops have no branches inside, so their table loads overlap. */
     const bool tw = p.tw_mode != TW_NONE;
-    {
-        fr_gpu x[8];
-#pragma unroll
-        for (int j = 0; j < 8; j++) {
-            uint32_t cl, m;
-            x[j] = fr_gpu::load(p.data + elem_pos(p, threadIdx.x + j * blockDim.x, cl, m));
-        }
-        if (p.in_hook == NTT_HOOK_COSET) {
-#pragma unroll
-            for (int j = 0; j < 8; j++) {
-                uint32_t cl, m;
-                const uint32_t pos = elem_pos(p, threadIdx.x + j * blockDim.x, cl, m);
-                x[j] = x[j] * two_level(p.in_lo, p.in_hi, DIF ? pos : brev(pos, p.log_n));
-            }
-        }
-        if (!DIF && tw) {
-#pragma unroll
-            for (int j = 0; j < 8; j++) {
-                uint32_t cl, m;
-                (void)elem_pos(p, threadIdx.x + j * blockDim.x, cl, m);
-                const uint32_t b = ((blockIdx.x << log_C) + cl) & gmask;
-                x[j] = x[j] * row_twiddle(p, b * brev(m, p.K));
-            }
-        }
-#pragma unroll
-        for (int j = 0; j < 8; j++) sm_store(lo, hi, threadIdx.x + j * blockDim.x, x[j]);
-    }
-    __syncthreads();
 
-    const int K = (int)p.K;
-    const int r0 = K % 3 == 0 ? 3 : K % 3;
-    if (DIF) {
-        int top = K - 1;
-        if (K > 3) {
-            if (r0 == 1) round_generic<true, 1>(p, lo, hi, top);
-            else if (r0 == 2) round_generic<true, 2>(p, lo, hi, top - 1);
-            else round_generic<true, 3>(p, lo, hi, top - 2);
-            top -= r0;
-            __syncthreads();
-        }
-        for (; top > 2; top -= 3) {
-            round_generic<true, 3>(p, lo, hi, top - 2);
-            __syncthreads();
-        }
-        round_last<true>(p, lo, hi);
-    } else {
-        round_last<false>(p, lo, hi);
-        int bottom = 3;
-        for (; bottom + 3 <= K - (K > 3 ? r0 : 0) && bottom + 3 <= K; bottom += 3) {
-            __syncthreads();
-            round_generic<false, 3>(p, lo, hi, bottom);
-        }
-        if (bottom < K) {
-            __syncthreads();
-            const int r = K - bottom;
-            if (r == 1) round_generic<false, 1>(p, lo, hi, bottom);
-            else if (r == 2) round_generic<false, 2>(p, lo, hi, bottom);
-            else round_generic<false, 3>(p, lo, hi, bottom);
-        }
-    }
-    __syncthreads();
-
-    /* store: shared -> (DIF twiddle, out-hook) -> global. The per-element factors
-     * (twiddle, coset power, or the MUL operand) are gathered first, loads back to back. */
-    const int hook = p.out_hook;
-    const bool coset_hook = hook == NTT_HOOK_COSET || hook == NTT_HOOK_HFINAL;
-    fr_gpu f[8];
-    if (DIF && tw) {
-#pragma unroll
-        for (int j = 0; j < 8; j++) {
-            uint32_t cl, m;
-            (void)elem_pos(p, threadIdx.x + j * blockDim.x, cl, m);
-            const uint32_t b = ((blockIdx.x << log_C) + cl) & gmask;
-            f[j] = row_twiddle(p, b * brev(m, p.K));
-        }
-    }
-    if (coset_hook) {
-#pragma unroll
-        for (int j = 0; j < 8; j++) {
-            uint32_t cl, m;
-            const uint32_t pos = elem_pos(p, threadIdx.x + j * blockDim.x, cl, m);
-            const fr_gpu c = two_level(p.out_lo, p.out_hi, DIF ? brev(pos, p.log_n) : pos);
-            f[j] = (DIF && tw) ? f[j] * c : c;
-        }
-    } else if (hook == NTT_HOOK_MUL && !(DIF && tw)) {
-#pragma unroll
-        for (int j = 0; j < 8; j++) {
-            uint32_t cl, m;
-            f[j] = fr_gpu::load(p.aux + elem_pos(p, threadIdx.x + j * blockDim.x, cl, m));
-        }
-    }
-    const bool use_f = (DIF && tw) || coset_hook || hook == NTT_HOOK_MUL;
 #pragma unroll
     for (int j = 0; j < 8; j++) {
-        const uint32_t e = threadIdx.x + j * blockDim.x;
+        const uint32_t e = threadIdx.x + j * T;
         uint32_t cl, m;
-        const uint32_t pos = elem_pos(p, e, cl, m);
-        fr_gpu x = sm_load(lo, hi, e);
-        if (use_f) x = x * f[j];
-        if (hook == NTT_HOOK_MUL && DIF && tw) x = x * fr_gpu::load(p.aux + pos);
-        uint32_t dst = pos;
-        if (hook == NTT_HOOK_SCALE) x = x * p.scale;
-        else if (hook == NTT_HOOK_HFINAL) {
-            dst = DIF ? brev(pos, p.log_n) : pos;
-            x = x - fr_gpu::load(p.aux + pos);
+        sm_store(lo, hi, e, fr_gpu::load(p.data + elem_pos(p, e, cl, m)));
+    }
+    if (p.in_hook == NTT_HOOK_COSET || (!DIF && tw)) {
+#pragma unroll 1
+        for (int j = 0; j < 8; j++) {
+            const uint32_t e = threadIdx.x + j * T;
+            uint32_t cl, m;
+            const uint32_t pos = elem_pos(p, e, cl, m);
+            fr_gpu x = sm_load(lo, hi, e);
+            if (p.in_hook == NTT_HOOK_COSET) x = x * two_level(p.in_lo, p.in_hi, DIF ? pos : brev(pos, p.log_n));
+            if (!DIF && tw) x = x * row_twiddle(p, (((blockIdx.x << log_C) + cl) & gmask) * brev(m, p.K));
+            sm_store(lo, hi, e, x);
         }
-        x.store(p.out + dst);
+    }
+    __syncthreads();
+
+    const uint32_t K = p.K;
+    if (DIF) {
+        for (uint32_t s = K - 1; s >= 2; s--) {
+            stage_r2<true>(p, lo, hi, s);
+            __syncthreads();
+        }
+        stage_bottom4<true>(p, lo, hi);
+    } else {
+        stage_bottom4<false>(p, lo, hi);
+        for (uint32_t s = 2; s < K; s++) {
+            __syncthreads();
+            stage_r2<false>(p, lo, hi, s);
+        }
+    }
+    __syncthreads();
+
+    const int hook = p.out_hook;
+    if (hook == NTT_HOOK_HFINAL) {
+#pragma unroll 1
+        for (int j = 0; j < 8; j++) {
+            const uint32_t e = threadIdx.x + j * T;
+            uint32_t cl, m;
+            const uint32_t pos = elem_pos(p, e, cl, m);
+            const uint32_t k = DIF ? brev(pos, p.log_n) : pos;
+            fr_gpu x = sm_load(lo, hi, e);
+            if (DIF && tw) x = x * row_twiddle(p, (((blockIdx.x << log_C) + cl) & gmask) * brev(m, p.K));
+            x = x * two_level(p.out_lo, p.out_hi, k) - fr_gpu::load(p.aux + pos);
+            x.store(p.out + k);
+        }
+        return;
+    }
+    if ((DIF && tw) || hook != NTT_HOOK_NONE) {
+#pragma unroll 1
+        for (int j = 0; j < 8; j++) {
+            const uint32_t e = threadIdx.x + j * T;
+            uint32_t cl, m;
+            const uint32_t pos = elem_pos(p, e, cl, m);
+            fr_gpu x = sm_load(lo, hi, e);
+            if (DIF && tw) x = x * row_twiddle(p, (((blockIdx.x << log_C) + cl) & gmask) * brev(m, p.K));
+            if (hook == NTT_HOOK_SCALE) x = x * p.scale;
+            else if (hook == NTT_HOOK_COSET) x = x * two_level(p.out_lo, p.out_hi, DIF ? brev(pos, p.log_n) : pos);
+            else if (hook == NTT_HOOK_MUL) x = x * fr_gpu::load(p.aux + pos);
+            sm_store(lo, hi, e, x);
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < 8; j++) {
+        const uint32_t e = threadIdx.x + j * T;
+        uint32_t cl, m;
+        sm_load(lo, hi, e).store(p.out + elem_pos(p, e, cl, m));
     }
 }
 
