@@ -200,6 +200,31 @@ static int tune_fits(const tune_t *t, size_t n)
         msm_##G(&got, bases, k, 3, NULL);                                                          \
         G##_jac_dbl(&want, &g);                                                                    \
         assert_true(G##_jac_eq(&got, &want));                                                      \
+        /* One base with equal scalars (doublings in every bucket form), then with -P too. */   \
+        G##_aff same[8];                                                                           \
+        fr_t ks[8], kn;                                                                            \
+        rand_canonical(&ks[0]);                                                                    \
+        for (int i = 0; i < 8; i++) { same[i] = GEN; ks[i] = ks[0]; }                              \
+        for (size_t t = 0; t < sizeof tunes / sizeof *tunes; t++) {                               \
+            msm_cpu_tune(tunes[t].c, tunes[t].affine, tunes[t].parts);                             \
+            for (size_t n = 2; n <= 8; n++) {                                                      \
+                fr_from_u64(&kn, n);                                                               \
+                fr_t km;                                                                           \
+                fr_to_mont(&km, &ks[0]);                                                           \
+                fr_mul(&kn, &kn, &km);                                                             \
+                fr_from_mont(&km, &kn);                                                            \
+                G##_jac_mul(&want, &g, &km);                                                       \
+                msm_##G(&got, same, ks, n, NULL);                                                  \
+                if (!G##_jac_eq(&got, &want)) fail_msg(#G " %zu equal terms, plan %zu", n, t);     \
+            }                                                                                      \
+            G##_aff_neg(&same[1], &same[1]);                                                       \
+            G##_aff_neg(&same[3], &same[3]);                                                       \
+            msm_##G(&got, same, ks, 4, NULL); /* P - P + P - P */                                  \
+            if (!G##_jac_is_inf(&got)) fail_msg(#G " P and -P do not cancel, plan %zu", t);        \
+            same[1] = GEN;                                                                         \
+            same[3] = GEN;                                                                         \
+        }                                                                                          \
+        msm_cpu_tune(0, -1, 0);                                                                    \
         memset(bases, 0, sizeof bases); /* infinity bases */                                       \
         msm_##G(&got, bases, k, 3, NULL);                                                          \
         assert_true(G##_jac_is_inf(&got));                                                         \
