@@ -8,12 +8,17 @@
 #include "field/mont.h"
 
 #if MONT_HAVE_ADX_PATH
+#include <cpuid.h>
+
 int mont_have_adx;
 
+/* CPUID leaf 7, subleaf 0, EBX: bit 8 is BMI2 (MULX), bit 19 is ADX (ADCX/ADOX). They use
+ * no extended register state, so no OS support check (XGETBV) is needed. */
 static int cpu_has_adx(void)
 {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("adx");
+    unsigned a, b, c, d;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+    return ((b >> 8) & 1) && ((b >> 19) & 1);
 }
 
 __attribute__((constructor)) static void field_cpu_init(void)
