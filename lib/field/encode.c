@@ -1,6 +1,9 @@
 /*
  * The zcash/IETF point encodings of FORMATS.md for G1 and G2 (compressed and
  * uncompressed), with every flag rule enforced on decoding, as blst and bellperson do.
+ * Deliberately stricter than @noble/curves' fromHex (test/oracle/field_oracle.mjs checks
+ * both sides): coordinates >= p are rejected, not reduced; unflagged all-zero bytes are
+ * not infinity; the sort bit is refused on uncompressed points and on infinity in G1 too.
  */
 #include <string.h>
 
