@@ -40,10 +40,11 @@ ifeq ($(CUZK_CUDA),1)
 else ifeq ($(CUZK_CUDA),auto)
   USE_CUDA := $(HAVE_NVCC)
 endif
+comma        := ,
 CUDA_ARCHS   ?= sm_80 sm_86 sm_89 sm_90 sm_120
 CUDA_PTX     ?= $(lastword $(CUDA_ARCHS))
 GENCODE      := $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a:sm_%=%),code=$(a)) \
-                $(if $(CUDA_PTX),-gencode arch=compute_$(CUDA_PTX:sm_%=%),code=compute_$(CUDA_PTX:sm_%=%))
+                $(if $(CUDA_PTX),-gencode arch=compute_$(CUDA_PTX:sm_%=%)$(comma)code=compute_$(CUDA_PTX:sm_%=%))
 NVCCFLAGS    ?= -O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden -Iinclude -Ilib -Ikernels \
                 -DCUZK_BUILDING_LIBRARY --expt-relaxed-constexpr
 ifeq ($(USE_CUDA),1)
