@@ -18,4 +18,11 @@ void ntt_coset_forward(fr_t *a, unsigned log_n, threadpool *tp);
 /* Evaluations at 7·ω^i -> coefficients (inverse, then coefficient i times 7^-i). */
 void ntt_coset_inverse(fr_t *a, unsigned log_n, threadpool *tp);
 
+/* Permutes a[i] <-> a[bitreverse(i, log_n)] (for transforms that want bit-reversed order). */
+void ntt_bit_reverse(fr_t *a, unsigned log_n, threadpool *tp);
+/* Tuning, process-wide: sizes above 2^log_n compute twiddles on the fly instead of holding
+ * a table of 2^(log_n-1) elements (default: always a table when memory allows). For tests
+ * and memory-tight hosts. */
+void ntt_cpu_set_table_limit(unsigned log_n);
+
 #endif

@@ -102,5 +102,17 @@ void fp12_frobenius(fp12_t *r, const fp12_t *a, unsigned power);  /* a^(p^power)
 int fp12_eq(const fp12_t *a, const fp12_t *b);
 int fp12_is_one(const fp12_t *a);
 void fp12_one(fp12_t *r);
+/* Additions for the pairing and its tests. */
+int fp6_eq(const fp6_t *a, const fp6_t *b);
+int fp6_is_zero(const fp6_t *a);
+void fp6_mul_by_01(fp6_t *r, const fp6_t *a, const fp2_t *b0, const fp2_t *b1); /* ·(b0 + b1 v) */
+void fp6_mul_by_1(fp6_t *r, const fp6_t *a, const fp2_t *b1);                   /* ·(b1 v) */
+void fp12_add(fp12_t *r, const fp12_t *a, const fp12_t *b);
+void fp12_sub(fp12_t *r, const fp12_t *a, const fp12_t *b);
+/* ·(l0 + l1 v + l4 v w): a Miller-loop line (c0.c0, c0.c1, c1.c1 set). */
+void fp12_mul_by_014(fp12_t *r, const fp12_t *a, const fp2_t *l0, const fp2_t *l1,
+                     const fp2_t *l4);
+/* a^2 for a in the cyclotomic subgroup only (after the final exponentiation's easy part). */
+void fp12_cyclotomic_sqr(fp12_t *r, const fp12_t *a);
 
 #endif

@@ -39,6 +39,13 @@ unsigned cs_log_domain(const cs *sys); /* smallest k with 2^k >= abc_len */
  * values are Montgomery; p->release frees everything (also usable with cuzk_free). */
 int cs_make_partition(const cs *sys, const fr_t *inputs /* ONE first */, const fr_t *aux,
                       cuzk_partition *out);
+/* The same with the partition's scalars (a, b, c, inputs, aux) in scalar_form
+ * (CUZK_FR_MONTGOMERY or CUZK_FR_CANONICAL); the witness passed in is still Montgomery. */
+int cs_make_partition_ex(const cs *sys, const fr_t *inputs, const fr_t *aux, int32_t scalar_form,
+                         cuzk_partition *out);
+/* CUZK_OK if the system is well formed (inputs >= 1, CSR offsets from 0 and non-decreasing,
+ * every variable index < num_inputs + num_aux), else CUZK_EINVAL saying where. */
+int cs_validate(const cs *sys);
 /* CUZK_OK if every constraint holds; CUZK_EINVAL naming the first failing constraint. */
 int cs_check_witness(const cs *sys, const fr_t *inputs, const fr_t *aux);
 

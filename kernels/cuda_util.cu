@@ -1,0 +1,158 @@
+/* The CUDA runtime behind plain C calls (kernels/cuda_util.h), with errors as CUZK_EDEVICE. */
+#include <stdio.h>
+
+#include "cuda_util.cuh"
+#include "cuda_util.h"
+
+extern "C" int gpu_device_count(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
+
+extern "C" int gpu_device_describe(int dev, char *buf, size_t len)
+{
+    cudaDeviceProp p;
+    CUDA_TRY(cudaGetDeviceProperties(&p, dev));
+    snprintf(buf, len, "%s (%d SMs, %.1f GiB, sm_%d%d)", p.name, p.multiProcessorCount,
+             p.totalGlobalMem / 1073741824.0, p.major, p.minor);
+    return 0;
+}
+
+extern "C" int gpu_set_device(int dev)
+{
+    CUDA_TRY(cudaSetDevice(dev));
+    return 0;
+}
+
+extern "C" int gpu_get_device(int *dev)
+{
+    CUDA_TRY(cudaGetDevice(dev));
+    return 0;
+}
+
+extern "C" int gpu_synchronize(void)
+{
+    CUDA_TRY(cudaDeviceSynchronize());
+    return 0;
+}
+
+extern "C" int gpu_malloc(void **p, size_t bytes)
+{
+    *p = NULL;
+    cudaError_t e = cudaMalloc(p, bytes);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        *p = NULL;
+        return err_set(CUZK_EDEVICE, "cudaMalloc of %zu bytes failed: %s (%s)", bytes,
+                       cudaGetErrorName(e), cudaGetErrorString(e));
+    }
+    return 0;
+}
+
+extern "C" void gpu_free(void *p)
+{
+    if (p) (void)cudaFree(p);
+}
+
+extern "C" int gpu_host_alloc(void **p, size_t bytes)
+{
+    *p = NULL;
+    cudaError_t e = cudaHostAlloc(p, bytes, cudaHostAllocDefault);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        *p = NULL;
+        return err_set(CUZK_EDEVICE, "cudaHostAlloc of %zu bytes failed: %s (%s)", bytes,
+                       cudaGetErrorName(e), cudaGetErrorString(e));
+    }
+    return 0;
+}
+
+extern "C" void gpu_host_free(void *p)
+{
+    if (p) (void)cudaFreeHost(p);
+}
+
+extern "C" int gpu_memcpy_to_device(void *dst, const void *src, size_t bytes)
+{
+    CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+    return 0;
+}
+
+extern "C" int gpu_memcpy_to_host(void *dst, const void *src, size_t bytes)
+{
+    CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+    return 0;
+}
+
+extern "C" int gpu_memcpy_async(void *dst, const void *src, size_t bytes, void *stream)
+{
+    CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, (cudaStream_t)stream));
+    return 0;
+}
+
+extern "C" int gpu_memset_async(void *dst, int value, size_t bytes, void *stream)
+{
+    CUDA_TRY(cudaMemsetAsync(dst, value, bytes, (cudaStream_t)stream));
+    return 0;
+}
+
+extern "C" int gpu_stream_create(void **stream)
+{
+    cudaStream_t s;
+    CUDA_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    *stream = (void *)s;
+    return 0;
+}
+
+extern "C" void gpu_stream_destroy(void *stream)
+{
+    if (stream) (void)cudaStreamDestroy((cudaStream_t)stream);
+}
+
+extern "C" int gpu_stream_sync(void *stream)
+{
+    CUDA_TRY(cudaStreamSynchronize((cudaStream_t)stream));
+    return 0;
+}
+
+extern "C" int gpu_event_create(void **ev)
+{
+    cudaEvent_t e;
+    CUDA_TRY(cudaEventCreate(&e));
+    *ev = (void *)e;
+    return 0;
+}
+
+extern "C" void gpu_event_destroy(void *ev)
+{
+    if (ev) (void)cudaEventDestroy((cudaEvent_t)ev);
+}
+
+extern "C" int gpu_event_record(void *ev, void *stream)
+{
+    CUDA_TRY(cudaEventRecord((cudaEvent_t)ev, (cudaStream_t)stream));
+    return 0;
+}
+
+extern "C" int gpu_event_sync(void *ev)
+{
+    CUDA_TRY(cudaEventSynchronize((cudaEvent_t)ev));
+    return 0;
+}
+
+extern "C" int gpu_stream_wait_event(void *stream, void *ev)
+{
+    CUDA_TRY(cudaStreamWaitEvent((cudaStream_t)stream, (cudaEvent_t)ev, 0));
+    return 0;
+}
+
+extern "C" int gpu_event_elapsed_ms(float *ms, void *start, void *end)
+{
+    CUDA_TRY(cudaEventElapsedTime(ms, (cudaEvent_t)start, (cudaEvent_t)end));
+    return 0;
+}

@@ -1,0 +1,43 @@
+/*
+ * For CUDA sources: turn every failing CUDA call into CUZK_EDEVICE with the call, the
+ * error's name and text, and the source line in cuzk_last_error().
+ */
+#ifndef CUZK_CUDA_UTIL_CUH
+#define CUZK_CUDA_UTIL_CUH
+
+#include <cuda_runtime.h>
+
+extern "C" {
+#include "error.h"
+}
+
+/* Sets the detail and returns CUZK_EDEVICE; clears the runtime's non-sticky last error
+ * (an allocation failure, say) so the next call does not report it again. */
+static inline int gpu_error(cudaError_t e, const char *what, const char *file, int line)
+{
+    (void)cudaGetLastError();
+    return err_set(CUZK_EDEVICE, "%s failed: %s (%s) at %s:%d", what, cudaGetErrorName(e),
+                   cudaGetErrorString(e), file, line);
+}
+
+#define CUDA_TRY(call)                                                                    \
+    do {                                                                                  \
+        cudaError_t cuzk_e_ = (call);                                                     \
+        if (cuzk_e_ != cudaSuccess) return gpu_error(cuzk_e_, #call, __FILE__, __LINE__); \
+    } while (0)
+
+/* After a kernel launch: launch-configuration errors surface here. */
+#define CUDA_TRY_LAUNCH(what)                                                             \
+    do {                                                                                  \
+        cudaError_t cuzk_e_ = cudaGetLastError();                                         \
+        if (cuzk_e_ != cudaSuccess) return gpu_error(cuzk_e_, what, __FILE__, __LINE__);  \
+    } while (0)
+
+/* Propagate an int status. */
+#define GPU_TRY(expr)                  \
+    do {                               \
+        int cuzk_rc_ = (expr);         \
+        if (cuzk_rc_ != 0) return cuzk_rc_; \
+    } while (0)
+
+#endif

@@ -1,0 +1,50 @@
+/*
+ * The CUDA runtime behind a plain C interface, for the library's C code, tests and benches
+ * (which include no CUDA header). Every call returns CUZK_OK or CUZK_EDEVICE with the CUDA
+ * error's name and text in cuzk_last_error(); streams and events travel as void *.
+ */
+#ifndef CUZK_CUDA_UTIL_H
+#define CUZK_CUDA_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Number of usable CUDA devices; 0 (not an error) when there is no driver or no device. */
+int gpu_device_count(void);
+/* "NVIDIA H200 (132 SMs, 139.8 GiB, sm_90)" for device dev. */
+int gpu_device_describe(int dev, char *buf, size_t len);
+int gpu_set_device(int dev);
+int gpu_get_device(int *dev);
+int gpu_synchronize(void); /* the whole current device */
+
+/* Device memory: an allocation failure is CUZK_EDEVICE naming the size, never a crash. */
+int gpu_malloc(void **p, size_t bytes);
+void gpu_free(void *p);
+/* Page-locked host memory (the copy engine reads it asynchronously). */
+int gpu_host_alloc(void **p, size_t bytes);
+void gpu_host_free(void *p);
+int gpu_memcpy_to_device(void *dst, const void *src, size_t bytes);   /* synchronous */
+int gpu_memcpy_to_host(void *dst, const void *src, size_t bytes);     /* synchronous */
+int gpu_memcpy_async(void *dst, const void *src, size_t bytes, void *stream); /* any direction */
+int gpu_memset_async(void *dst, int value, size_t bytes, void *stream);
+
+int gpu_stream_create(void **stream);     /* non-blocking with respect to the legacy stream */
+void gpu_stream_destroy(void *stream);
+int gpu_stream_sync(void *stream);        /* NULL: the legacy default stream */
+
+int gpu_event_create(void **ev);          /* with timing */
+void gpu_event_destroy(void *ev);
+int gpu_event_record(void *ev, void *stream);
+int gpu_event_sync(void *ev);
+int gpu_stream_wait_event(void *stream, void *ev);
+int gpu_event_elapsed_ms(float *ms, void *start, void *end);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
