@@ -20,9 +20,6 @@ enum { MSM_CURVE_G1 = 1, MSM_CURVE_G2 = 2 };
 typedef struct msm_gpu_bases msm_gpu_bases; /* bases resident on one device */
 typedef struct msm_gpu_ctx msm_gpu_ctx;     /* one stream + scratch on one device */
 
-/* Number of usable CUDA devices; 0 (and CUZK_OK) when there is no driver or no device. */
-int msm_gpu_device_count(int *count);
-
 /* Copies n affine points (g1_aff[n] or g2_aff[n], host memory, borrowed for the call) to the
  * device. *out is owned by the caller: msm_gpu_bases_free. */
 int msm_gpu_bases_upload(msm_gpu_bases **out, int device, int curve, const void *affine, size_t n);

@@ -98,8 +98,9 @@ template <class F> FPM_HD_CALL xyzz<F> dbl(const xyzz<F> &p)
     return r;
 }
 
-/* p + q, q affine (may be infinity): madd-2008-s, 8M + 2S in the common case. */
-template <class F> FPM_HD_CALL xyzz<F> add_aff(const xyzz<F> &p, const affine<F> &q)
+/* p + q, q affine (may be infinity): madd-2008-s, 8M + 2S in the common case. The body is
+ * inlined where it is the hot loop (G1 bucket accumulation); add_aff is the out-of-line copy. */
+template <class F> FPM_HD xyzz<F> add_aff_inline(const xyzz<F> &p, const affine<F> &q)
 {
     if (aff_is_inf(q)) return p;
     if (is_inf(p)) return from_aff(q);
@@ -123,6 +124,8 @@ template <class F> FPM_HD_CALL xyzz<F> add_aff(const xyzz<F> &p, const affine<F>
     r.zzz = f_mul(p.zzz, ppp);
     return r;
 }
+
+template <class F> FPM_HD_CALL xyzz<F> add_aff(const xyzz<F> &p, const affine<F> &q) { return add_aff_inline(p, q); }
 
 /* p + q: add-2008-s, 12M + 2S in the common case. */
 template <class F> FPM_HD_CALL xyzz<F> add(const xyzz<F> &p, const xyzz<F> &q)

@@ -10,6 +10,7 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -22,6 +23,15 @@
 
 extern "C" {
 #include "error.h"
+/* lib/field/curve.h's Jacobian operations. That header cannot be included here: its FP_ZERO
+ * collides with <cmath>'s fpclassify constant. The points are passed as their layout-equal
+ * device types (checked by size below). */
+void g1_jac_set_inf(void *r);
+void g1_jac_dbl(void *r, const void *a);
+void g1_jac_add(void *r, const void *a, const void *b);
+void g2_jac_set_inf(void *r);
+void g2_jac_dbl(void *r, const void *a);
+void g2_jac_add(void *r, const void *a, const void *b);
 }
 
 using namespace msmk;
@@ -95,11 +105,54 @@ struct dev_exec {
         CU(cudaStreamSynchronize(stream), "cudaStreamSynchronize (counts)");
         return 0;
     }
-    size_t level0_kper(size_t m)
+    /* Level 0 runs as one full wave (every thread the same number of entries): as many threads
+     * as the multiprocessors hold at the kernel's occupancy. */
+    template <class F, class Src> size_t level0_kper(size_t m)
     {
-        size_t target = (size_t)sms * 512;
+        constexpr unsigned BS = sizeof(F) > 48 ? 64 : 128;
+        int blocks = 0;
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k_for<BS, acc_fn<F, Src>>, BS, 0) != cudaSuccess ||
+            blocks < 1) {
+            cudaGetLastError();
+            blocks = 1;
+        }
+        size_t target = (size_t)sms * (size_t)blocks * BS;
         size_t k = (m + target - 1) / target;
-        return k < 4 ? 4 : k;
+        return k < 2 ? 2 : k;
+    }
+    /* CUZK_MSM_PROFILE=1: an event after each phase, printed as a breakdown at the end. */
+    bool profile = false;
+    std::vector<std::pair<const char *, cudaEvent_t>> marks;
+    void mark(const char *name)
+    {
+        if (!profile) return;
+        cudaEvent_t e;
+        if (cudaEventCreate(&e) != cudaSuccess) return;
+        cudaEventRecord(e, stream);
+        marks.push_back({name, e});
+    }
+    void print_profile(cudaEvent_t start)
+    {
+        if (!profile) return;
+        std::vector<std::pair<const char *, float>> sum;
+        cudaEvent_t prev = start;
+        for (auto &m : marks) {
+            float ms = 0;
+            cudaEventElapsedTime(&ms, prev, m.second);
+            bool found = false;
+            for (auto &s : sum)
+                if (!strcmp(s.first, m.first)) {
+                    s.second += ms;
+                    found = true;
+                }
+            if (!found) sum.push_back({m.first, ms});
+            prev = m.second;
+        }
+        fprintf(stderr, "msm profile:");
+        for (auto &s : sum) fprintf(stderr, " %s %.3f ms;", s.first, s.second);
+        fprintf(stderr, "\n");
+        for (auto &m : marks) cudaEventDestroy(m.second);
+        marks.clear();
     }
     template <class F, class Fn> int launch(size_t n, const Fn &f, const char *what)
     {
@@ -164,11 +217,12 @@ struct host_exec {
         memcpy(host, dev, bytes);
         return 0;
     }
-    size_t level0_kper(size_t m)
+    template <class F, class Src> size_t level0_kper(size_t m)
     {
         size_t k = (m + acc_threads - 1) / acc_threads;
         return k ? k : 1;
     }
+    void mark(const char *) {}
     template <class F, class Fn> int launch(size_t n, const Fn &f, const char *)
     {
         for (size_t t = 0; t < n; t++) f(t);
@@ -199,6 +253,35 @@ struct host_exec {
     }
 };
 
+/* ---- the host's last step: sum over w of 2^(c·w)·W_w, plus the ones (lib/field) ---- */
+static void horner(jacobian<fp> *out, const jacobian<fp> *w, unsigned nwin, unsigned c)
+{
+    jacobian<fp> acc;
+    g1_jac_set_inf(&acc);
+    for (int i = (int)nwin - 1; i >= 0; i--) {
+        if (i != (int)nwin - 1)
+            for (unsigned d = 0; d < c; d++) g1_jac_dbl(&acc, &acc);
+        g1_jac_add(&acc, &acc, &w[i]);
+    }
+    g1_jac_add(out, &acc, &w[nwin]);
+}
+
+static void horner(jacobian<fp2> *out, const jacobian<fp2> *w, unsigned nwin, unsigned c)
+{
+    jacobian<fp2> acc;
+    g2_jac_set_inf(&acc);
+    for (int i = (int)nwin - 1; i >= 0; i--) {
+        if (i != (int)nwin - 1)
+            for (unsigned d = 0; d < c; d++) g2_jac_dbl(&acc, &acc);
+        g2_jac_add(&acc, &acc, &w[i]);
+    }
+    g2_jac_add(out, &acc, &w[nwin]);
+}
+
+/* lib/field: g1_jac = 3 fp_t (48 bytes each), g2_jac = 3 fp2_t */
+static_assert(sizeof(jacobian<fp>) == 3 * 48 && sizeof(jacobian<fp2>) == 3 * 96,
+              "device points must match lib/field's layout");
+
 /* ---- the C interface ---- */
 struct msm_gpu_ctx {
     int device;
@@ -212,17 +295,6 @@ struct msm_gpu_ctx {
     cudaEvent_t ev[2];
     msm_gpu_stats last;
 };
-
-extern "C" int msm_gpu_device_count(int *count)
-{
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
-        cudaGetLastError();
-        n = 0;
-    }
-    *count = n;
-    return CUZK_OK;
-}
 
 extern "C" int msm_gpu_ctx_create(msm_gpu_ctx **out, int device, void *stream, size_t max_entries)
 {
@@ -278,15 +350,19 @@ extern "C" void msm_gpu_ctx_set_window(msm_gpu_ctx *c, unsigned bits)
 
 extern "C" void msm_gpu_last_stats(const msm_gpu_ctx *c, msm_gpu_stats *out) { *out = c->last; }
 
-template <class F>
-static int run_typed(msm_gpu_ctx *c, const void *bases, const void *scalars, size_t n, int mont, void *out)
+template <class F, class J>
+static int run_typed(msm_gpu_ctx *c, const void *bases, const void *scalars, size_t n, int mont, J *out)
 {
-    plan_stats<dev_exec> st;
+    plan_stats st;
     int rc = plan_run<F>(c->x, c->b, (const affine<F> *)bases, (const sc256 *)scalars, n, mont, c->window_fix,
                          c->max_entries, &st);
     if (rc) return rc;
-    CU(cudaMemcpyAsync(out, c->b.result, sizeof(jacobian<F>), cudaMemcpyDeviceToHost, c->x.stream),
-       "cudaMemcpyAsync (result)");
+    jacobian<F> w[65];
+    CU(cudaMemcpyAsync(w, c->b.result, (st.nwin + 1) * sizeof(jacobian<F>), cudaMemcpyDeviceToHost, c->x.stream),
+       "cudaMemcpyAsync (window sums)");
+    CU(cudaEventRecord(c->ev[1], c->x.stream), "cudaEventRecord");
+    CU(cudaStreamSynchronize(c->x.stream), "msm kernels");
+    horner(out, w, st.nwin, st.c);
     c->last.window_bits = st.c;
     c->last.window_groups = st.groups;
     c->last.n_one = st.n_one;
@@ -329,18 +405,19 @@ extern "C" int msm_gpu_run(msm_gpu_ctx *c, const msm_gpu_bases *bases, size_t fi
     }
     int mont = scalar_form == 0;
     int rc;
+    c->x.profile = getenv("CUZK_MSM_PROFILE") && *getenv("CUZK_MSM_PROFILE") == '1';
+    c->x.mark("upload");
     if (bases->curve == MSM_CURVE_G1)
-        rc = run_typed<fp>(c, (const affine<fp> *)bases->d + first, sc, n, mont, out);
+        rc = run_typed<fp>(c, (const affine<fp> *)bases->d + first, sc, n, mont, (jacobian<fp> *)out);
     else
-        rc = run_typed<fp2>(c, (const affine<fp2> *)bases->d + first, sc, n, mont, out);
+        rc = run_typed<fp2>(c, (const affine<fp2> *)bases->d + first, sc, n, mont, (jacobian<fp2> *)out);
     if (rc) {
         cudaStreamSynchronize(c->x.stream);
         cudaGetLastError();
         return rc;
     }
-    CU(cudaEventRecord(c->ev[1], c->x.stream), "cudaEventRecord");
-    CU(cudaStreamSynchronize(c->x.stream), "msm kernels");
     CU(cudaEventElapsedTime(&c->last.device_ms, c->ev[0], c->ev[1]), "cudaEventElapsedTime");
+    c->x.print_profile(c->ev[0]);
     return CUZK_OK;
 }
 
@@ -352,16 +429,16 @@ extern "C" int msm_sim_run(int curve, const void *bases, const void *scalars, si
     x.acc_threads = acc_threads ? acc_threads : 64;
     msm_bufs b;
     memset(&b, 0, sizeof b);
-    plan_stats<host_exec> st;
+    plan_stats st;
     int mont = scalar_form == 0, rc;
     if (!max_entries) max_entries = (size_t)1 << 20;
     if (curve == MSM_CURVE_G1) {
         rc = plan_run<fp>(x, b, (const affine<fp> *)bases, (const sc256 *)scalars, n, mont, window_bits, max_entries, &st);
-        if (!rc) memcpy(out, b.result, sizeof(jacobian<fp>));
+        if (!rc) horner((jacobian<fp> *)out, (const jacobian<fp> *)b.result, st.nwin, st.c);
     } else {
         rc = plan_run<fp2>(x, b, (const affine<fp2> *)bases, (const sc256 *)scalars, n, mont, window_bits, max_entries,
                            &st);
-        if (!rc) memcpy(out, b.result, sizeof(jacobian<fp2>));
+        if (!rc) horner((jacobian<fp2> *)out, (const jacobian<fp2> *)b.result, st.nwin, st.c);
     }
     void **all = (void **)&b;
     for (size_t i = 0; i < sizeof b / sizeof(void *); i++) free(all[i]);

@@ -146,7 +146,8 @@ template <class F> struct src_bases {
         uint32_t v = vals[e];
         affine<F> q = load16(bases + (v & ~MSM_NEG_BIT));
         if (v & MSM_NEG_BIT) q = aff_neg(q);
-        return add_aff(acc, q);
+        if constexpr (sizeof(F) == sizeof(fp)) return add_aff_inline(acc, q); /* G1: the hot loop */
+        else return add_aff(acc, q);
     }
 };
 
@@ -242,20 +243,13 @@ FPM_HD void bucket_reduce_thread(size_t t, unsigned segs_per_window, unsigned le
     store16(out_pts + t, u);
 }
 
-/* The final sum: Horner over the windows (2^c·acc + W_w from the top), plus the bucket-free
- * sum of the bases whose scalar is one, as a Jacobian point laid out like lib's g1_jac/g2_jac. */
+/* Window sums and the ones' sum as Jacobian points (lib/field's g1_jac/g2_jac layout); the host
+ * finishes with Horner (~255 doublings: a single GPU thread is slower at that than a CPU core). */
 template <class F>
-FPM_HD jacobian<F> finish_thread(const xyzz<F> *windows, unsigned nwin, unsigned c, const xyzz<F> *ones)
+FPM_HD void to_jacobian_thread(size_t t, const xyzz<F> *windows, unsigned nwin, const xyzz<F> *ones,
+                               jacobian<F> *out)
 {
-    xyzz<F> acc;
-    set_inf(acc);
-    for (int w = (int)nwin - 1; w >= 0; w--) {
-        if (w != (int)nwin - 1)
-            for (unsigned i = 0; i < c; i++) acc = dbl(acc);
-        acc = add(acc, windows[w]);
-    }
-    acc = add(acc, *ones);
-    return to_jacobian(acc);
+    out[t] = to_jacobian(t < nwin ? windows[t] : *ones);
 }
 
 } /* namespace msmk */

@@ -63,12 +63,12 @@ template <class F> struct reduce_fn {
     }
 };
 
-template <class F> struct finish_fn {
+template <class F> struct tojac_fn {
     const xyzz<F> *windows;
-    unsigned nwin, c;
+    unsigned nwin;
     const xyzz<F> *ones;
     jacobian<F> *out;
-    FPM_HD void operator()(size_t) const { *out = finish_thread<F>(windows, nwin, c, ones); }
+    FPM_HD void operator()(size_t t) const { to_jacobian_thread<F>(t, windows, nwin, ones, out); }
 };
 
 static inline unsigned msm_windows(unsigned c) { return (256 + c - 1) / c; }
@@ -108,8 +108,10 @@ struct msm_bufs {
     void *pk[2], *pp[2], *red_keys, *red_pts, *windows, *ones, *result, *counts;
 };
 
-template <class X> struct plan_stats {
-    unsigned c, groups;
+/* What a run did; the result is nwin window sums and the ones' sum (b.result, Jacobian), which
+ * the caller combines: sum over w of 2^(c·w)·W_w, plus the ones. */
+struct plan_stats {
+    unsigned c, nwin, groups;
     size_t n_one, n_rest;
 };
 
@@ -144,20 +146,19 @@ int accumulate_levels(X &x, msm_bufs &b, const uint32_t *keys, Src src, size_t m
 /* out_dev (executor memory) = the MSM. scalars: executor memory. */
 template <class F, class X>
 int plan_run(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, size_t n, int mont,
-             unsigned cfix, size_t max_entries, plan_stats<X> *st)
+             unsigned cfix, size_t max_entries, plan_stats *st)
 {
     int rc;
     st->c = 0;
     st->groups = 0;
     st->n_one = st->n_rest = 0;
-    if ((rc = x.ensure(&b.result, sizeof(jacobian<F>)))) return rc;
+    st->nwin = 0;
     if ((rc = x.ensure(&b.ones, sizeof(xyzz<F>)))) return rc;
     if ((rc = x.zero(b.ones, sizeof(xyzz<F>)))) return rc;
     if (n == 0) {
-        if ((rc = x.ensure(&b.windows, sizeof(xyzz<F>)))) return rc;
-        if ((rc = x.zero(b.windows, sizeof(xyzz<F>)))) return rc;
-        return x.template launch<F>(1, finish_fn<F>{(xyzz<F> *)b.windows, 0, 1, (xyzz<F> *)b.ones,
-                                                    (jacobian<F> *)b.result}, "finish");
+        if ((rc = x.ensure(&b.result, sizeof(jacobian<F>)))) return rc;
+        return x.template launch<F>(1, tojac_fn<F>{nullptr, 0, (xyzz<F> *)b.ones, (jacobian<F> *)b.result},
+                                    "to jacobian");
     }
     /* 1. classes and the two index lists */
     if ((rc = x.ensure(&b.is_one, n)) || (rc = x.ensure(&b.is_rest, n)) ||
@@ -167,12 +168,14 @@ int plan_run(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, si
     if ((rc = x.template launch<F>(n, classify_fn{scalars, mont, (uint8_t *)b.is_one, (uint8_t *)b.is_rest},
                                    "classify")))
         return rc;
+    x.mark("classify");
     uint32_t counts[2];
     if ((rc = x.select((const uint8_t *)b.is_one, n, (uint32_t *)b.idx_one, (uint32_t *)b.counts)) ||
         (rc = x.select((const uint8_t *)b.is_rest, n, (uint32_t *)b.idx_rest, (uint32_t *)b.counts + 1)) ||
         (rc = x.fetch(counts, b.counts, sizeof counts)))
         return rc;
     size_t n1 = counts[0], nr = counts[1];
+    x.mark("select");
     st->n_one = n1;
     st->n_rest = nr;
 
@@ -181,9 +184,11 @@ int plan_run(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, si
         if ((rc = x.ensure(&b.keys[0], n1 * sizeof(uint32_t))) || (rc = x.zero(b.keys[0], n1 * sizeof(uint32_t))))
             return rc;
         src_bases<F> src{bases, (const uint32_t *)b.idx_one};
-        if ((rc = accumulate_levels<F>(x, b, (const uint32_t *)b.keys[0], src, n1, x.level0_kper(n1),
+        if ((rc = accumulate_levels<F>(x, b, (const uint32_t *)b.keys[0], src, n1,
+                                       x.template level0_kper<F, src_bases<F>>(n1),
                                        (xyzz<F> *)b.ones, true)))
             return rc;
+        x.mark("ones");
     }
 
     /* 3. Pippenger on the rest */
@@ -217,14 +222,18 @@ int plan_run(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, si
                 digits_fn df{scalars, mont, (const uint32_t *)b.idx_rest + p0, np, c, w0, w1,
                              (uint32_t *)b.keys[0], (uint32_t *)b.vals[0]};
                 if ((rc = x.template launch<F>(np, df, "digits"))) return rc;
+                x.mark("digits");
                 uint32_t *sk, *sv;
                 if ((rc = x.sort((uint32_t *)b.keys[0], (uint32_t *)b.keys[1], (uint32_t *)b.vals[0],
                                  (uint32_t *)b.vals[1], m, (int)(c - 1 + bit_length(g)), &sk, &sv)))
                     return rc;
+                x.mark("sort");
                 if ((rc = x.zero(b.buckets, g * B * sizeof(xyzz<F>)))) return rc;
                 src_bases<F> src{bases, sv};
-                if ((rc = accumulate_levels<F>(x, b, sk, src, m, x.level0_kper(m), (xyzz<F> *)b.buckets, true)))
+                if ((rc = accumulate_levels<F>(x, b, sk, src, m, x.template level0_kper<F, src_bases<F>>(m),
+                                               (xyzz<F> *)b.buckets, true)))
                     return rc;
+                x.mark("accumulate");
                 reduce_fn<F> rf{(const xyzz<F> *)b.buckets, segs, seg, B, w0, (uint32_t *)b.red_keys,
                                 (xyzz<F> *)b.red_pts};
                 if ((rc = x.template launch<F>((size_t)g * segs, rf, "bucket reduce"))) return rc;
@@ -232,12 +241,17 @@ int plan_run(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, si
                 if ((rc = accumulate_levels<F>(x, b, (const uint32_t *)b.red_keys, rs, (size_t)g * segs, MSM_KP,
                                                (xyzz<F> *)b.windows, false)))
                     return rc;
+                x.mark("reduce");
             }
         }
     }
-    /* 4. Horner over the windows, plus the ones */
-    return x.template launch<F>(1, finish_fn<F>{(xyzz<F> *)b.windows, nwin, c, (xyzz<F> *)b.ones,
-                                                (jacobian<F> *)b.result}, "finish");
+    /* 4. window sums and the ones' sum as Jacobian points for the host's Horner */
+    st->nwin = nwin;
+    if ((rc = x.ensure(&b.result, (nwin + 1) * sizeof(jacobian<F>)))) return rc;
+    rc = x.template launch<F>(nwin + 1, tojac_fn<F>{(xyzz<F> *)b.windows, nwin, (xyzz<F> *)b.ones,
+                                                    (jacobian<F> *)b.result}, "to jacobian");
+    x.mark("finish");
+    return rc;
 }
 
 } /* namespace msmk */
