@@ -1,7 +1,8 @@
 /*
  * cuzk-bench msm --backend cuda: one CUDA MSM (G1 or G2) over bases resident on the device
- * (made there, untimed) and scalars in pinned host memory; prints the median of the CUDA-event
- * times (scalar upload included) and what the plan chose. --bits-fraction F makes a fraction F
+ * (made there, untimed) and scalars in pinned host memory (or, with --scalars device, already on
+ * the device); prints the median of the CUDA-event times (scalar upload included) and what the
+ * plan chose. --bits-fraction F makes a fraction F
  * of the scalars 0 or 1 (the PoRep shape); --streams S runs S contexts from S threads at once.
  */
 #include <pthread.h>
@@ -46,6 +47,7 @@ typedef struct {
     msm_gpu_ctx *ctx;
     const msm_gpu_bases *gb;
     const fr_t *k;
+    const void *dk; /* device copy, or NULL */
     size_t n;
     int reps, rc;
     double *ms;
@@ -56,7 +58,8 @@ static void *work(void *arg)
 {
     worker *w = arg;
     for (int r = 0; r < w->reps && !w->rc; r++) {
-        w->rc = msm_gpu_run(w->ctx, w->gb, 0, w->k, w->n, CUZK_FR_CANONICAL, MSM_SCALARS_HOST, w->out);
+        w->rc = msm_gpu_run(w->ctx, w->gb, 0, w->dk ? w->dk : (const void *)w->k, w->n, CUZK_FR_CANONICAL,
+                            w->dk ? MSM_SCALARS_DEVICE : MSM_SCALARS_HOST, w->out);
         msm_gpu_stats st;
         msm_gpu_last_stats(w->ctx, &st);
         w->ms[r] = st.device_ms;
@@ -67,13 +70,13 @@ static void *work(void *arg)
 static int usage(void)
 {
     fprintf(stderr, "usage: cuzk-bench msm --backend cuda --curve g1|g2 --log N [--reps R] [--bits-fraction F] "
-                    "[--window C] [--streams S] [--device D] [--json]\n");
+                    "[--window C] [--streams S] [--scalars host|device] [--device D] [--json]\n");
     return 2;
 }
 
 int bench_msm_cuda(int argc, char **argv)
 {
-    const char *curve = "g1";
+    const char *curve = "g1", *where = "host";
     int log_n = -1, reps = 5, json = 0, streams = 1, device = 0;
     unsigned window = 0;
     double frac = 0;
@@ -89,12 +92,13 @@ int bench_msm_cuda(int argc, char **argv)
         else if (!strcmp(argv[i], "--window")) window = (unsigned)atoi(v);
         else if (!strcmp(argv[i], "--streams")) streams = atoi(v);
         else if (!strcmp(argv[i], "--device")) device = atoi(v);
+        else if (!strcmp(argv[i], "--scalars")) where = v;
         else return usage();
         i++;
     }
     int g2 = !strcmp(curve, "g2");
     if ((!g2 && strcmp(curve, "g1")) || log_n < 0 || log_n > 30 || reps < 1 || streams < 1 || streams > 16 ||
-        frac < 0 || frac > 1)
+        frac < 0 || frac > 1 || (strcmp(where, "host") && strcmp(where, "device")))
         return usage();
     if (gpu_device_count() <= device) {
         fprintf(stderr, "cuzk-bench msm: no CUDA device %d\n", device);
@@ -126,6 +130,14 @@ int bench_msm_cuda(int argc, char **argv)
         }
         fill_scalars(k, n, frac);
         w[s].k = k;
+        if (!strcmp(where, "device")) {
+            void *d = NULL;
+            if (gpu_set_device(device) || gpu_malloc(&d, n * sizeof(fr_t)) || gpu_memcpy_to_device(d, k, n * sizeof(fr_t))) {
+                fprintf(stderr, "cuzk-bench msm: device scalars: %s\n", cuzk_last_error());
+                return 1;
+            }
+            w[s].dk = d;
+        }
         w[s].gb = gb;
         w[s].n = n;
         w[s].ms = calloc((size_t)reps + 1, sizeof(double));
@@ -161,22 +173,23 @@ int bench_msm_cuda(int argc, char **argv)
     double per = wall_ms / (reps * streams);
     if (json)
         printf("{\"bench\":\"msm\",\"backend\":\"cuda\",\"curve\":\"%s\",\"log_n\":%d,\"bits_fraction\":%.3f,"
-               "\"streams\":%d,\"reps\":%d,\"median_ms\":%.3f,\"min_ms\":%.3f,\"wall_per_msm_ms\":%.3f,"
+               "\"scalars\":\"%s\",\"streams\":%d,\"reps\":%d,\"median_ms\":%.3f,\"min_ms\":%.3f,\"wall_per_msm_ms\":%.3f,"
                "\"window\":%u,\"groups\":%u,\"n_zero\":%llu,\"n_one\":%llu,\"n_rest\":%llu,\"device\":\"%s\"}\n",
-               curve, log_n, frac, streams, reps, med, lo, per, st.window_bits, st.window_groups,
+               curve, log_n, frac, where, streams, reps, med, lo, per, st.window_bits, st.window_groups,
                (unsigned long long)st.n_zero, (unsigned long long)st.n_one, (unsigned long long)st.n_rest, name);
     else
-        printf("msm %s cuda 2^%d (bits fraction %.2f): median %.2f ms (min %.2f, %d reps, CUDA events); "
+        printf("msm %s cuda 2^%d (bits fraction %.2f, scalars on %s): median %.2f ms (min %.2f, %d reps, CUDA events); "
                "%d stream%s: %.2f ms per MSM wall; window %u, %u groups; 0/1/rest = %llu/%llu/%llu; "
                "bases made in %.1f s; on %s\n"
-               "  cuzk-bench msm --backend cuda --curve %s --log %d --bits-fraction %g --reps %d --streams %d%s\n",
-               curve, log_n, frac, med, lo, reps, streams, streams == 1 ? "" : "s", per, st.window_bits,
+               "  cuzk-bench msm --backend cuda --curve %s --log %d --bits-fraction %g --reps %d --streams %d --scalars %s%s\n",
+               curve, log_n, frac, where, med, lo, reps, streams, streams == 1 ? "" : "s", per, st.window_bits,
                st.window_groups, (unsigned long long)st.n_zero, (unsigned long long)st.n_one,
-               (unsigned long long)st.n_rest, gen_s, name, curve, log_n, frac, reps, streams,
+               (unsigned long long)st.n_rest, gen_s, name, curve, log_n, frac, reps, streams, where,
                window ? " --window (forced)" : "");
     for (int s = 0; s < streams; s++) {
         msm_gpu_ctx_free(w[s].ctx);
         gpu_host_free((void *)w[s].k);
+        if (w[s].dk) gpu_free((void *)w[s].dk);
         free(w[s].ms);
         free(w[s].out);
     }
