@@ -9,6 +9,7 @@
 
 /* Subcommands, one line each (defined in bench_<what>.c): keep the list sorted. */
 #define BENCH_COMMANDS(X) \
+    X("field", bench_field, "Fp/Fr/Fp2 arithmetic, G1/G2 add and double (one thread)") \
     X("h", bench_h, "Groth16 H step on the GPU: --log 27 [--runs N] [--from-host]") \
     X("msm", bench_msm, "multi-scalar multiplication: --backend cpu --curve g1|g2 --log N [--threads T]") \
     X("ntt", bench_ntt, "Fr NTT: --log 20..27 [--backend cuda|cpu] [--runs N]") \
