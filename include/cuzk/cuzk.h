@@ -125,6 +125,29 @@ typedef struct cuzk_result {
     uint64_t queued_ns, device_ns, total_ns;
 } cuzk_result;
 
+/* ---------------------------------------------------------------------------------------- */
+/* Verification (no engine needed)                                                          */
+/* ---------------------------------------------------------------------------------------- */
+
+/* Checks a 192-byte proof (A‖B‖C compressed, bellperson Proof::write) against a verifying
+ * key in bellperson's byte format (vk[0..vk_len): alpha_g1, beta_g1, beta_g2, gamma_g2,
+ * delta_g1, delta_g2, the ic count and points; bytes after ic are ignored, so a whole .params
+ * file is accepted too) and the n public inputs (ONE excluded) in scalar_form.
+ * One multi-pairing on the CPU, about a millisecond plus n scalar multiplications.
+ * Ownership: every pointer is borrowed for the call only. Thread-safe (no shared state).
+ * Returns:
+ *   CUZK_OK        the proof is valid;
+ *   CUZK_EVERIFY   the proof is well formed but does not verify (wrong proof or inputs);
+ *   CUZK_EFORMAT   the vk or the proof does not decode (truncated, bad flags, coordinate
+ *                  >= p, not on the curve, not in the prime-order subgroup, infinity where
+ *                  bellperson refuses it); cuzk_last_error() names the field and offset;
+ *   CUZK_EMISMATCH n + 1 differs from the key's number of ic points;
+ *   CUZK_EINVAL    vk or proof NULL, public_inputs NULL with n > 0, a bad scalar_form, or a
+ *                  public input not below r (in either form);
+ *   CUZK_ENOMEM    host memory exhausted. */
+CUZK_API int cuzk_verify(const uint8_t *vk, size_t vk_len, const uint8_t proof[192],
+                         const cuzk_fr *public_inputs, size_t n, int32_t scalar_form);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,138 @@
+/*
+ * cuzk-bench msm: times one multi-scalar multiplication (G1 or G2) over random bases and
+ * full-width random scalars, and prints the median of the repetitions.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "msm_cpu.h"
+
+typedef struct {
+    void *bases;
+    int g2;
+    size_t n, chunk;
+    fr_t a, b; /* base i = (a + i·b)·G */
+} base_job;
+
+/* Bases of a chunk by one scalar multiplication and then one addition per point. */
+static void base_chunk(void *arg, size_t c)
+{
+    base_job *j = arg;
+    size_t lo = c * j->chunk, hi = j->n - lo < j->chunk ? j->n : lo + j->chunk;
+    fr_t s, step, t;
+    fr_from_u64(&t, lo);
+    fr_mul(&t, &t, &j->b);
+    fr_add(&t, &t, &j->a);
+    fr_from_mont(&s, &t);
+    fr_from_mont(&step, &j->b);
+    if (!j->g2) {
+        g1_jac g, p, q, *jac = malloc((hi - lo) * sizeof *jac);
+        g1_jac_from_aff(&g, &G1_GENERATOR);
+        g1_jac_mul(&p, &g, &s);
+        g1_jac_mul(&q, &g, &step);
+        for (size_t i = lo; i < hi; i++) { jac[i - lo] = p; g1_jac_add(&p, &p, &q); }
+        g1_batch_to_aff((g1_aff *)j->bases + lo, jac, hi - lo);
+        free(jac);
+    } else {
+        g2_jac g, p, q, *jac = malloc((hi - lo) * sizeof *jac);
+        g2_jac_from_aff(&g, &G2_GENERATOR);
+        g2_jac_mul(&p, &g, &s);
+        g2_jac_mul(&q, &g, &step);
+        for (size_t i = lo; i < hi; i++) { jac[i - lo] = p; g2_jac_add(&p, &p, &q); }
+        g2_batch_to_aff((g2_aff *)j->bases + lo, jac, hi - lo);
+        free(jac);
+    }
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t next64(void)
+{
+    rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+    return rng;
+}
+
+static void rand_scalar(fr_t *k)
+{
+    do {
+        for (int i = 0; i < 4; i++) k->l[i] = next64();
+        k->l[3] &= 0x7fffffffffffffffull;
+    } while (!fr_is_canonical(k));
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: cuzk-bench msm --backend cpu|cuda --curve g1|g2 --log N [--threads T] "
+                    "[--reps R] [--json]\n");
+    return 2;
+}
+
+int bench_msm(int argc, char **argv)
+{
+    const char *backend = "cpu", *curve = "g1";
+    int log_n = -1, reps = 3, json = 0;
+    unsigned threads = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(argv[i], "--json")) { json = 1; continue; }
+        if (!v) return usage();
+        if (!strcmp(argv[i], "--backend")) backend = v;
+        else if (!strcmp(argv[i], "--curve")) curve = v;
+        else if (!strcmp(argv[i], "--log")) log_n = atoi(v);
+        else if (!strcmp(argv[i], "--threads")) threads = (unsigned)atoi(v);
+        else if (!strcmp(argv[i], "--reps")) reps = atoi(v);
+        else return usage();
+        i++;
+    }
+    int g2 = !strcmp(curve, "g2");
+    if ((!g2 && strcmp(curve, "g1")) || log_n < 0 || log_n > 30 || reps < 1) return usage();
+    if (!strcmp(backend, "cuda")) {
+        fprintf(stderr, "cuzk-bench msm: backend cuda is not built/implemented yet\n");
+        return 2;
+    }
+    if (strcmp(backend, "cpu")) return usage();
+
+    size_t n = (size_t)1 << log_n;
+    threadpool *tp = threads == 1 ? NULL : threadpool_create(threads);
+    if (threads != 1 && !tp) { fprintf(stderr, "cuzk-bench msm: cannot start %u threads\n", threads); return 2; }
+    void *bases = malloc(n * (g2 ? sizeof(g2_aff) : sizeof(g1_aff)));
+    fr_t *k = malloc(n * sizeof *k);
+    double *ms = malloc((size_t)reps * sizeof *ms);
+    if (!bases || !k || !ms) { fprintf(stderr, "cuzk-bench msm: out of memory\n"); return 2; }
+
+    /* Setup (not timed): bases (a + i·b)·G in parallel chunks, random scalars. */
+    base_job bj = {.bases = bases, .g2 = g2, .n = n, .chunk = 4096};
+    fr_t t;
+    rand_scalar(&t); fr_to_mont(&bj.a, &t);
+    rand_scalar(&t); fr_to_mont(&bj.b, &t);
+    threadpool *setup = threadpool_create(0);
+    threadpool_parallel_for(setup, (n + bj.chunk - 1) / bj.chunk, base_chunk, &bj);
+    threadpool_destroy(setup);
+    for (size_t i = 0; i < n; i++) rand_scalar(&k[i]);
+
+    for (int r = 0; r < reps; r++) {
+        uint64_t t0 = bench_now_ns();
+        if (g2) { g2_jac out; msm_g2(&out, bases, k, n, tp); }
+        else { g1_jac out; msm_g1(&out, bases, k, n, tp); }
+        ms[r] = (double)(bench_now_ns() - t0) / 1e6;
+    }
+    double lo = ms[0];
+    for (int r = 1; r < reps; r++) if (ms[r] < lo) lo = ms[r];
+    double med = bench_median(ms, reps);
+    unsigned nt = threadpool_size(tp);
+    if (json)
+        printf("{\"bench\":\"msm\",\"backend\":\"cpu\",\"curve\":\"%s\",\"log_n\":%d,\"threads\":%u,"
+               "\"reps\":%d,\"median_ms\":%.3f,\"min_ms\":%.3f,\"device\":\"%s\"}\n",
+               curve, log_n, nt, reps, med, lo, bench_cpu_name());
+    else
+        printf("msm %s cpu 2^%d, %u thread%s: median %.1f ms (min %.1f, %d reps) on %s\n"
+               "  cuzk-bench msm --backend cpu --curve %s --log %d --threads %u --reps %d\n",
+               curve, log_n, nt, nt == 1 ? "" : "s", med, lo, reps, bench_cpu_name(), curve, log_n,
+               nt, reps);
+    threadpool_destroy(tp);
+    free(bases);
+    free(k);
+    free(ms);
+    return 0;
+}
