@@ -76,7 +76,7 @@ CLI          := $(BUILD)/bin/cuzk
 BENCH        := $(BUILD)/bin/cuzk-bench
 HELLO        := $(BUILD)/bin/hello
 
-.PHONY: all lib test test-gpu bench demo install uninstall deps check-deps clean help
+.PHONY: all lib test test-gpu test-tsan bench demo install uninstall deps check-deps clean help
 .DEFAULT_GOAL := all
 
 all: lib $(if $(CLI_SRCS),$(CLI)) $(if $(BENCH_SRCS),$(BENCH)) $(if $(wildcard examples/hello.c),$(HELLO))
@@ -86,6 +86,7 @@ help:
 	@echo "make                 library (build/lib), CLI and bench (build/bin); CUDA when nvcc is found"
 	@echo "make test            every CPU test (installs missing dependencies first)"
 	@echo "make test-gpu        GPU tests (skips cleanly without a GPU)"
+	@echo "make test-tsan       the engine's concurrency tests under ThreadSanitizer (build-tsan)"
 	@echo "make demo            prove a batch of partitions and print a summary"
 	@echo "make install PREFIX=/usr/local DESTDIR=   headers, libraries, cuzk.pc"
 	@echo "make deps            install system packages (root) or print the command"
@@ -176,6 +177,15 @@ test-gpu: check-deps
 	     echo "0 passed, 0 failed"; exit 0; fi
 	@$(MAKE) --no-print-directory all $(GPU_TEST_BINS) $(TOOL_BINS)
 	@BUILD=$(BUILD) USE_CUDA=$(USE_CUDA) test/run-tests.sh $(GPU_TEST_BINS) $(sort $(wildcard test/gpu/test_*.sh))
+
+# The engine's concurrency tests (ring, tracker + 8x8 stress, life cycle, budget) in reduced
+# sizes under ThreadSanitizer: a separate CPU-only build in build-tsan.
+TSAN_TESTS := test_ring test_tracker test_engine test_budget
+test-tsan: check-deps
+	@$(MAKE) --no-print-directory BUILD=build-tsan CUZK_CUDA=0 SANITIZE=thread OPT=-O1 \
+	    $(TSAN_TESTS:%=build-tsan/test/%)
+	@CUZK_TEST_QUICK=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" BUILD=build-tsan \
+	    SANITIZE=thread test/run-tests.sh $(TSAN_TESTS:%=build-tsan/test/%)
 
 bench: $(BENCH)
 

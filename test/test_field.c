@@ -38,9 +38,8 @@ static void fp_constants(void **state)
     assert_memory_equal(FP_MODULUS, p, sizeof p);
 }
 
-static void fp_matches_reference(void **state)
+static void fp_matches_reference_once(void)
 {
-    (void)state;
     for (int i = 0; i < ITERS; i++) {
         uint64_t x[6], y[6], e[6], got[6];
         ft_rand_canonical(x, FP_MODULUS, 6);
@@ -69,9 +68,18 @@ static void fp_matches_reference(void **state)
     }
 }
 
-static void fp_laws(void **state)
+static void fp_matches_reference(void **state)
 {
     (void)state;
+    int was = field_use_adx(0); /* the portable C path, then the x86-64 ADX path if any */
+    fp_matches_reference_once();
+    field_use_adx(1);
+    fp_matches_reference_once();
+    field_use_adx(was);
+}
+
+static void fp_laws_once(void)
+{
     for (int i = 0; i < ITERS; i++) {
         fp_t a, b, c, t, u, v;
         ft_rand_fp(&a); ft_rand_fp(&b); ft_rand_fp(&c);
@@ -93,6 +101,16 @@ static void fp_laws(void **state)
     fp_t z;
     fp_inv(&z, &FP_ZERO);
     assert_true(fp_is_zero(&z));
+}
+
+static void fp_laws(void **state)
+{
+    (void)state;
+    int was = field_use_adx(0); /* the portable C path, then the x86-64 ADX path if any */
+    fp_laws_once();
+    field_use_adx(1);
+    fp_laws_once();
+    field_use_adx(was);
 }
 
 static void fp_pow_and_sqrt(void **state)
@@ -212,9 +230,8 @@ static void fr_constants_and_roots(void **state)
     assert_true(fr_is_one(&root));
 }
 
-static void fr_matches_reference(void **state)
+static void fr_matches_reference_once(void)
 {
-    (void)state;
     for (int i = 0; i < ITERS; i++) {
         fr_t x, y, a, b, r, got;
         uint64_t e[4], zero[4] = {0};
@@ -240,6 +257,16 @@ static void fr_matches_reference(void **state)
         fr_pow_u64(&r, &a, ex); fr_from_mont(&got, &r); ref_pow(e, x.l, &ex, 1, FR_MODULUS, 4);
         assert_memory_equal(got.l, e, 32);
     }
+}
+
+static void fr_matches_reference(void **state)
+{
+    (void)state;
+    int was = field_use_adx(0); /* the portable C path, then the x86-64 ADX path if any */
+    fr_matches_reference_once();
+    field_use_adx(1);
+    fr_matches_reference_once();
+    field_use_adx(was);
 }
 
 static void fr_bytes(void **state)

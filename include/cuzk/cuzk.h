@@ -126,6 +126,211 @@ typedef struct cuzk_result {
 } cuzk_result;
 
 /* ---------------------------------------------------------------------------------------- */
+/* Trace events                                                                              */
+/* ---------------------------------------------------------------------------------------- */
+
+/* What a trace event measured. Stage events span [begin_ns, end_ns]; instant events have
+ * begin_ns == end_ns. New kinds may be added; hosts should ignore kinds they do not know. */
+enum {
+    CUZK_TRACE_SUBMIT = 1,      /* the submit call (host thread)                            */
+    CUZK_TRACE_QUEUE_WAIT = 2,  /* accepted -> taken by a worker                            */
+    CUZK_TRACE_BUDGET_WAIT = 3, /* a worker waited for the memory budget; bytes = reserved  */
+    CUZK_TRACE_H2D_COPY = 4,    /* witness staged into device memory; bytes = copied        */
+    CUZK_TRACE_NTT_INTT = 5,    /* inverse NTTs of a, b, c (H step)                         */
+    CUZK_TRACE_NTT_COSET = 6,   /* coset NTTs of a, b, c (H step)                           */
+    CUZK_TRACE_NTT_COSET_INTT = 7, /* a·b − c, ·Z⁻¹ and the coset iNTT (H step)             */
+    CUZK_TRACE_H_STEP = 8,      /* the whole H step when its NTTs are not timed one by one  */
+    CUZK_TRACE_MSM_H = 9,
+    CUZK_TRACE_MSM_L = 10,
+    CUZK_TRACE_MSM_A = 11,
+    CUZK_TRACE_MSM_B_G1 = 12,
+    CUZK_TRACE_MSM_B_G2 = 13,
+    CUZK_TRACE_MSM_ALL = 14,    /* all five MSMs when they are not timed one by one         */
+    CUZK_TRACE_ASSEMBLY = 15,   /* A, B, C from the MSM sums and r, s                       */
+    CUZK_TRACE_VERIFY = 16,     /* the pairing self-check                                   */
+    CUZK_TRACE_RELEASE = 17,    /* the host's release callback                              */
+    CUZK_TRACE_ARENA_TRIM = 18, /* housekeeping returned idle memory to the OS              */
+    CUZK_TRACE_DEVICE_IDLE = 19,/* a worker had nothing to do (worker = -1 for none)        */
+    CUZK_TRACE_START = 20,      /* a worker's whole share of one partition (busy time)      */
+    CUZK_TRACE_FINISH = 21,     /* a finisher's whole share of one partition                */
+    CUZK_TRACE_RESULT = 22      /* instant: the result was posted; bytes = 0, job, user_tag */
+};
+
+typedef struct cuzk_trace_event {
+    uint32_t struct_size;       /* sizeof(cuzk_trace_event) as the library was built        */
+    int32_t kind;               /* CUZK_TRACE_*                                             */
+    int32_t device;             /* GPU ordinal, -1 = CPU                                    */
+    int32_t worker;             /* worker index within the engine, -1 = not a worker        */
+    uint64_t job;               /* the cuzk_job, 0 if none                                  */
+    uint64_t user_tag;          /* the partition's user_tag, 0 if none                      */
+    uint64_t begin_ns, end_ns;  /* CLOCK_MONOTONIC nanoseconds                              */
+    uint64_t bytes;             /* bytes moved or reserved, 0 if not applicable             */
+} cuzk_trace_event;
+
+/* Called on the engine's one trace thread, never on a proving thread, one event at a time
+ * in the order the ring received them. The event is borrowed for the call. A slow callback
+ * never slows proving: events that find the ring full are dropped and counted
+ * (cuzk_stats.trace_dropped). It must not call cuzk_engine_destroy on its own engine. */
+typedef void (*cuzk_trace_fn)(const cuzk_trace_event *event, void *user);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Configuration                                                                             */
+/* ---------------------------------------------------------------------------------------- */
+
+/* Options for cuzk_config_set. 0 means "the default" for every option but CUZK_OPT_VERIFY. */
+enum {
+    CUZK_OPT_BACKEND = 1,            /* CUZK_BACKEND_*; default AUTO (CUDA if usable, else CPU) */
+    CUZK_OPT_DEVICE_MASK = 2,        /* bit i = use GPU i; default 0 = every GPU                */
+    CUZK_OPT_WORKERS_PER_DEVICE = 3, /* 1..64 proving threads per device (the CPU is one); 0 = 1 */
+    CUZK_OPT_CPU_THREADS = 4,        /* threads for CPU arithmetic, 0 = one per online CPU     */
+    CUZK_OPT_HOST_BUDGET_BYTES = 5,  /* working-memory budget, 0 = 3/4 of physical memory      */
+    CUZK_OPT_DEVICE_BUDGET_BYTES = 6,/* per-GPU budget, 0 = what the GPU has free at start     */
+    CUZK_OPT_QUEUE_CAPACITY = 7,     /* jobs in the engine at once (queued, running or waiting
+                                        to be polled), 1..1048576; 0 = 1024                   */
+    CUZK_OPT_VERIFY = 8,             /* 1 = check every proof with a pairing before returning
+                                        it (default), 0 = do not                               */
+    CUZK_OPT_FINISHER_THREADS = 9,   /* 1..64 threads that finish, verify and post; 0 = 2      */
+    CUZK_OPT_TRACE_CAPACITY = 10     /* trace ring size in events, 16..2^20; 0 = 8192          */
+};
+enum { CUZK_BACKEND_AUTO = 0, CUZK_BACKEND_CPU = 1, CUZK_BACKEND_CUDA = 2 };
+
+typedef struct cuzk_config cuzk_config;
+
+/* A configuration holding every default. *out is owned by the caller: free it with
+ * cuzk_config_free (an engine keeps its own copy). Thread-safe.
+ * Errors: CUZK_EINVAL (out NULL), CUZK_ENOMEM. */
+CUZK_API int cuzk_config_new(cuzk_config **out);
+/* Frees a configuration; NULL is ignored. */
+CUZK_API void cuzk_config_free(cuzk_config *cfg);
+/* Sets one option (CUZK_OPT_*). Not thread-safe on one cfg.
+ * Errors: CUZK_EINVAL (cfg NULL, unknown option, value out of the option's range; the
+ * detail names the option and the range). */
+CUZK_API int cuzk_config_set(cuzk_config *cfg, int32_t option, int64_t value);
+/* Reads one option back into *value (0 = default). Errors: CUZK_EINVAL. */
+CUZK_API int cuzk_config_get(const cuzk_config *cfg, int32_t option, int64_t *value);
+/* The trace callback (fn NULL = no tracing, the default) and its user pointer, passed back
+ * untouched on every call; user must stay valid until cuzk_engine_destroy returns.
+ * Errors: CUZK_EINVAL (cfg NULL). */
+CUZK_API int cuzk_config_set_trace(cuzk_config *cfg, cuzk_trace_fn fn, void *user);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Engine and proving keys                                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+typedef struct cuzk_engine cuzk_engine;
+typedef struct cuzk_srs cuzk_srs;
+
+/* Starts an engine: its workers, finishers, trace and housekeeping threads. cfg (NULL =
+ * defaults) is borrowed for the call. *out is owned by the caller until
+ * cuzk_engine_destroy. Thread-safe.
+ * Errors: CUZK_EINVAL (out NULL), CUZK_EDEVICE (CUDA requested but unusable), CUZK_ENOMEM. */
+CUZK_API int cuzk_engine_create(const cuzk_config *cfg, cuzk_engine **out);
+/* Cancels queued jobs (their results are discarded), waits for running ones, runs every
+ * outstanding release callback, delivers the trace events still in the ring, stops the
+ * threads and frees the engine, its keys and any cuzk_host_alloc memory still held. After
+ * it returns every handle of this engine is invalid. NULL is ignored. Must not race any
+ * other call on the same engine, nor be called from the engine's own callbacks. */
+CUZK_API void cuzk_engine_destroy(cuzk_engine *engine);
+
+/* Flags for cuzk_srs_load. */
+enum { CUZK_SRS_CHECK_SUBGROUP = 1 }; /* check every point's subgroup (slower; for untrusted files) */
+
+/* Loads a proving key (bellperson's parameter file format) for this engine. params_path is
+ * borrowed for the call; *out is owned by the caller until cuzk_srs_release. Thread-safe.
+ * Errors: CUZK_EINVAL (NULL argument, unknown flag), CUZK_EIO (cannot read the file),
+ * CUZK_EFORMAT (not a valid key; the detail names the byte offset), CUZK_ENOMEM,
+ * CUZK_EDEVICE (cannot place the key on a GPU). */
+CUZK_API int cuzk_srs_load(cuzk_engine *engine, const char *params_path, uint32_t flags,
+                           cuzk_srs **out);
+/* Gives up the caller's hold on a key. The key itself lives on while submitted jobs still
+ * use it and is freed with the last of them. NULL is ignored; releasing twice is undefined.
+ * Thread-safe, but not with cuzk_engine_destroy of its engine. */
+CUZK_API void cuzk_srs_release(cuzk_srs *srs);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Proving                                                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+/* Queues one partition for proving and returns at once (it never waits for memory or a
+ * worker). The cuzk_partition struct itself is copied; the buffers it points to are
+ * borrowed until the engine calls p->release(p->release_user) — exactly once, on success,
+ * failure or cancel, on an engine thread, before the job's result can be polled. When this
+ * call fails, release is NOT called and the buffers are the host's again at once.
+ * Priorities are clamped to 0..7 (higher first; FIFO within one priority). A partition whose
+ * working memory does not fit the budget now waits in the queue until it does.
+ * Thread-safe. *out receives the job handle (owned by the caller; it stays valid until its
+ * result has been polled).
+ * Errors: CUZK_EINVAL (NULL argument, struct_size too small, unknown scalar_form, reserved
+ * not 0, a key released or of another engine), CUZK_EMISMATCH (sizes that do not fit the
+ * key; the detail gives the counts), CUZK_EBUDGET (the partition needs more memory than the
+ * whole budget, so it can never run; the detail gives both numbers), CUZK_EAGAIN (the
+ * engine holds CUZK_OPT_QUEUE_CAPACITY jobs: poll results, then retry), CUZK_ESHUTDOWN. */
+CUZK_API int cuzk_submit_partition(cuzk_engine *engine, cuzk_srs *srs, const cuzk_partition *p,
+                                   cuzk_job *out);
+
+/* Takes one finished job's result (any job, each exactly once). Before the call set
+ * out->struct_size = sizeof(cuzk_result); the library writes no more than that. timeout_ns:
+ * 0 = do not block, < 0 = wait forever, > 0 = wait at most that long. On CUZK_OK *out holds
+ * the result: out->status is CUZK_OK with the proof, or the error that ended the job
+ * (CUZK_ECANCELED, CUZK_EVERIFY, CUZK_ENOMEM, CUZK_EDEVICE, ...; proof zeroed). The job's
+ * release callback has already run. Thread-safe; results are shared out among all pollers.
+ * Errors: CUZK_EINVAL (NULL argument, struct_size too small), CUZK_EAGAIN (no result within
+ * the timeout). */
+CUZK_API int cuzk_poll_result(cuzk_engine *engine, cuzk_result *out, int64_t timeout_ns);
+
+/* Asks that a job be canceled. A queued job never starts; a running one stops at its next
+ * stage boundary (or is discarded when it finishes). Either way its result arrives with
+ * CUZK_ECANCELED. Canceling twice is harmless. Thread-safe.
+ * Errors: CUZK_EINVAL (engine NULL), CUZK_ENOTFOUND (stale, foreign or unknown handle, or
+ * a result already polled), CUZK_EAGAIN (too late: the job has finished and its result,
+ * with its own status, is waiting for cuzk_poll_result). */
+CUZK_API int cuzk_cancel(cuzk_engine *engine, cuzk_job job);
+
+/* A snapshot of the engine's counters. Fields may be added at the end (struct_size). */
+typedef struct cuzk_stats {
+    uint32_t struct_size;            /* set by the caller before cuzk_engine_stats          */
+    int32_t backend;                 /* CUZK_BACKEND_CPU or CUZK_BACKEND_CUDA               */
+    uint32_t devices;                /* GPUs in use (0 on the CPU backend)                   */
+    uint32_t workers;                /* proving threads                                      */
+    uint64_t submitted;              /* jobs accepted by cuzk_submit_partition              */
+    uint64_t completed;              /* results posted with CUZK_OK                          */
+    uint64_t failed;                 /* results posted with another error than below        */
+    uint64_t canceled;               /* results posted with CUZK_ECANCELED                   */
+    uint64_t verify_failed;          /* results posted with CUZK_EVERIFY                     */
+    uint64_t queued;                 /* jobs waiting for a worker now                        */
+    uint64_t running;                /* jobs being proved or finished now                    */
+    uint64_t unpolled;               /* results waiting for cuzk_poll_result now             */
+    uint64_t queue_capacity;
+    uint64_t host_budget_bytes;
+    uint64_t host_reserved_bytes;    /* now, including cuzk_host_alloc memory                */
+    uint64_t host_reserved_peak;
+    uint64_t host_alloc_bytes;       /* held through cuzk_host_alloc now                     */
+    uint64_t budget_waits;           /* partitions that waited for memory                    */
+    uint64_t trace_events;           /* events delivered to the callback                     */
+    uint64_t trace_dropped;          /* events dropped because the ring was full             */
+    uint64_t arena_collects;         /* times housekeeping returned memory to the OS         */
+    uint64_t arena_bytes;            /* the process-wide working-memory arena (address space) */
+} cuzk_stats;
+
+/* Fills *out (out->struct_size set by the caller; the library writes no more than that).
+ * Thread-safe; the counters are read one by one, not as one atomic snapshot.
+ * Errors: CUZK_EINVAL (NULL argument, struct_size too small). */
+CUZK_API int cuzk_engine_stats(cuzk_engine *engine, cuzk_stats *out);
+
+/* Memory a host can synthesize a partition into, counted in the host budget (and
+ * page-locked when a GPU backend is active, so it needs no staging copy). 64-byte aligned.
+ * *out is owned by the caller until cuzk_host_free(engine, *out); memory still held at
+ * cuzk_engine_destroy is freed there. Thread-safe.
+ * Errors: CUZK_EINVAL (NULL argument, bytes 0), CUZK_EBUDGET (bytes exceed the whole host
+ * budget), CUZK_EAGAIN (does not fit the budget now; retry after results come back),
+ * CUZK_ENOMEM. */
+CUZK_API int cuzk_host_alloc(cuzk_engine *engine, size_t bytes, void **out);
+/* Frees memory from cuzk_host_alloc of the same engine and returns it to the budget. NULL
+ * is ignored; a pointer not from cuzk_host_alloc of this engine is ignored when it can be
+ * recognized (undefined otherwise). Thread-safe. */
+CUZK_API void cuzk_host_free(cuzk_engine *engine, void *p);
+
+/* ---------------------------------------------------------------------------------------- */
 /* Verification (no engine needed)                                                          */
 /* ---------------------------------------------------------------------------------------- */
 

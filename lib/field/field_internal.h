@@ -15,4 +15,8 @@ void fp2_pow(fp2_t *r, const fp2_t *a, const uint64_t *exp, size_t exp_limbs);
 int g1_aff_in_subgroup_slow(const g1_aff *p);
 int g2_aff_in_subgroup_slow(const g2_aff *p);
 
+/* Selects the MULX/ADX path (1) or portable C (0) for fp/fr mul and sqr; returns the
+ * previous choice. Asking for ADX on a CPU without it keeps the portable path. */
+int field_use_adx(int enable);
+
 #endif

@@ -39,8 +39,31 @@ void fp_add(fp_t *r, const fp_t *a, const fp_t *b) { mont_add(r->l, a->l, b->l, 
 void fp_sub(fp_t *r, const fp_t *a, const fp_t *b) { mont_sub(r->l, a->l, b->l, FP_MODULUS, N); }
 void fp_dbl(fp_t *r, const fp_t *a) { mont_add(r->l, a->l, a->l, FP_MODULUS, N); }
 void fp_neg(fp_t *r, const fp_t *a) { mont_neg(r->l, a->l, FP_MODULUS, N); }
-void fp_mul(fp_t *r, const fp_t *a, const fp_t *b) { mont_mul(r->l, a->l, b->l, FP_MODULUS, FP_INV, N); }
-void fp_sqr(fp_t *r, const fp_t *a) { mont_sqr(r->l, a->l, FP_MODULUS, FP_INV, N); }
+void fp_mul(fp_t *r, const fp_t *a, const fp_t *b)
+{
+#if MONT_HAVE_ADX_PATH
+    if (mont_have_adx) {
+        uint64_t t[N];
+        mont_mul6_adx(t, a->l, b->l, FP_MODULUS, FP_INV);
+        mont_reduce_once(r->l, t, FP_MODULUS, N);
+        return;
+    }
+#endif
+    mont_mul(r->l, a->l, b->l, FP_MODULUS, FP_INV, N);
+}
+
+void fp_sqr(fp_t *r, const fp_t *a)
+{
+#if MONT_HAVE_ADX_PATH
+    if (mont_have_adx) {
+        uint64_t t[N];
+        mont_mul6_adx(t, a->l, a->l, FP_MODULUS, FP_INV);
+        mont_reduce_once(r->l, t, FP_MODULUS, N);
+        return;
+    }
+#endif
+    mont_sqr(r->l, a->l, FP_MODULUS, FP_INV, N);
+}
 int fp_is_zero(const fp_t *a) { return mont_is_zero(a->l, N); }
 int fp_eq(const fp_t *a, const fp_t *b) { return mont_eq(a->l, b->l, N); }
 

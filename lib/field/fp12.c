@@ -3,7 +3,7 @@
  * Frobenius powers from precomputed constants, and the two special products pairing.c
  * leans on (sparse line multiplication and squaring in the cyclotomic subgroup).
  */
-#include "field.h"
+#include "tower.h"
 
 /* Frobenius: the coefficient of w^k (k = 2j + i for c_i.c_j, as w^2 = v) maps to
  * conj^n(coefficient)·ξ^(k(p^n - 1)/6). Derived offline from ξ = u + 1 and checked in
@@ -51,8 +51,8 @@ int fp12_is_one(const fp12_t *a)
 
 void fp12_add(fp12_t *r, const fp12_t *a, const fp12_t *b)
 {
-    fp6_add(&r->c0, &a->c0, &b->c0);
-    fp6_add(&r->c1, &a->c1, &b->c1);
+    tw_fp6_add(&r->c0, &a->c0, &b->c0);
+    tw_fp6_add(&r->c1, &a->c1, &b->c1);
 }
 
 void fp12_sub(fp12_t *r, const fp12_t *a, const fp12_t *b)
@@ -61,34 +61,40 @@ void fp12_sub(fp12_t *r, const fp12_t *a, const fp12_t *b)
     fp6_sub(&r->c1, &a->c1, &b->c1);
 }
 
-/* Karatsuba over Fp6: 3 Fp6 products. */
+/* Karatsuba over Fp6: 3 Fp6 products, kept double-width until the two outputs are summed. */
 void fp12_mul(fp12_t *r, const fp12_t *a, const fp12_t *b)
 {
-    fp6_t t0, t1, s, u;
-    fp6_mul(&t0, &a->c0, &b->c0);
-    fp6_mul(&t1, &a->c1, &b->c1);
-    fp6_add(&s, &a->c0, &a->c1);
-    fp6_add(&u, &b->c0, &b->c1);
-    fp6_mul(&s, &s, &u);
-    fp6_sub(&s, &s, &t0);
-    fp6_sub(&r->c1, &s, &t1);
-    fp6_mul_by_v(&t1, &t1);
-    fp6_add(&r->c0, &t0, &t1);
+    fp6w_t t0, t1, m;
+    fp6_t s, u;
+    fp6w_mul(&t0, &a->c0, &b->c0);
+    fp6w_mul(&t1, &a->c1, &b->c1);
+    tw_fp6_add(&s, &a->c0, &a->c1);
+    tw_fp6_add(&u, &b->c0, &b->c1);
+    fp6w_mul(&m, &s, &u);
+    fp6w_sub(&m, &m, &t0);
+    fp6w_sub(&m, &m, &t1);
+    fp6w_redc(&r->c1, &m);
+    fp6w_mul_by_v(&t1, &t1);
+    fp6w_add(&t0, &t0, &t1);
+    fp6w_redc(&r->c0, &t0);
 }
 
 /* Complex squaring: (a0 + a1 w)^2 = (a0 + a1)(a0 + v a1) - t - v t + 2t w, t = a0 a1. */
 void fp12_sqr(fp12_t *r, const fp12_t *a)
 {
-    fp6_t t, s, u;
-    fp6_mul(&t, &a->c0, &a->c1);
-    fp6_add(&s, &a->c0, &a->c1);
+    fp6w_t t, m, vt;
+    fp6_t s, u;
+    fp6w_mul(&t, &a->c0, &a->c1);
+    tw_fp6_add(&s, &a->c0, &a->c1);
     fp6_mul_by_v(&u, &a->c1);
-    fp6_add(&u, &u, &a->c0);
-    fp6_mul(&s, &s, &u);
-    fp6_sub(&s, &s, &t);
-    fp6_mul_by_v(&u, &t);
-    fp6_sub(&r->c0, &s, &u);
-    fp6_add(&r->c1, &t, &t);
+    tw_fp6_add(&u, &u, &a->c0);
+    fp6w_mul(&m, &s, &u);
+    fp6w_sub(&m, &m, &t);
+    fp6w_mul_by_v(&vt, &t);
+    fp6w_sub(&m, &m, &vt);
+    fp6w_add(&t, &t, &t);
+    fp6w_redc(&r->c0, &m);
+    fp6w_redc(&r->c1, &t);
 }
 
 /* (a0 + a1 w)^-1 = (a0 - a1 w) / (a0^2 - v a1^2) */
@@ -147,53 +153,60 @@ void fp12_frobenius(fp12_t *r, const fp12_t *a, unsigned power)
     *r = t;
 }
 
-/* a·(l0 + l1 v + l4 v w), the shape of every Miller-loop line: 13 Fp2 products. */
+/* a·(l0 + l1 v + l4 v w), the shape of every Miller-loop line: 13 Fp2 products, 12 Fp
+ * reductions. */
 void fp12_mul_by_014(fp12_t *r, const fp12_t *a, const fp2_t *l0, const fp2_t *l1,
                      const fp2_t *l4)
 {
-    fp6_t t0, t1, s;
+    fp6w_t t0, t1, m;
+    fp6_t s;
     fp2_t l14;
-    fp6_mul_by_01(&t0, &a->c0, l0, l1);
-    fp6_mul_by_1(&t1, &a->c1, l4);
-    fp6_add(&s, &a->c0, &a->c1);
-    fp2_add(&l14, l1, l4);
-    fp6_mul_by_01(&s, &s, l0, &l14);
-    fp6_sub(&s, &s, &t0);
-    fp6_sub(&r->c1, &s, &t1);
-    fp6_mul_by_v(&t1, &t1);
-    fp6_add(&r->c0, &t0, &t1);
+    fp6w_mul_by_01(&t0, &a->c0, l0, l1);
+    fp6w_mul_by_1(&t1, &a->c1, l4);
+    tw_fp6_add(&s, &a->c0, &a->c1);
+    tw_fp2_add(&l14, l1, l4);
+    fp6w_mul_by_01(&m, &s, l0, &l14);
+    fp6w_sub(&m, &m, &t0);
+    fp6w_sub(&m, &m, &t1);
+    fp6w_redc(&r->c1, &m);
+    fp6w_mul_by_v(&t1, &t1);
+    fp6w_add(&t0, &t0, &t1);
+    fp6w_redc(&r->c0, &t0);
 }
 
 /* (x + y s)^2 in Fp4 = Fp2[s]/(s^2 - ξ), s = w^3: returns x^2 + ξ y^2 and 2xy. */
 static void fp4_sqr(fp2_t *r0, fp2_t *r1, const fp2_t *x, const fp2_t *y)
 {
-    fp2_t t0, t1;
-    fp2_sqr(&t0, x);
-    fp2_sqr(&t1, y);
-    fp2_add(r1, x, y);
-    fp2_sqr(r1, r1);
-    fp2_sub(r1, r1, &t0);
-    fp2_sub(r1, r1, &t1);
-    fp2_mul_nonresidue(&t1, &t1);
-    fp2_add(r0, &t0, &t1);
+    fp2w_t t0, t1, m;
+    fp2_t s;
+    fp2w_sqr(&t0, x);
+    fp2w_sqr(&t1, y);
+    tw_fp2_add(&s, x, y);
+    fp2w_sqr(&m, &s);
+    fp2w_sub(&m, &m, &t0);
+    fp2w_sub(&m, &m, &t1);
+    fp2w_redc(r1, &m);
+    fp2w_nr(&t1, &t1);
+    fp2w_add(&t0, &t0, &t1);
+    fp2w_redc(r0, &t0);
 }
 
 /* r = 3t - 2z = 2(t - z) + t */
 static void three_minus_two(fp2_t *r, const fp2_t *t, const fp2_t *z)
 {
     fp2_t d;
-    fp2_sub(&d, t, z);
-    fp2_dbl(&d, &d);
-    fp2_add(r, &d, t);
+    tw_fp2_sub(&d, t, z);
+    tw_fp2_dbl(&d, &d);
+    tw_fp2_add(r, &d, t);
 }
 
 /* r = 3t + 2z = 2(t + z) + t */
 static void three_plus_two(fp2_t *r, const fp2_t *t, const fp2_t *z)
 {
     fp2_t d;
-    fp2_add(&d, t, z);
-    fp2_dbl(&d, &d);
-    fp2_add(r, &d, t);
+    tw_fp2_add(&d, t, z);
+    tw_fp2_dbl(&d, &d);
+    tw_fp2_add(r, &d, t);
 }
 
 /* Granger-Scott squaring for a in the cyclotomic subgroup (a^(p^4 - p^2 + 1) = 1, where
@@ -205,7 +218,7 @@ void fp12_cyclotomic_sqr(fp12_t *r, const fp12_t *a)
     fp4_sqr(&a0, &a1, &a->c0.c0, &a->c1.c1);   /* A = g0 + h1 s */
     fp4_sqr(&b0, &b1, &a->c1.c0, &a->c0.c2);   /* B = h0 + g2 s */
     fp4_sqr(&c0, &c1, &a->c0.c1, &a->c1.c2);   /* C = g1 + h2 s */
-    fp2_mul_nonresidue(&c1, &c1);
+    tw_fp2_nr(&c1, &c1);
 
     three_minus_two(&r->c0.c0, &a0, &a->c0.c0);
     three_plus_two(&r->c1.c1, &a1, &a->c1.c1);

@@ -1,22 +1,23 @@
 /*
  * Fp6 = Fp2[v]/(v^3 - ξ), ξ = u + 1: the middle of the pairing tower (blst/zkcrypto layout).
- * Karatsuba-style products on Fp2 coefficients, plus the sparse products the Miller loop's
- * line functions need. Outputs may alias inputs.
+ * Karatsuba-style products on Fp2 coefficients, double-width until each output coefficient
+ * is reduced once (tower.h), plus the sparse products the Miller loop's lines need. Outputs
+ * may alias inputs.
  */
-#include "field.h"
+#include "tower.h"
 
 void fp6_add(fp6_t *r, const fp6_t *a, const fp6_t *b)
 {
-    fp2_add(&r->c0, &a->c0, &b->c0);
-    fp2_add(&r->c1, &a->c1, &b->c1);
-    fp2_add(&r->c2, &a->c2, &b->c2);
+    tw_fp2_add(&r->c0, &a->c0, &b->c0);
+    tw_fp2_add(&r->c1, &a->c1, &b->c1);
+    tw_fp2_add(&r->c2, &a->c2, &b->c2);
 }
 
 void fp6_sub(fp6_t *r, const fp6_t *a, const fp6_t *b)
 {
-    fp2_sub(&r->c0, &a->c0, &b->c0);
-    fp2_sub(&r->c1, &a->c1, &b->c1);
-    fp2_sub(&r->c2, &a->c2, &b->c2);
+    tw_fp2_sub(&r->c0, &a->c0, &b->c0);
+    tw_fp2_sub(&r->c1, &a->c1, &b->c1);
+    tw_fp2_sub(&r->c2, &a->c2, &b->c2);
 }
 
 void fp6_neg(fp6_t *r, const fp6_t *a)
@@ -36,43 +37,48 @@ int fp6_is_zero(const fp6_t *a)
     return fp2_is_zero(&a->c0) & fp2_is_zero(&a->c1) & fp2_is_zero(&a->c2);
 }
 
-/* Three-term Karatsuba: 6 Fp2 products instead of 9. */
-void fp6_mul(fp6_t *r, const fp6_t *a, const fp6_t *b)
+/* Three-term Karatsuba, double-width: 6 Fp2 products instead of 9, no reduction. The
+ * Karatsuba sums are reduced (fp2w_mul wants factors below p). */
+void fp6w_mul(fp6w_t *r, const fp6_t *a, const fp6_t *b)
 {
-    fp2_t t0, t1, t2, s, u, c0, c1, c2;
-    fp2_mul(&t0, &a->c0, &b->c0);
-    fp2_mul(&t1, &a->c1, &b->c1);
-    fp2_mul(&t2, &a->c2, &b->c2);
+    fp2w_t t0, t1, t2, m, n;
+    fp2_t s, u;
+    fp2w_mul(&t0, &a->c0, &b->c0);
+    fp2w_mul(&t1, &a->c1, &b->c1);
+    fp2w_mul(&t2, &a->c2, &b->c2);
 
     /* c0 = t0 + ξ((a1 + a2)(b1 + b2) - t1 - t2) */
-    fp2_add(&s, &a->c1, &a->c2);
-    fp2_add(&u, &b->c1, &b->c2);
-    fp2_mul(&c0, &s, &u);
-    fp2_sub(&c0, &c0, &t1);
-    fp2_sub(&c0, &c0, &t2);
-    fp2_mul_nonresidue(&c0, &c0);
-    fp2_add(&c0, &c0, &t0);
+    tw_fp2_add(&s, &a->c1, &a->c2);
+    tw_fp2_add(&u, &b->c1, &b->c2);
+    fp2w_mul(&m, &s, &u);
+    fp2w_sub(&m, &m, &t1);
+    fp2w_sub(&m, &m, &t2);
+    fp2w_nr(&m, &m);
+    fp2w_add(&r->c0, &m, &t0);
 
     /* c1 = (a0 + a1)(b0 + b1) - t0 - t1 + ξ t2 */
-    fp2_add(&s, &a->c0, &a->c1);
-    fp2_add(&u, &b->c0, &b->c1);
-    fp2_mul(&c1, &s, &u);
-    fp2_sub(&c1, &c1, &t0);
-    fp2_sub(&c1, &c1, &t1);
-    fp2_mul_nonresidue(&s, &t2);
-    fp2_add(&c1, &c1, &s);
+    tw_fp2_add(&s, &a->c0, &a->c1);
+    tw_fp2_add(&u, &b->c0, &b->c1);
+    fp2w_mul(&m, &s, &u);
+    fp2w_sub(&m, &m, &t0);
+    fp2w_sub(&m, &m, &t1);
+    fp2w_nr(&n, &t2);
+    fp2w_add(&r->c1, &m, &n);
 
     /* c2 = (a0 + a2)(b0 + b2) - t0 - t2 + t1 */
-    fp2_add(&s, &a->c0, &a->c2);
-    fp2_add(&u, &b->c0, &b->c2);
-    fp2_mul(&c2, &s, &u);
-    fp2_sub(&c2, &c2, &t0);
-    fp2_sub(&c2, &c2, &t2);
-    fp2_add(&c2, &c2, &t1);
+    tw_fp2_add(&s, &a->c0, &a->c2);
+    tw_fp2_add(&u, &b->c0, &b->c2);
+    fp2w_mul(&m, &s, &u);
+    fp2w_sub(&m, &m, &t0);
+    fp2w_sub(&m, &m, &t2);
+    fp2w_add(&r->c2, &m, &t1);
+}
 
-    r->c0 = c0;
-    r->c1 = c1;
-    r->c2 = c2;
+void fp6_mul(fp6_t *r, const fp6_t *a, const fp6_t *b)
+{
+    fp6w_t t;
+    fp6w_mul(&t, a, b);
+    fp6w_redc(r, &t);
 }
 
 /* Chung-Hasan SQR2: 2 squarings and 3 products of Fp2. */
@@ -81,22 +87,22 @@ void fp6_sqr(fp6_t *r, const fp6_t *a)
     fp2_t s0, s1, s2, s3, s4, t;
     fp2_sqr(&s0, &a->c0);
     fp2_mul(&s1, &a->c0, &a->c1);
-    fp2_dbl(&s1, &s1);
-    fp2_sub(&t, &a->c0, &a->c1);
-    fp2_add(&t, &t, &a->c2);
+    tw_fp2_dbl(&s1, &s1);
+    tw_fp2_sub(&t, &a->c0, &a->c1);
+    tw_fp2_add(&t, &t, &a->c2);
     fp2_sqr(&s2, &t);                 /* (a0 - a1 + a2)^2 */
     fp2_mul(&s3, &a->c1, &a->c2);
-    fp2_dbl(&s3, &s3);
+    tw_fp2_dbl(&s3, &s3);
     fp2_sqr(&s4, &a->c2);
 
-    fp2_mul_nonresidue(&t, &s3);
-    fp2_add(&r->c0, &s0, &t);         /* s0 + ξ s3 */
-    fp2_add(&s2, &s2, &s1);
-    fp2_add(&s2, &s2, &s3);
-    fp2_sub(&s2, &s2, &s0);
-    fp2_sub(&r->c2, &s2, &s4);        /* s1 + s2 + s3 - s0 - s4 */
-    fp2_mul_nonresidue(&t, &s4);
-    fp2_add(&r->c1, &s1, &t);         /* s1 + ξ s4 */
+    tw_fp2_nr(&t, &s3);
+    tw_fp2_add(&r->c0, &s0, &t);         /* s0 + ξ s3 */
+    tw_fp2_add(&s2, &s2, &s1);
+    tw_fp2_add(&s2, &s2, &s3);
+    tw_fp2_sub(&s2, &s2, &s0);
+    tw_fp2_sub(&r->c2, &s2, &s4);        /* s1 + s2 + s3 - s0 - s4 */
+    tw_fp2_nr(&t, &s4);
+    tw_fp2_add(&r->c1, &s1, &t);         /* s1 + ξ s4 */
 }
 
 /* Adjugate over the norm: a^-1 = (c0, c1, c2) / (a0 c0 + ξ(a2 c1 + a1 c2)). */
@@ -105,24 +111,24 @@ void fp6_inv(fp6_t *r, const fp6_t *a)
     fp2_t c0, c1, c2, t, n;
     fp2_sqr(&c0, &a->c0);
     fp2_mul(&t, &a->c1, &a->c2);
-    fp2_mul_nonresidue(&t, &t);
-    fp2_sub(&c0, &c0, &t);            /* a0^2 - ξ a1 a2 */
+    tw_fp2_nr(&t, &t);
+    tw_fp2_sub(&c0, &c0, &t);            /* a0^2 - ξ a1 a2 */
 
     fp2_sqr(&c1, &a->c2);
-    fp2_mul_nonresidue(&c1, &c1);
+    tw_fp2_nr(&c1, &c1);
     fp2_mul(&t, &a->c0, &a->c1);
-    fp2_sub(&c1, &c1, &t);            /* ξ a2^2 - a0 a1 */
+    tw_fp2_sub(&c1, &c1, &t);            /* ξ a2^2 - a0 a1 */
 
     fp2_sqr(&c2, &a->c1);
     fp2_mul(&t, &a->c0, &a->c2);
-    fp2_sub(&c2, &c2, &t);            /* a1^2 - a0 a2 */
+    tw_fp2_sub(&c2, &c2, &t);            /* a1^2 - a0 a2 */
 
     fp2_mul(&n, &a->c2, &c1);
     fp2_mul(&t, &a->c1, &c2);
-    fp2_add(&n, &n, &t);
-    fp2_mul_nonresidue(&n, &n);
+    tw_fp2_add(&n, &n, &t);
+    tw_fp2_nr(&n, &n);
     fp2_mul(&t, &a->c0, &c0);
-    fp2_add(&n, &n, &t);
+    tw_fp2_add(&n, &n, &t);
     fp2_inv(&n, &n);                  /* inv(0) = 0 propagates: inv of zero is zero */
 
     fp2_mul(&r->c0, &c0, &n);
@@ -134,46 +140,54 @@ void fp6_inv(fp6_t *r, const fp6_t *a)
 void fp6_mul_by_v(fp6_t *r, const fp6_t *a)
 {
     fp2_t t;
-    fp2_mul_nonresidue(&t, &a->c2);
+    tw_fp2_nr(&t, &a->c2);
     r->c2 = a->c1;
     r->c1 = a->c0;
     r->c0 = t;
 }
 
-/* a·(b0 + b1 v): 5 Fp2 products. */
-void fp6_mul_by_01(fp6_t *r, const fp6_t *a, const fp2_t *b0, const fp2_t *b1)
+/* a·(b0 + b1 v): 5 Fp2 products, double-width. */
+void fp6w_mul_by_01(fp6w_t *r, const fp6_t *a, const fp2_t *b0, const fp2_t *b1)
 {
-    fp2_t t0, t1, c0, c1, c2, s, u;
-    fp2_mul(&t0, &a->c0, b0);
-    fp2_mul(&t1, &a->c1, b1);
+    fp2w_t t0, t1, m;
+    fp2_t s, u;
+    fp2w_mul(&t0, &a->c0, b0);
+    fp2w_mul(&t1, &a->c1, b1);
 
-    fp2_mul(&c0, &a->c2, b1);
-    fp2_mul_nonresidue(&c0, &c0);
-    fp2_add(&c0, &c0, &t0);           /* t0 + ξ a2 b1 */
+    fp2w_mul(&m, &a->c2, b1);
+    fp2w_nr(&m, &m);
+    fp2w_add(&r->c0, &m, &t0);        /* t0 + ξ a2 b1 */
 
-    fp2_add(&s, &a->c0, &a->c1);
-    fp2_add(&u, b0, b1);
-    fp2_mul(&c1, &s, &u);
-    fp2_sub(&c1, &c1, &t0);
-    fp2_sub(&c1, &c1, &t1);           /* a0 b1 + a1 b0 */
+    tw_fp2_add(&s, &a->c0, &a->c1);
+    tw_fp2_add(&u, b0, b1);
+    fp2w_mul(&m, &s, &u);
+    fp2w_sub(&m, &m, &t0);
+    fp2w_sub(&r->c1, &m, &t1);        /* a0 b1 + a1 b0 */
 
-    fp2_mul(&c2, &a->c2, b0);
-    fp2_add(&c2, &c2, &t1);           /* a1 b1 + a2 b0 */
-
-    r->c0 = c0;
-    r->c1 = c1;
-    r->c2 = c2;
+    fp2w_mul(&m, &a->c2, b0);
+    fp2w_add(&r->c2, &m, &t1);        /* a1 b1 + a2 b0 */
 }
 
-/* a·(b1 v) = ξ a2 b1 + a0 b1 v + a1 b1 v^2: 3 Fp2 products. */
+/* a·(b1 v) = ξ a2 b1 + a0 b1 v + a1 b1 v^2: 3 Fp2 products, double-width. */
+void fp6w_mul_by_1(fp6w_t *r, const fp6_t *a, const fp2_t *b1)
+{
+    fp2w_t m;
+    fp2w_mul(&m, &a->c2, b1);
+    fp2w_mul(&r->c1, &a->c0, b1);
+    fp2w_mul(&r->c2, &a->c1, b1);
+    fp2w_nr(&r->c0, &m);
+}
+
+void fp6_mul_by_01(fp6_t *r, const fp6_t *a, const fp2_t *b0, const fp2_t *b1)
+{
+    fp6w_t t;
+    fp6w_mul_by_01(&t, a, b0, b1);
+    fp6w_redc(r, &t);
+}
+
 void fp6_mul_by_1(fp6_t *r, const fp6_t *a, const fp2_t *b1)
 {
-    fp2_t c0, c1, c2;
-    fp2_mul(&c0, &a->c2, b1);
-    fp2_mul_nonresidue(&c0, &c0);
-    fp2_mul(&c1, &a->c0, b1);
-    fp2_mul(&c2, &a->c1, b1);
-    r->c0 = c0;
-    r->c1 = c1;
-    r->c2 = c2;
+    fp6w_t t;
+    fp6w_mul_by_1(&t, a, b1);
+    fp6w_redc(r, &t);
 }

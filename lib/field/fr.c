@@ -27,8 +27,31 @@ static const fr_t FR_ROOT_2_32 = {{0xb9b58d8c5f0e466aull, 0x5b1b4c801819d7ecull,
 void fr_add(fr_t *r, const fr_t *a, const fr_t *b) { mont_add(r->l, a->l, b->l, FR_MODULUS, N); }
 void fr_sub(fr_t *r, const fr_t *a, const fr_t *b) { mont_sub(r->l, a->l, b->l, FR_MODULUS, N); }
 void fr_neg(fr_t *r, const fr_t *a) { mont_neg(r->l, a->l, FR_MODULUS, N); }
-void fr_mul(fr_t *r, const fr_t *a, const fr_t *b) { mont_mul(r->l, a->l, b->l, FR_MODULUS, FR_INV, N); }
-void fr_sqr(fr_t *r, const fr_t *a) { mont_sqr(r->l, a->l, FR_MODULUS, FR_INV, N); }
+void fr_mul(fr_t *r, const fr_t *a, const fr_t *b)
+{
+#if MONT_HAVE_ADX_PATH
+    if (mont_have_adx) {
+        uint64_t t[N];
+        mont_mul4_adx(t, a->l, b->l, FR_MODULUS, FR_INV);
+        mont_reduce_once(r->l, t, FR_MODULUS, N);
+        return;
+    }
+#endif
+    mont_mul(r->l, a->l, b->l, FR_MODULUS, FR_INV, N);
+}
+
+void fr_sqr(fr_t *r, const fr_t *a)
+{
+#if MONT_HAVE_ADX_PATH
+    if (mont_have_adx) {
+        uint64_t t[N];
+        mont_mul4_adx(t, a->l, a->l, FR_MODULUS, FR_INV);
+        mont_reduce_once(r->l, t, FR_MODULUS, N);
+        return;
+    }
+#endif
+    mont_sqr(r->l, a->l, FR_MODULUS, FR_INV, N);
+}
 int fr_is_zero(const fr_t *a) { return mont_is_zero(a->l, N); }
 int fr_is_one(const fr_t *a) { return mont_eq(a->l, FR_ONE.l, N); }
 int fr_eq(const fr_t *a, const fr_t *b) { return mont_eq(a->l, b->l, N); }

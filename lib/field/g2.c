@@ -37,4 +37,37 @@ static const fp2_t G2_B = {FOUR, FOUR};
 #define PT(name) g2_##name
 #include "field/curve_impl.h"
 
-int g2_aff_in_subgroup(const g2_aff *p) { return g2_aff_in_subgroup_slow(p); }
+/* |x| for the BLS parameter x = -0xd201000000010000. */
+#define BLS_X_ABS 0xd201000000010000ull
+
+/* psi = twist^-1 ∘ Frobenius ∘ twist on E'(Fp2): psi(x, y) = (conj(x)·PSI_X, conj(y)·PSI_Y)
+ * with PSI_X = 1/(u+1)^((p-1)/3) and PSI_Y = 1/(u+1)^((p-1)/2) (Montgomery form). */
+static const fp2_t PSI_X = {
+    {{0}},
+    {{0x890dc9e4867545c3ull, 0x2af322533285a5d5ull, 0x50880866309b7e2cull, 0xa20d1b8c7e881024ull,
+      0x14e4f04fe2db9068ull, 0x14e56d3f1564853aull}}};
+static const fp2_t PSI_Y = {
+    {{0x3e2f585da55c9ad1ull, 0x4294213d86c18183ull, 0x382844c88b623732ull, 0x92ad2afd19103e18ull,
+      0x1d794e4fac7cf0b9ull, 0x0bd592fc7d825ec8ull}},
+    {{0x7bcfa7a25aa30fdaull, 0xdc17dec12a927e7cull, 0x2f088dd86b4ebef1ull, 0xd1ca2087da74d4a7ull,
+      0x2da2596696cebc1dull, 0x0e2b7eedbbfd87d2ull}}};
+
+/*
+ * Scott's test (eprint 2021/1130): a point P of E'(Fp2) is in G2 iff psi(P) = x·P. One
+ * 64-bit multiplication instead of one by the 255-bit r.
+ */
+int g2_aff_in_subgroup(const g2_aff *p)
+{
+    if (g2_aff_is_inf(p)) return 1;
+    g2_jac j, t;
+    g2_aff psi;
+    fp2_conj(&psi.x, &p->x);
+    fp2_mul(&psi.x, &psi.x, &PSI_X);
+    fp2_conj(&psi.y, &p->y);
+    fp2_mul(&psi.y, &psi.y, &PSI_Y);
+    g2_jac_from_aff(&j, p);
+    g2_jac_mul_u64(&t, &j, BLS_X_ABS);
+    g2_jac_neg(&t, &t); /* x·P (x < 0) */
+    g2_jac_from_aff(&j, &psi);
+    return g2_jac_eq(&t, &j);
+}

@@ -19,16 +19,44 @@ typedef unsigned __int128 mont_u128;
 #define MONT_UNROLL _Pragma("GCC unroll 16")
 #endif
 
+/* Add and subtract with carry. On x86-64 the intrinsics become one ADC/SBB each (the
+ * unsigned __int128 spelling compiles to several instructions per limb with GCC). */
+#if defined(__x86_64__)
+#include <x86intrin.h>
+MONT_INLINE uint64_t mont_adc(uint64_t a, uint64_t b, unsigned char *c)
+{
+    unsigned long long r;
+    *c = _addcarry_u64(*c, a, b, &r);
+    return (uint64_t)r;
+}
+MONT_INLINE uint64_t mont_sbb(uint64_t a, uint64_t b, unsigned char *borrow)
+{
+    unsigned long long r;
+    *borrow = _subborrow_u64(*borrow, a, b, &r);
+    return (uint64_t)r;
+}
+#else
+MONT_INLINE uint64_t mont_adc(uint64_t a, uint64_t b, unsigned char *c)
+{
+    mont_u128 x = (mont_u128)a + b + *c;
+    *c = (unsigned char)(x >> 64);
+    return (uint64_t)x;
+}
+MONT_INLINE uint64_t mont_sbb(uint64_t a, uint64_t b, unsigned char *borrow)
+{
+    mont_u128 d = (mont_u128)a - b - *borrow;
+    *borrow = (unsigned char)((d >> 64) & 1);
+    return (uint64_t)d;
+}
+#endif
+
 /* r = t - m if t >= m, else t; branch-free so timing does not depend on the value. */
 MONT_INLINE void mont_reduce_once(uint64_t *r, const uint64_t *t, const uint64_t *m, const int n)
 {
-    uint64_t s[MONT_MAX], borrow = 0;
-    MONT_UNROLL for (int j = 0; j < n; j++) {
-        mont_u128 d = (mont_u128)t[j] - m[j] - borrow;
-        s[j] = (uint64_t)d;
-        borrow = (uint64_t)(d >> 64) & 1;
-    }
-    uint64_t keep_t = 0 - borrow; /* all ones when t < m */
+    uint64_t s[MONT_MAX];
+    unsigned char borrow = 0;
+    MONT_UNROLL for (int j = 0; j < n; j++) s[j] = mont_sbb(t[j], m[j], &borrow);
+    uint64_t keep_t = 0 - (uint64_t)borrow; /* all ones when t < m */
     MONT_UNROLL for (int j = 0; j < n; j++) r[j] = (t[j] & keep_t) | (s[j] & ~keep_t);
 }
 
@@ -116,12 +144,9 @@ MONT_INLINE void mont_sqr(uint64_t *r, const uint64_t *a, const uint64_t *m, uin
 MONT_INLINE void mont_add(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m,
                           const int n)
 {
-    uint64_t t[MONT_MAX], c = 0;
-    MONT_UNROLL for (int j = 0; j < n; j++) {
-        mont_u128 x = (mont_u128)a[j] + b[j] + c;
-        t[j] = (uint64_t)x;
-        c = (uint64_t)(x >> 64);
-    }
+    uint64_t t[MONT_MAX];
+    unsigned char c = 0;
+    MONT_UNROLL for (int j = 0; j < n; j++) t[j] = mont_adc(a[j], b[j], &c);
     mont_reduce_once(r, t, m, n);
 }
 
@@ -129,31 +154,21 @@ MONT_INLINE void mont_add(uint64_t *r, const uint64_t *a, const uint64_t *b, con
 MONT_INLINE void mont_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m,
                           const int n)
 {
-    uint64_t t[MONT_MAX], borrow = 0;
-    MONT_UNROLL for (int j = 0; j < n; j++) {
-        mont_u128 d = (mont_u128)a[j] - b[j] - borrow;
-        t[j] = (uint64_t)d;
-        borrow = (uint64_t)(d >> 64) & 1;
-    }
-    uint64_t mask = 0 - borrow, c = 0;
-    MONT_UNROLL for (int j = 0; j < n; j++) {
-        mont_u128 x = (mont_u128)t[j] + (m[j] & mask) + c;
-        r[j] = (uint64_t)x;
-        c = (uint64_t)(x >> 64);
-    }
+    uint64_t t[MONT_MAX];
+    unsigned char borrow = 0, c = 0;
+    MONT_UNROLL for (int j = 0; j < n; j++) t[j] = mont_sbb(a[j], b[j], &borrow);
+    uint64_t mask = 0 - (uint64_t)borrow;
+    MONT_UNROLL for (int j = 0; j < n; j++) r[j] = mont_adc(t[j], m[j] & mask, &c);
 }
 
 /* r = -a mod m (0 stays 0, so the result is always fully reduced). */
 MONT_INLINE void mont_neg(uint64_t *r, const uint64_t *a, const uint64_t *m, const int n)
 {
-    uint64_t nz = 0, borrow = 0;
+    uint64_t nz = 0;
+    unsigned char borrow = 0;
     MONT_UNROLL for (int j = 0; j < n; j++) nz |= a[j];
     uint64_t mask = 0 - (uint64_t)(nz != 0);
-    MONT_UNROLL for (int j = 0; j < n; j++) {
-        mont_u128 d = (mont_u128)m[j] - a[j] - borrow;
-        r[j] = (uint64_t)d & mask;
-        borrow = (uint64_t)(d >> 64) & 1;
-    }
+    MONT_UNROLL for (int j = 0; j < n; j++) r[j] = mont_sbb(m[j], a[j], &borrow) & mask;
 }
 
 MONT_INLINE int mont_is_zero(const uint64_t *a, const int n)
@@ -173,12 +188,24 @@ MONT_INLINE int mont_eq(const uint64_t *a, const uint64_t *b, const int n)
 /* 1 if a < b as n-limb integers. */
 MONT_INLINE int mont_lt(const uint64_t *a, const uint64_t *b, const int n)
 {
-    uint64_t borrow = 0;
-    MONT_UNROLL for (int j = 0; j < n; j++) {
-        mont_u128 d = (mont_u128)a[j] - b[j] - borrow;
-        borrow = (uint64_t)(d >> 64) & 1;
-    }
+    unsigned char borrow = 0;
+    MONT_UNROLL for (int j = 0; j < n; j++) (void)mont_sbb(a[j], b[j], &borrow);
     return (int)borrow;
 }
+
+/*
+ * x86-64 MULX/ADCX/ADOX path (mont_adx.h), chosen at run time: mont_have_adx is set by a
+ * constructor from CPUID (and cleared by CUZK_FIELD_PORTABLE=1 in the environment, or by
+ * field_use_adx() in the tests, so the portable path stays tested on any machine).
+ */
+#if defined(__x86_64__) && !defined(CUZK_FIELD_NO_ASM)
+#define MONT_HAVE_ADX_PATH 1
+#include "field/mont_adx.h"
+extern int mont_have_adx;
+#else
+#define MONT_HAVE_ADX_PATH 0
+#define mont_have_adx 0
+#endif
+
 
 #endif

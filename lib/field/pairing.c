@@ -4,6 +4,7 @@
  * final exponentiation. Values agree with blst, zkcrypto and noble (see pairing_final_exp).
  */
 #include "pairing.h"
+#include "tower.h"
 
 /* |x| for the curve parameter x = -0xd201000000010000; its sign is a final conjugation. */
 #define BLS_X_ABS 0xd201000000010000ull
@@ -24,10 +25,10 @@ typedef struct {
 static void fp2_mul12(fp2_t *r, const fp2_t *a)
 {
     fp2_t t;
-    fp2_dbl(&t, a);
-    fp2_dbl(&t, &t);      /* 4a */
-    fp2_dbl(r, &t);       /* 8a */
-    fp2_add(r, r, &t);
+    tw_fp2_dbl(&t, a);
+    tw_fp2_dbl(&t, &t);      /* 4a */
+    tw_fp2_dbl(r, &t);       /* 8a */
+    tw_fp2_add(r, r, &t);
 }
 
 /*
@@ -40,34 +41,34 @@ static void miller_dbl(fp12_t *f, miller_pair *s)
     g2_proj *t = &s->t;
     fp2_t xy, b, c, e, f3, h, xx, l0, l1, l4, u;
 
-    fp2_mul(&xy, &t->x, &t->y);
-    fp2_sqr(&b, &t->y);
-    fp2_sqr(&c, &t->z);
-    fp2_mul_nonresidue(&e, &c);
+    tw_fp2_mul(&xy, &t->x, &t->y);
+    tw_fp2_sqr(&b, &t->y);
+    tw_fp2_sqr(&c, &t->z);
+    tw_fp2_nr(&e, &c);
     fp2_mul12(&e, &e);                /* E = 3b'Z^2 */
-    fp2_dbl(&f3, &e);
-    fp2_add(&f3, &f3, &e);            /* F = 3E */
-    fp2_add(&h, &t->y, &t->z);
-    fp2_sqr(&h, &h);
-    fp2_sub(&h, &h, &b);
-    fp2_sub(&h, &h, &c);              /* H = 2YZ */
-    fp2_sqr(&xx, &t->x);
+    tw_fp2_dbl(&f3, &e);
+    tw_fp2_add(&f3, &f3, &e);            /* F = 3E */
+    tw_fp2_add(&h, &t->y, &t->z);
+    tw_fp2_sqr(&h, &h);
+    tw_fp2_sub(&h, &h, &b);
+    tw_fp2_sub(&h, &h, &c);              /* H = 2YZ */
+    tw_fp2_sqr(&xx, &t->x);
 
-    fp2_sub(&l0, &b, &e);
-    fp2_mul_fp(&l1, &xx, &s->neg_3xp);
-    fp2_mul_fp(&l4, &h, &s->yp);
+    tw_fp2_sub(&l0, &b, &e);
+    tw_fp2_mul_fp(&l1, &xx, &s->neg_3xp);
+    tw_fp2_mul_fp(&l4, &h, &s->yp);
 
-    fp2_sub(&u, &b, &f3);
-    fp2_mul(&t->x, &xy, &u);
-    fp2_dbl(&t->x, &t->x);            /* X3 = 2XY(B - F) */
-    fp2_sqr(&e, &e);
+    tw_fp2_sub(&u, &b, &f3);
+    tw_fp2_mul(&t->x, &xy, &u);
+    tw_fp2_dbl(&t->x, &t->x);            /* X3 = 2XY(B - F) */
+    tw_fp2_sqr(&e, &e);
     fp2_mul12(&e, &e);
-    fp2_add(&u, &b, &f3);
-    fp2_sqr(&u, &u);
-    fp2_sub(&t->y, &u, &e);           /* Y3 = (B + F)^2 - 12E^2 */
-    fp2_mul(&t->z, &b, &h);
-    fp2_dbl(&t->z, &t->z);
-    fp2_dbl(&t->z, &t->z);            /* Z3 = 4BH */
+    tw_fp2_add(&u, &b, &f3);
+    tw_fp2_sqr(&u, &u);
+    tw_fp2_sub(&t->y, &u, &e);           /* Y3 = (B + F)^2 - 12E^2 */
+    tw_fp2_mul(&t->z, &b, &h);
+    tw_fp2_dbl(&t->z, &t->z);
+    tw_fp2_dbl(&t->z, &t->z);            /* Z3 = 4BH */
 
     fp12_mul_by_014(f, f, &l0, &l1, &l4);
 }
@@ -83,31 +84,31 @@ static void miller_add(fp12_t *f, miller_pair *s)
     const g2_aff *q = &s->q;
     fp2_t th, la, c, d, e, ff, g, h, l0, l1, l4, u;
 
-    fp2_mul(&th, &q->y, &t->z);
-    fp2_sub(&th, &t->y, &th);
-    fp2_mul(&la, &q->x, &t->z);
-    fp2_sub(&la, &t->x, &la);
-    fp2_sqr(&c, &th);
-    fp2_sqr(&d, &la);
-    fp2_mul(&e, &d, &la);
-    fp2_mul(&ff, &t->z, &c);
-    fp2_mul(&g, &t->x, &d);
-    fp2_add(&h, &e, &ff);
-    fp2_sub(&h, &h, &g);
-    fp2_sub(&h, &h, &g);              /* H = E + F - 2G */
+    tw_fp2_mul(&th, &q->y, &t->z);
+    tw_fp2_sub(&th, &t->y, &th);
+    tw_fp2_mul(&la, &q->x, &t->z);
+    tw_fp2_sub(&la, &t->x, &la);
+    tw_fp2_sqr(&c, &th);
+    tw_fp2_sqr(&d, &la);
+    tw_fp2_mul(&e, &d, &la);
+    tw_fp2_mul(&ff, &t->z, &c);
+    tw_fp2_mul(&g, &t->x, &d);
+    tw_fp2_add(&h, &e, &ff);
+    tw_fp2_sub(&h, &h, &g);
+    tw_fp2_sub(&h, &h, &g);              /* H = E + F - 2G */
 
-    fp2_mul(&l0, &th, &q->x);
-    fp2_mul(&u, &la, &q->y);
-    fp2_sub(&l0, &l0, &u);
-    fp2_mul_fp(&l1, &th, &s->neg_xp);
-    fp2_mul_fp(&l4, &la, &s->yp);
+    tw_fp2_mul(&l0, &th, &q->x);
+    tw_fp2_mul(&u, &la, &q->y);
+    tw_fp2_sub(&l0, &l0, &u);
+    tw_fp2_mul_fp(&l1, &th, &s->neg_xp);
+    tw_fp2_mul_fp(&l4, &la, &s->yp);
 
-    fp2_mul(&t->x, &la, &h);
-    fp2_sub(&u, &g, &h);
-    fp2_mul(&u, &th, &u);
-    fp2_mul(&g, &t->y, &e);
-    fp2_sub(&t->y, &u, &g);
-    fp2_mul(&t->z, &t->z, &e);
+    tw_fp2_mul(&t->x, &la, &h);
+    tw_fp2_sub(&u, &g, &h);
+    tw_fp2_mul(&u, &th, &u);
+    tw_fp2_mul(&g, &t->y, &e);
+    tw_fp2_sub(&t->y, &u, &g);
+    tw_fp2_mul(&t->z, &t->z, &e);
 
     fp12_mul_by_014(f, f, &l0, &l1, &l4);
 }

@@ -1,0 +1,81 @@
+/*
+ * cuzk-bench field: single-threaded latency of the base arithmetic (Fp, Fr, Fp2
+ * multiplication and squaring, inversion, G1/G2 addition and doubling), ns per operation.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "field/curve.h"
+
+/* Median ns per operation over `rounds` rounds of `reps` dependent operations (each
+ * feeds the next, so this is latency, the figure the pairing and bucket chains see). */
+#define TIME_NS(out, rounds, reps, stmt)                                        \
+    do {                                                                        \
+        double v_[64];                                                          \
+        for (int r_ = 0; r_ < (rounds); r_++) {                                 \
+            uint64_t t0_ = bench_now_ns();                                      \
+            for (int i_ = 0; i_ < (reps); i_++) { stmt; }                       \
+            v_[r_] = (double)(bench_now_ns() - t0_) / (reps);                   \
+        }                                                                       \
+        (out) = bench_median(v_, (rounds));                                     \
+    } while (0)
+
+int bench_field(int argc, char **argv)
+{
+    int json = 0, rounds = 9;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json")) json = 1;
+        else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = atoi(argv[++i]);
+        else { fprintf(stderr, "usage: cuzk-bench field [--rounds N] [--json]\n"); return 2; }
+    }
+    if (rounds < 1) rounds = 1;
+    if (rounds > 64) rounds = 64;
+
+    fp_t a = G1_GENERATOR.x, b = G1_GENERATOR.y;
+    fr_t x, y;
+    fr_from_u64(&x, 0x1234567890abcdefull);
+    fr_from_u64(&y, 0xfedcba0987654321ull);
+    fp2_t c = G2_GENERATOR.x, d = G2_GENERATOR.y;
+    g1_jac p, q, g1;
+    g2_jac s, t, g2;
+    g1_jac_from_aff(&g1, &G1_GENERATOR);
+    g2_jac_from_aff(&g2, &G2_GENERATOR);
+    g1_jac_dbl(&p, &g1);
+    g1_jac_dbl(&q, &p);
+    g2_jac_dbl(&s, &g2);
+    g2_jac_dbl(&t, &s);
+
+    struct { const char *name; double ns; } r[16];
+    int n = 0;
+#define RUN(label, reps, stmt) do { r[n].name = label; TIME_NS(r[n].ns, rounds, reps, stmt); n++; } while (0)
+    RUN("fp_mul", 200000, fp_mul(&a, &a, &b));
+    RUN("fp_sqr", 200000, fp_sqr(&a, &a));
+    RUN("fp_inv", 200, fp_inv(&a, &a));
+    RUN("fr_mul", 200000, fr_mul(&x, &x, &y));
+    RUN("fr_sqr", 200000, fr_sqr(&x, &x));
+    RUN("fp2_mul", 100000, fp2_mul(&c, &c, &d));
+    RUN("fp2_sqr", 100000, fp2_sqr(&c, &c));
+    RUN("g1_jac_add", 50000, g1_jac_add(&p, &p, &q));
+    RUN("g1_jac_add_aff", 50000, g1_jac_add_aff(&p, &p, &G1_GENERATOR));
+    RUN("g1_jac_dbl", 50000, g1_jac_dbl(&p, &p));
+    RUN("g2_jac_add", 20000, g2_jac_add(&s, &s, &t));
+    RUN("g2_jac_add_aff", 20000, g2_jac_add_aff(&s, &s, &G2_GENERATOR));
+    RUN("g2_jac_dbl", 20000, g2_jac_dbl(&s, &s));
+#undef RUN
+    /* Keep every chain observable so nothing is optimised away. */
+    int sink = fp_is_zero(&a) + fr_is_zero(&x) + fp2_is_zero(&c) + g1_jac_is_inf(&p) + g2_jac_is_inf(&s);
+
+    if (json) {
+        printf("{\"bench\":\"field\",\"cpu\":\"%s\",\"threads\":1,\"unit\":\"ns\"", bench_cpu_name());
+        for (int i = 0; i < n; i++) printf(",\"%s\":%.1f", r[i].name, r[i].ns);
+        printf(",\"sink\":%d}\n", sink);
+        return 0;
+    }
+    printf("cuzk-bench field (single thread, dependent chains, median of %d rounds) on %s\n", rounds,
+           bench_cpu_name());
+    for (int i = 0; i < n; i++) printf("  %-16s %9.1f ns\n", r[i].name, r[i].ns);
+    if (sink == 99) printf("\n");
+    return 0;
+}

@@ -1,0 +1,532 @@
+/*
+ * The engine's threads and the life of a job: workers (one or more per device) take ready
+ * jobs, reserve budget and run the backend's start; finishers run finish, the self-check,
+ * the host's release callback and post the result. Creation and destruction live here too.
+ * No lock is taken on any of these paths; threads sleep only when they have nothing to do.
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "error.h"
+
+static _Atomic uint32_t engine_tags; /* names each engine in its handles (12 bits) */
+
+int engine_spin(unsigned *round)
+{
+    /* ~2k pauses (a few µs), then yields so that on a machine with fewer cores than busy
+     * threads the thread we wait for gets to run; then the caller sleeps. */
+    unsigned r = (*round)++;
+    if (r < 2048) {
+        cpu_relax();
+        return 1;
+    }
+    if (r < 2048 + 64) {
+        sched_yield();
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- hooks for backends ---- */
+
+void *bjob_alloc(backend_job *bj, size_t bytes)
+{
+    job *j = (job *)bj;
+    if (!j->heap && !(j->heap = arena_heap_new())) return NULL;
+    return arena_heap_alloc(j->heap, bytes);
+}
+
+void bjob_free(backend_job *bj, void *ptr)
+{
+    (void)bj;
+    if (ptr) arena_free(ptr);
+}
+
+void bjob_release_abc(backend_job *bj)
+{
+    job *j = (job *)bj;
+    if (j->abc_released) return;
+    j->abc_released = 1;
+    uint64_t n = j->est.host_abc_bytes < j->host_reserved ? j->est.host_abc_bytes : j->host_reserved;
+    j->host_reserved -= n;
+    budget_release(&j->engine->host, n);
+}
+
+int bjob_canceled(const backend_job *bj)
+{
+    const job *j = (const job *)bj;
+    /* relaxed: a hint between stages; the tracker gives the final word */
+    return tracker_cancel_requested(&j->engine->trk, j->handle) ||
+           atomic_load_explicit(&j->engine->shutdown, memory_order_relaxed);
+}
+
+void bjob_trace(backend_job *bj, int32_t kind, uint64_t begin_ns, uint64_t end_ns, uint64_t bytes)
+{
+    job *j = (job *)bj;
+    trace_emit(&j->engine->tr, kind, bj->device, bj->worker, j->handle, j->p.user_tag, begin_ns,
+               end_ns, bytes);
+}
+
+uint64_t bjob_now_ns(void) { return now_ns(); }
+
+/* ---- keys ---- */
+
+void engine_srs_unref(cuzk_srs *s)
+{
+    /* acq_rel: the last holder sees every other holder's use of the key before freeing */
+    if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1) return;
+    cuzk_engine *e = s->engine;
+    e->ops->key_free(e->be, s->key);
+    s->key = NULL;
+    /* the struct stays on the engine's list until a lock holder reaps it: push it on the
+     * dead stack (lock-free, so a finisher never takes the list's lock) */
+    cuzk_srs *head = atomic_load_explicit(&e->srs_dead, memory_order_relaxed);
+    do s->dead_next = head;
+    while (!atomic_compare_exchange_weak_explicit(&e->srs_dead, &head, s, memory_order_release,
+                                                  memory_order_relaxed));
+}
+
+void engine_srs_reap(cuzk_engine *e)
+{
+    /* acquire: pairs with the release push above (dead_next and key = NULL are visible) */
+    cuzk_srs *s = atomic_exchange_explicit(&e->srs_dead, NULL, memory_order_acquire);
+    while (s) {
+        cuzk_srs *next = s->dead_next;
+        if (s->prev) s->prev->next = s->next;
+        else e->srs_list = s->next;
+        if (s->next) s->next->prev = s->prev;
+        s->magic = 0;
+        free(s);
+        s = next;
+    }
+}
+
+/* ---- workers ---- */
+
+static int budget_give_up(void *arg)
+{
+    job *j = arg;
+    return bjob_canceled(&j->bj);
+}
+
+/* Destroys heaps of partitions whose finish is done (heap_until_finish backends). */
+static void drain_retire(worker *w)
+{
+    retire_entry r;
+    int any = 0;
+    while (ring_pop(&w->retire, &r)) {
+        arena_heap_destroy(r.heap);
+        budget_release(&w->engine->host, r.host_bytes);
+        any = 1;
+    }
+    if (any) housekeeper_poke(&w->engine->hk);
+}
+
+static void hand_to_finisher(cuzk_engine *e, job *j)
+{
+    tracker_to_finish(&e->trk, j->handle);
+    evc_notify_if_waiting(&e->finish, 1);
+}
+
+static void run_job(worker *w, uint64_t h)
+{
+    cuzk_engine *e = w->engine;
+    job *j = engine_job(e, h);
+    j->t_dequeue = now_ns();
+    j->worker = w;
+    j->bj.worker = (int32_t)w->index;
+    j->bj.device = w->device;
+    atomic_fetch_add_explicit(&e->dequeued.v, 1, memory_order_relaxed); /* a statistic */
+    trace_emit(&e->tr, CUZK_TRACE_QUEUE_WAIT, w->device, (int32_t)w->index, h, j->p.user_tag,
+               j->t_submit, j->t_dequeue, 0);
+    if (bjob_canceled(&j->bj)) {
+        j->bj.status = CUZK_ECANCELED;
+        hand_to_finisher(e, j);
+        return;
+    }
+    /* Budget: wait here (the worker has nothing else it could do) until it fits. */
+    int ok = budget_reserve_wait(&e->host, j->est.host_bytes, budget_give_up, j, 0);
+    if (ok) j->host_reserved = j->est.host_bytes;
+    if (ok && j->est.device_bytes) {
+        ok = budget_reserve_wait(&e->dev[w->device_index], j->est.device_bytes, budget_give_up, j, 0);
+        if (ok) {
+            j->device_reserved = j->est.device_bytes;
+            j->device_index = w->device_index;
+        }
+    }
+    uint64_t t_budget = now_ns();
+    if (t_budget - j->t_dequeue > 20000) /* more than a CAS: it waited */
+        trace_emit(&e->tr, CUZK_TRACE_BUDGET_WAIT, w->device, (int32_t)w->index, h, j->p.user_tag,
+                   j->t_dequeue, t_budget, j->est.host_bytes);
+    if (!ok) {
+        budget_release(&e->host, j->host_reserved);
+        j->host_reserved = 0;
+        j->bj.status = CUZK_ECANCELED;
+        hand_to_finisher(e, j);
+        return;
+    }
+    atomic_fetch_add_explicit(&w->inflight, 1, memory_order_relaxed); /* only we increment */
+    j->started = 1;
+    if (e->ops->priv_size) memset(j->bj.priv, 0, e->ops->priv_size);
+    j->t_start = now_ns();
+    int rc = e->ops->start(w->ws, &j->bj);
+    j->t_started = now_ns();
+    if (rc != CUZK_OK && j->bj.status == CUZK_OK) j->bj.status = rc;
+    trace_emit(&e->tr, CUZK_TRACE_START, w->device, (int32_t)w->index, h, j->p.user_tag, j->t_start,
+               j->t_started, j->est.host_bytes);
+    if (!e->ops->heap_until_finish) {
+        /* the working memory is no longer needed: gone before the next partition starts */
+        if (j->heap) {
+            arena_heap_destroy(j->heap);
+            j->heap = NULL;
+            housekeeper_poke(&e->hk);
+        }
+        budget_release(&e->host, j->host_reserved);
+        j->host_reserved = 0;
+    }
+    hand_to_finisher(e, j);
+}
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    cuzk_engine *e = w->engine;
+    w->init_rc = e->ops->worker_init(e->be, w->device_index, w->index, &w->ws);
+    if (w->init_rc != CUZK_OK) snprintf(w->init_detail, sizeof w->init_detail, "%s", err_detail());
+    /* release: engine creation reads init_rc after seeing the count */
+    atomic_fetch_add_explicit(&e->workers_ready, 1, memory_order_release);
+    evc_notify(&e->results, EVC_ALL);
+    if (w->init_rc != CUZK_OK) return NULL;
+    const uint32_t max_inflight = e->ops->inflight_per_worker ? e->ops->inflight_per_worker : 1;
+    uint64_t idle_since = now_ns();
+    for (;;) {
+        drain_retire(w);
+        /* acquire: pairs with destroy's release store; all jobs are posted by then */
+        if (atomic_load_explicit(&e->stop, memory_order_acquire)) break;
+        /* relaxed: finishers decrement; the evc below orders the sleep */
+        if (atomic_load_explicit(&w->inflight, memory_order_relaxed) >= max_inflight) {
+            uint32_t key = evc_prepare(&w->slot_free);
+            if (atomic_load_explicit(&w->inflight, memory_order_relaxed) >= max_inflight &&
+                !ring_count(&w->retire) && !atomic_load_explicit(&e->stop, memory_order_acquire))
+                evc_wait(&w->slot_free, key, 0);
+            else evc_cancel(&w->slot_free);
+            continue;
+        }
+        uint64_t h;
+        unsigned spin = 0;
+        int got = 0;
+        for (;;) {
+            if ((got = tracker_dequeue(&e->trk, &h))) break;
+            if (ring_count(&w->retire) || atomic_load_explicit(&e->stop, memory_order_acquire)) break;
+            if (engine_spin(&spin)) continue;
+            uint32_t key = evc_prepare(&e->work);
+            if (tracker_has_ready(&e->trk) || ring_count(&w->retire) ||
+                atomic_load_explicit(&e->stop, memory_order_acquire)) {
+                evc_cancel(&e->work);
+                continue;
+            }
+            evc_wait(&e->work, key, 0);
+            spin = 0;
+        }
+        if (!got) continue;
+        uint64_t t = now_ns();
+        if (trace_on(&e->tr) && t > idle_since)
+            trace_emit(&e->tr, CUZK_TRACE_DEVICE_IDLE, w->device, (int32_t)w->index, 0, 0, idle_since, t, 0);
+        run_job(w, h);
+        idle_since = now_ns();
+    }
+    drain_retire(w);
+    if (e->ops->worker_fini) e->ops->worker_fini(w->ws);
+    return NULL;
+}
+
+/* ---- finishers ---- */
+
+static void finish_job(cuzk_engine *e, uint64_t h)
+{
+    job *j = engine_job(e, h);
+    backend_job *bj = &j->bj;
+    uint64_t t0 = now_ns();
+    if (bj->status == CUZK_OK && bjob_canceled(bj)) bj->status = CUZK_ECANCELED;
+    if (bj->status == CUZK_OK) {
+        int rc = e->ops->finish(e->be, bj);
+        if (rc != CUZK_OK) bj->status = rc;
+    }
+    uint64_t t1 = now_ns();
+    if (bj->status == CUZK_OK && e->o.verify && !bjob_canceled(bj)) {
+        int rc = e->ops->verify(e->be, j->srs->key, bj);
+        uint64_t t2 = now_ns();
+        trace_emit(&e->tr, CUZK_TRACE_VERIFY, bj->device, bj->worker, h, j->p.user_tag, t1, t2, 0);
+        /* a proof that fails its check is never returned */
+        if (rc != CUZK_OK) bj->status = rc == CUZK_EVERIFY ? CUZK_EVERIFY : rc;
+    }
+    trace_emit(&e->tr, CUZK_TRACE_FINISH, bj->device, bj->worker, h, j->p.user_tag, t0, now_ns(), 0);
+    /* give the worker its pipeline slot (and the heap) back */
+    if (j->device_reserved) {
+        budget_release(&e->dev[j->device_index], j->device_reserved);
+        j->device_reserved = 0;
+    }
+    if (j->started) {
+        worker *w = j->worker;
+        if (e->ops->heap_until_finish && (j->heap || j->host_reserved)) {
+            retire_entry r = {j->heap, j->host_reserved};
+            ring_push(&w->retire, &r); /* cannot fail: capacity = in-flight bound */
+            j->heap = NULL;
+            j->host_reserved = 0;
+            evc_notify_if_waiting(&e->work, EVC_ALL);
+        }
+        atomic_fetch_sub_explicit(&w->inflight, 1, memory_order_relaxed); /* evc orders it */
+        evc_notify_if_waiting(&w->slot_free, 1);
+    }
+    /* the host's buffers are free once release returns: before the result is visible */
+    if (j->p.release) {
+        uint64_t t3 = now_ns();
+        j->p.release(j->p.release_user);
+        trace_emit(&e->tr, CUZK_TRACE_RELEASE, bj->device, bj->worker, h, j->p.user_tag, t3, now_ns(), 0);
+    }
+    int32_t status = bj->status;
+    if (tracker_mark_done(&e->trk, h)) status = CUZK_ECANCELED;
+    uint64_t t_end = now_ns();
+    cuzk_result *r = &j->result;
+    memset(r, 0, sizeof *r);
+    r->struct_size = sizeof *r;
+    r->status = status;
+    r->job = h;
+    r->user_tag = j->p.user_tag;
+    if (status == CUZK_OK) memcpy(r->proof, bj->proof, sizeof r->proof);
+    r->device = bj->device;
+    r->queued_ns = j->t_dequeue > j->t_submit ? j->t_dequeue - j->t_submit : 0;
+    r->device_ns = bj->device_ns ? bj->device_ns : (j->started ? j->t_started - j->t_start : 0);
+    r->total_ns = t_end - j->t_submit;
+    counter *c = status == CUZK_OK ? &e->ok : status == CUZK_ECANCELED ? &e->canceled
+               : status == CUZK_EVERIFY ? &e->verify_failed : &e->failed;
+    atomic_fetch_add_explicit(&c->v, 1, memory_order_relaxed); /* statistics */
+    cuzk_srs *srs = j->srs;
+    j->srs = NULL;
+    engine_srs_unref(srs);
+    trace_emit(&e->tr, CUZK_TRACE_RESULT, bj->device, bj->worker, h, j->p.user_tag, t_end, t_end, 0);
+    /* release: destroy reads posted to decide everything is done; the ring publishes r */
+    atomic_fetch_add_explicit(&e->posted.v, 1, memory_order_release);
+    tracker_post(&e->trk, h);
+    evc_notify_if_waiting(&e->results, 1);
+}
+
+static void *finisher_main(void *arg)
+{
+    cuzk_engine *e = arg;
+    for (;;) {
+        uint64_t h;
+        unsigned spin = 0;
+        int got = 0;
+        for (;;) {
+            if ((got = tracker_take_finish(&e->trk, &h))) break;
+            if (atomic_load_explicit(&e->stop, memory_order_acquire)) break;
+            if (engine_spin(&spin)) continue;
+            uint32_t key = evc_prepare(&e->finish);
+            if (ring_count(&e->trk.finish) || atomic_load_explicit(&e->stop, memory_order_acquire)) {
+                evc_cancel(&e->finish);
+                continue;
+            }
+            evc_wait(&e->finish, key, 0);
+            spin = 0;
+        }
+        if (!got) break;
+        finish_job(e, h);
+    }
+    return NULL;
+}
+
+static void hk_trace(void *arg, uint64_t begin_ns, uint64_t end_ns)
+{
+    cuzk_engine *e = arg;
+    trace_emit(&e->tr, CUZK_TRACE_ARENA_TRIM, -1, -1, 0, 0, begin_ns, end_ns, 0);
+}
+
+/* ---- create and destroy ---- */
+
+static void engine_free(cuzk_engine *e);
+
+int engine_create_with_backend(const cuzk_config *cfg, const backend_ops *ops, cuzk_engine **out)
+{
+    if (!out) return err_set(CUZK_EINVAL, "cuzk_engine_create: out is NULL");
+    *out = NULL;
+    if (cfg && cfg->magic != CONFIG_MAGIC)
+        return err_set(CUZK_EINVAL, "cuzk_engine_create: cfg is not a cuzk_config");
+    cuzk_engine *e = aligned_alloc(CUZK_CACHELINE, (sizeof *e + CUZK_CACHELINE - 1) & ~(size_t)(CUZK_CACHELINE - 1));
+    if (!e) return err_set(CUZK_ENOMEM, "cuzk_engine_create: out of memory");
+    memset(e, 0, sizeof *e);
+    config_resolve(cfg, &e->o);
+    e->ops = ops;
+    evc_init(&e->work);
+    evc_init(&e->finish);
+    evc_init(&e->results);
+    budget_init(&e->host, e->o.host_budget);
+    pthread_mutex_init(&e->srs_lock, NULL);
+    pthread_mutex_init(&e->alloc_lock, NULL);
+    atomic_init(&e->srs_dead, NULL);
+    e->magic = ENGINE_MAGIC;
+
+    backend_config bc = {e->o.device_mask, e->o.workers_per_device, e->o.cpu_threads, e->o.device_budget};
+    int rc = ops->create(&bc, &e->be, &e->devices);
+    if (rc != CUZK_OK) {
+        e->be = NULL;
+        engine_free(e);
+        return rc;
+    }
+    uint32_t tag = atomic_fetch_add_explicit(&engine_tags, 1, memory_order_relaxed) % 4095 + 1;
+    rc = tracker_init(&e->trk, e->o.queue_capacity, tag);
+    if (rc == CUZK_OK && !(e->jobs = aligned_alloc(CUZK_CACHELINE, e->o.queue_capacity * sizeof *e->jobs)))
+        rc = CUZK_ENOMEM;
+    if (rc == CUZK_OK) memset(e->jobs, 0, e->o.queue_capacity * sizeof *e->jobs);
+    if (rc == CUZK_OK && ops->priv_size &&
+        !(e->priv = calloc(e->o.queue_capacity, ((size_t)ops->priv_size + 63) & ~(size_t)63)))
+        rc = CUZK_ENOMEM;
+    size_t ndev_bytes = (e->devices ? e->devices : 1) * sizeof *e->dev; /* budgets are 64-aligned */
+    if (rc == CUZK_OK && !(e->dev = aligned_alloc(CUZK_CACHELINE, ndev_bytes))) rc = CUZK_ENOMEM;
+    if (rc != CUZK_OK) {
+        engine_free(e);
+        return rc == CUZK_ENOMEM ? err_set(rc, "cuzk_engine_create: out of memory") : rc;
+    }
+    for (uint32_t i = 0; i < e->o.queue_capacity; i++) {
+        e->jobs[i].engine = e;
+        if (ops->priv_size) e->jobs[i].bj.priv = e->priv + (size_t)i * (((size_t)ops->priv_size + 63) & ~(size_t)63);
+    }
+    for (uint32_t d = 0; d < (e->devices ? e->devices : 1); d++)
+        budget_init(&e->dev[d], e->o.device_budget ? e->o.device_budget : UINT64_MAX);
+
+    /* threads: trace first (others emit), then housekeeping, finishers, workers */
+    if ((rc = trace_start(&e->tr, cfg ? cfg->trace_fn : NULL, cfg ? cfg->trace_user : NULL,
+                          e->o.trace_capacity)) != CUZK_OK ||
+        (rc = housekeeper_start(&e->hk, 2000000 /* 2 ms */, hk_trace, e)) != CUZK_OK) {
+        engine_free(e);
+        return rc;
+    }
+    e->nfinishers = e->o.finishers;
+    if (!(e->finishers = calloc(e->nfinishers, sizeof *e->finishers))) {
+        engine_free(e);
+        return err_set(CUZK_ENOMEM, "cuzk_engine_create: out of memory");
+    }
+    for (; e->finishers_started < e->nfinishers; e->finishers_started++)
+        if (pthread_create(&e->finishers[e->finishers_started], NULL, finisher_main, e) != 0) {
+            engine_free(e);
+            return err_set(CUZK_ENOMEM, "cuzk_engine_create: cannot start finisher threads");
+        }
+    uint32_t ndev = e->devices ? e->devices : 1;
+    e->nworkers = ndev * e->o.workers_per_device;
+    if (!(e->workers = aligned_alloc(CUZK_CACHELINE, e->nworkers * sizeof *e->workers))) {
+        engine_free(e);
+        return err_set(CUZK_ENOMEM, "cuzk_engine_create: out of memory");
+    }
+    memset(e->workers, 0, e->nworkers * sizeof *e->workers);
+    uint32_t inflight = ops->inflight_per_worker ? ops->inflight_per_worker : 1;
+    for (uint32_t i = 0; i < e->nworkers; i++) {
+        worker *w = &e->workers[i];
+        w->engine = e;
+        w->index = i;
+        w->device_index = i / e->o.workers_per_device;
+        w->device = ops->device_ordinal ? ops->device_ordinal(e->be, w->device_index) : -1;
+        evc_init(&w->slot_free);
+        atomic_init(&w->inflight, 0);
+        if ((rc = ring_init(&w->retire, inflight + 1, sizeof(retire_entry))) != CUZK_OK) {
+            engine_free(e);
+            return rc;
+        }
+        if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
+            engine_free(e);
+            return err_set(CUZK_ENOMEM, "cuzk_engine_create: cannot start worker threads");
+        }
+        w->running = 1;
+    }
+    /* wait for every worker's backend state: a worker that cannot start fails creation */
+    for (;;) {
+        uint32_t key = evc_prepare(&e->results);
+        /* acquire: pairs with worker_main's release; init_rc is visible */
+        if (atomic_load_explicit(&e->workers_ready, memory_order_acquire) == e->nworkers) {
+            evc_cancel(&e->results);
+            break;
+        }
+        evc_wait(&e->results, key, now_ns() + 100000000);
+    }
+    for (uint32_t i = 0; i < e->nworkers; i++)
+        if (e->workers[i].init_rc != CUZK_OK) {
+            rc = e->workers[i].init_rc;
+            char detail[256];
+            snprintf(detail, sizeof detail, "%s", e->workers[i].init_detail);
+            engine_free(e);
+            return err_set(rc, "worker %u could not start: %s", i, detail);
+        }
+    *out = e;
+    return CUZK_OK;
+}
+
+/* Stops every thread and frees everything; jobs must all be posted already. */
+static void engine_free(cuzk_engine *e)
+{
+    atomic_store_explicit(&e->stop, 1, memory_order_release);
+    evc_notify(&e->work, EVC_ALL);
+    evc_notify(&e->finish, EVC_ALL);
+    for (uint32_t i = 0; e->workers && i < e->nworkers; i++) {
+        worker *w = &e->workers[i];
+        evc_notify(&w->slot_free, EVC_ALL);
+        if (w->running) pthread_join(w->thread, NULL);
+        ring_destroy(&w->retire);
+    }
+    for (uint32_t i = 0; i < e->finishers_started; i++) pthread_join(e->finishers[i], NULL);
+    housekeeper_stop(&e->hk);
+    trace_stop(&e->tr);
+    pthread_mutex_lock(&e->srs_lock);
+    engine_srs_reap(e);
+    while (e->srs_list) { /* keys the host never released: jobs are all done, free them */
+        cuzk_srs *s = e->srs_list;
+        e->srs_list = s->next;
+        if (s->key) e->ops->key_free(e->be, s->key);
+        s->magic = 0;
+        free(s);
+    }
+    pthread_mutex_unlock(&e->srs_lock);
+    engine_host_allocs_free_all(e);
+    if (e->be) e->ops->destroy(e->be);
+    tracker_destroy(&e->trk);
+    free(e->jobs);
+    free(e->priv);
+    free(e->dev);
+    free(e->workers);
+    free(e->finishers);
+    pthread_mutex_destroy(&e->srs_lock);
+    pthread_mutex_destroy(&e->alloc_lock);
+    e->magic = 0;
+    free(e);
+}
+
+CUZK_API void cuzk_engine_destroy(cuzk_engine *e)
+{
+    if (!engine_ok(e)) return;
+    /* 1. no new work: queued jobs are canceled (a worker that takes one now cancels it) */
+    atomic_store_explicit(&e->shutdown, 1, memory_order_release);
+    budget_kick(&e->host);
+    for (uint32_t d = 0; d < (e->devices ? e->devices : 1); d++) budget_kick(&e->dev[d]);
+    uint64_t h;
+    while (tracker_dequeue(&e->trk, &h)) {
+        job *j = engine_job(e, h);
+        atomic_fetch_add_explicit(&e->dequeued.v, 1, memory_order_relaxed);
+        j->bj.status = CUZK_ECANCELED;
+        hand_to_finisher(e, j);
+    }
+    /* 2. wait until every accepted job is posted (running ones finish normally) */
+    for (;;) {
+        uint32_t key = evc_prepare(&e->results);
+        /* acquire: pairs with the finisher's release increment of posted */
+        uint64_t posted = atomic_load_explicit(&e->posted.v, memory_order_acquire);
+        uint64_t submitted = atomic_load_explicit(&e->submitted.v, memory_order_acquire);
+        if (posted >= submitted) {
+            evc_cancel(&e->results);
+            break;
+        }
+        evc_wait(&e->results, key, now_ns() + 10000000); /* 10 ms: the finishers notify too */
+    }
+    /* 3. threads stop; unpolled results are discarded with the engine */
+    engine_free(e);
+}

@@ -1,0 +1,139 @@
+/*
+ * The engine's internals shared by engine.c (threads, the life of a job) and engine_api.c
+ * (the public calls). Hosts never see this header.
+ */
+#ifndef CUZK_ENGINE_H
+#define CUZK_ENGINE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "backend.h"
+#include "budget.h"
+#include "cuzk/cuzk.h"
+#include "evcount.h"
+#include "trace.h"
+#include "tracker.h"
+
+#define CUZK_OPT_LAST CUZK_OPT_TRACE_CAPACITY
+#define CONFIG_MAGIC 0x6366677a75u /* "uzcfg" */
+#define ENGINE_MAGIC 0x656e677a75u
+#define SRS_MAGIC 0x7372737a75u
+
+struct cuzk_config {
+    uint64_t magic;
+    int64_t opt[CUZK_OPT_LAST + 1];
+    cuzk_trace_fn trace_fn;
+    void *trace_user;
+};
+
+/* The options an engine runs with, defaults resolved. */
+typedef struct engine_opts {
+    int32_t backend;
+    uint64_t device_mask;
+    uint32_t workers_per_device, cpu_threads, finishers, queue_capacity, trace_capacity;
+    uint64_t host_budget, device_budget;
+    int verify;
+} engine_opts;
+void config_resolve(const cuzk_config *cfg, engine_opts *o);
+
+struct cuzk_srs {
+    uint64_t magic;
+    cuzk_engine *engine;
+    void *key;
+    _Atomic uint32_t refs;       /* the host's hold + one per job not yet completed */
+    _Atomic uint32_t released;   /* the host called cuzk_srs_release                */
+    cuzk_srs *next, *prev;       /* engine->srs_list, under srs_lock                */
+    cuzk_srs *dead_next;         /* engine->srs_dead (lock-free push)               */
+};
+
+/* A job's payload, parallel to the tracker's slots. backend_job comes first so the
+ * backend's job pointer is the job's. */
+typedef struct job {
+    _Alignas(CUZK_CACHELINE) backend_job bj; /* jobs on their own cache lines */
+    cuzk_partition p;            /* the host's struct, copied at submit */
+    cuzk_engine *engine;
+    cuzk_srs *srs;
+    uint64_t handle;
+    backend_estimate est;
+    uint64_t host_reserved;      /* bytes of the host budget still held */
+    uint64_t device_reserved;
+    uint32_t device_index;
+    uint32_t abc_released;
+    uint32_t started;            /* counts in its worker's in-flight */
+    struct worker *worker;
+    arena_heap *heap;
+    uint64_t t_submit, t_dequeue, t_start, t_started;
+    cuzk_result result;
+} job;
+
+typedef struct retire_entry {    /* a finished partition's heap, destroyed by its worker */
+    arena_heap *heap;
+    uint64_t host_bytes;
+} retire_entry;
+
+typedef struct worker {
+    _Alignas(CUZK_CACHELINE) _Atomic uint32_t inflight;
+    evcount slot_free;           /* notified when inflight drops                 */
+    ring retire;                 /* retire_entry, pushed by finishers            */
+    cuzk_engine *engine;
+    pthread_t thread;
+    uint32_t index, device_index;
+    int32_t device;              /* ordinal reported in results and events       */
+    void *ws;                    /* backend's worker state                       */
+    int init_rc;
+    char init_detail[256];       /* cuzk_last_error of a failed worker_init      */
+    int running;
+} worker;
+
+typedef struct counter {         /* one statistic on its own cache line */
+    _Alignas(CUZK_CACHELINE) _Atomic uint64_t v;
+} counter;
+
+struct cuzk_engine {
+    tracker trk;                 /* first: 64-byte aligned with the engine */
+    evcount work;                /* workers: a job became ready            */
+    evcount finish;              /* finishers: a job needs finishing        */
+    evcount results;             /* pollers (and destroy): a result posted  */
+    budget host;
+    budget *dev;                 /* one per device                          */
+    trace tr;
+    housekeeper hk;
+    counter submitted, dequeued, posted, polled, ok, failed, canceled, verify_failed;
+    counter host_alloc_bytes;
+    _Alignas(CUZK_CACHELINE) _Atomic uint32_t shutdown;
+    _Atomic uint32_t stop;
+    uint64_t magic;
+    engine_opts o;
+    const backend_ops *ops;
+    void *be;
+    uint32_t devices, nworkers, nfinishers;
+    worker *workers;
+    pthread_t *finishers;
+    uint32_t finishers_started;
+    _Atomic uint32_t workers_ready; /* workers past worker_init (results evc notified) */
+    job *jobs;
+    unsigned char *priv;         /* capacity × ops->priv_size                */
+    pthread_mutex_t srs_lock;    /* key load/release bookkeeping, not a hot path */
+    cuzk_srs *srs_list;
+    _Atomic(cuzk_srs *) srs_dead;
+    pthread_mutex_t alloc_lock;  /* cuzk_host_alloc bookkeeping, not a hot path  */
+    struct host_block *allocs;
+};
+
+/* Internal (not exported): an engine on a given backend — tests use the trivial one. */
+int engine_create_with_backend(const cuzk_config *cfg, const backend_ops *ops, cuzk_engine **out);
+
+/* engine.c, for engine_api.c */
+static inline job *engine_job(cuzk_engine *e, uint64_t h) { return &e->jobs[tracker_index(h)]; }
+void engine_srs_unref(cuzk_srs *s);
+void engine_srs_reap(cuzk_engine *e); /* frees dead keys' structs; srs_lock held */
+void engine_host_allocs_free_all(cuzk_engine *e);
+static inline int engine_ok(const cuzk_engine *e) { return e && e->magic == ENGINE_MAGIC; }
+/* Spin briefly, then yield, before a thread sleeps: hand-offs between threads stay in the
+ * microseconds when work arrives steadily. Returns 1 while the caller should keep polling. */
+int engine_spin(unsigned *round);
+
+#endif

@@ -1,0 +1,364 @@
+/*
+ * The public calls on an engine: create (backend choice), keys, submit, poll, cancel,
+ * stats, host memory. Submit, poll and cancel take no lock: they are a few CASes on the
+ * tracker plus a wake-up when a thread sleeps.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "engine.h"
+#include "error.h"
+
+CUZK_API int cuzk_engine_create(const cuzk_config *cfg, cuzk_engine **out)
+{
+    engine_opts o;
+    if (!out) return err_set(CUZK_EINVAL, "cuzk_engine_create: out is NULL");
+    *out = NULL;
+    if (cfg && cfg->magic != CONFIG_MAGIC)
+        return err_set(CUZK_EINVAL, "cuzk_engine_create: cfg is not a cuzk_config");
+    config_resolve(cfg, &o);
+    if (o.backend == CUZK_BACKEND_CUDA)
+        return err_set(CUZK_EDEVICE, "cuzk_engine_create: this build has no CUDA backend");
+    return engine_create_with_backend(cfg, &backend_cpu_ops, out);
+}
+
+/* ---- keys ---- */
+
+static int srs_wrap(cuzk_engine *e, void *key, cuzk_srs **out)
+{
+    cuzk_srs *s = calloc(1, sizeof *s);
+    if (!s) {
+        e->ops->key_free(e->be, key);
+        return err_set(CUZK_ENOMEM, "cuzk_srs_load: out of memory");
+    }
+    s->magic = SRS_MAGIC;
+    s->engine = e;
+    s->key = key;
+    atomic_init(&s->refs, 1);
+    atomic_init(&s->released, 0);
+    pthread_mutex_lock(&e->srs_lock);
+    engine_srs_reap(e);
+    s->next = e->srs_list;
+    if (s->next) s->next->prev = s;
+    e->srs_list = s;
+    pthread_mutex_unlock(&e->srs_lock);
+    *out = s;
+    return CUZK_OK;
+}
+
+CUZK_API int cuzk_srs_load(cuzk_engine *e, const char *path, uint32_t flags, cuzk_srs **out)
+{
+    if (out) *out = NULL;
+    if (!engine_ok(e) || !path || !out)
+        return err_set(CUZK_EINVAL, "cuzk_srs_load: engine, params_path and out must not be NULL");
+    if (flags & ~(uint32_t)CUZK_SRS_CHECK_SUBGROUP)
+        return err_set(CUZK_EINVAL, "cuzk_srs_load: unknown flags 0x%x", flags & ~(uint32_t)CUZK_SRS_CHECK_SUBGROUP);
+    void *key = NULL;
+    int rc = e->ops->key_load(e->be, path, flags, &key);
+    if (rc != CUZK_OK) return rc;
+    return srs_wrap(e, key, out);
+}
+
+CUZK_API void cuzk_srs_release(cuzk_srs *s)
+{
+    if (!s || s->magic != SRS_MAGIC) return;
+    /* relaxed: a flag for submit's sanity check; the reference count orders the key */
+    if (atomic_exchange_explicit(&s->released, 1, memory_order_relaxed)) return;
+    engine_srs_unref(s);
+}
+
+/* ---- submit ---- */
+
+/* The v0.1 partition struct ends after release_user. */
+#define PARTITION_V1_SIZE (offsetof(cuzk_partition, release_user) + sizeof(void *))
+
+static int check_partition(const cuzk_partition *p, cuzk_partition *copy)
+{
+    if (!p) return err_set(CUZK_EINVAL, "cuzk_submit_partition: partition is NULL");
+    if (p->struct_size < PARTITION_V1_SIZE || p->struct_size > 65536)
+        return err_set(CUZK_EINVAL, "cuzk_submit_partition: struct_size %u (this library knows %zu)",
+                       p->struct_size, sizeof *p);
+    if (p->struct_size > sizeof *p) { /* a newer host's struct: only if its new fields are unset */
+        const unsigned char *extra = (const unsigned char *)p + sizeof *p;
+        for (size_t i = 0; i < p->struct_size - sizeof *p; i++)
+            if (extra[i])
+                return err_set(CUZK_EINVAL, "cuzk_submit_partition: struct_size %u sets fields this "
+                               "library (%zu bytes) does not know", p->struct_size, sizeof *p);
+    }
+    memset(copy, 0, sizeof *copy);
+    memcpy(copy, p, p->struct_size < sizeof *p ? p->struct_size : sizeof *p);
+    if (copy->scalar_form != CUZK_FR_MONTGOMERY && copy->scalar_form != CUZK_FR_CANONICAL)
+        return err_set(CUZK_EINVAL, "cuzk_submit_partition: scalar_form %d is neither "
+                       "CUZK_FR_MONTGOMERY (0) nor CUZK_FR_CANONICAL (1)", copy->scalar_form);
+    if (copy->reserved)
+        return err_set(CUZK_EINVAL, "cuzk_submit_partition: reserved is %u, must be 0", copy->reserved);
+    return CUZK_OK;
+}
+
+CUZK_API int cuzk_submit_partition(cuzk_engine *e, cuzk_srs *srs, const cuzk_partition *p, cuzk_job *out)
+{
+    uint64_t t0 = now_ns();
+    if (!engine_ok(e) || !out)
+        return err_set(CUZK_EINVAL, "cuzk_submit_partition: engine and out must not be NULL");
+    *out = 0;
+    if (!srs || srs->magic != SRS_MAGIC || srs->engine != e)
+        return err_set(CUZK_EINVAL, "cuzk_submit_partition: srs is NULL, not a key, or another engine's");
+    /* relaxed: a sanity check of the host's own ordering (submit after release is its bug) */
+    if (atomic_load_explicit(&srs->released, memory_order_relaxed))
+        return err_set(CUZK_EINVAL, "cuzk_submit_partition: the key was released");
+    /* acquire: pairs with destroy's release store */
+    if (atomic_load_explicit(&e->shutdown, memory_order_acquire))
+        return err_set(CUZK_ESHUTDOWN, "cuzk_submit_partition: the engine is being destroyed");
+    cuzk_partition copy;
+    int rc = check_partition(p, &copy);
+    if (rc != CUZK_OK) return rc;
+    backend_estimate est = {0, 0, 0};
+    if ((rc = e->ops->check(e->be, srs->key, &copy, &est)) != CUZK_OK) return rc;
+    if (est.host_bytes > e->host.total)
+        return err_set(CUZK_EBUDGET, "cuzk_submit_partition: the partition needs %llu bytes of host "
+                       "memory, the whole budget is %llu", (unsigned long long)est.host_bytes,
+                       (unsigned long long)e->host.total);
+    if (est.device_bytes > e->dev[0].total)
+        return err_set(CUZK_EBUDGET, "cuzk_submit_partition: the partition needs %llu bytes of device "
+                       "memory, the device budget is %llu", (unsigned long long)est.device_bytes,
+                       (unsigned long long)e->dev[0].total);
+    uint64_t h;
+    if (!tracker_alloc(&e->trk, &h))
+        return err_set(CUZK_EAGAIN, "cuzk_submit_partition: %u jobs in the engine (its queue "
+                       "capacity); poll results, then retry", e->trk.capacity);
+    job *j = engine_job(e, h);
+    j->p = copy;
+    j->srs = srs;
+    atomic_fetch_add_explicit(&srs->refs, 1, memory_order_relaxed); /* the host holds one already */
+    j->handle = h;
+    j->est = est;
+    j->host_reserved = j->device_reserved = 0;
+    j->abc_released = j->started = 0;
+    j->heap = NULL;
+    j->worker = NULL;
+    j->bj.p = &j->p;
+    j->bj.key = srs->key;
+    j->bj.device = -1;
+    j->bj.worker = -1;
+    j->bj.status = CUZK_OK;
+    j->bj.device_ns = 0;
+    j->t_submit = t0;
+    j->t_dequeue = j->t_start = j->t_started = 0;
+    int32_t prio = copy.priority < 0 ? 0 : copy.priority >= TRACKER_LEVELS ? TRACKER_LEVELS - 1 : copy.priority;
+    /* relaxed: destroy compares it with posted only after submit calls have returned */
+    atomic_fetch_add_explicit(&e->submitted.v, 1, memory_order_relaxed);
+    tracker_enqueue(&e->trk, h, (unsigned)prio);
+    evc_notify_if_waiting(&e->work, 1);
+    trace_emit(&e->tr, CUZK_TRACE_SUBMIT, -1, -1, h, copy.user_tag, t0, now_ns(), est.host_bytes);
+    *out = h;
+    return CUZK_OK;
+}
+
+/* ---- poll and cancel ---- */
+
+#define RESULT_V1_SIZE sizeof(cuzk_result)
+
+CUZK_API int cuzk_poll_result(cuzk_engine *e, cuzk_result *out, int64_t timeout_ns)
+{
+    if (!engine_ok(e) || !out) return err_set(CUZK_EINVAL, "cuzk_poll_result: engine and out must not be NULL");
+    uint32_t size = out->struct_size;
+    if (size < RESULT_V1_SIZE)
+        return err_set(CUZK_EINVAL, "cuzk_poll_result: out->struct_size is %u, set it to sizeof(cuzk_result) "
+                       "(%zu)", size, sizeof(cuzk_result));
+    uint64_t deadline = timeout_ns > 0 ? now_ns() + (uint64_t)timeout_ns : 0;
+    unsigned spin = 0;
+    uint64_t h;
+    for (;;) {
+        if (tracker_poll(&e->trk, &h)) break;
+        if (timeout_ns == 0) return err_set(CUZK_EAGAIN, "cuzk_poll_result: no result ready");
+        if (deadline && now_ns() >= deadline)
+            return err_set(CUZK_EAGAIN, "cuzk_poll_result: no result within %lld ns", (long long)timeout_ns);
+        if (engine_spin(&spin)) continue;
+        uint32_t key = evc_prepare(&e->results);
+        if (ring_count(&e->trk.done)) {
+            evc_cancel(&e->results);
+            continue;
+        }
+        evc_wait(&e->results, key, deadline);
+        spin = 0;
+    }
+    job *j = engine_job(e, h);
+    memcpy(out, &j->result, sizeof j->result);
+    out->struct_size = (uint32_t)sizeof(cuzk_result);
+    atomic_fetch_add_explicit(&e->polled.v, 1, memory_order_relaxed); /* a statistic */
+    tracker_consume(&e->trk, h);
+    return CUZK_OK;
+}
+
+CUZK_API int cuzk_cancel(cuzk_engine *e, cuzk_job job_handle)
+{
+    if (!engine_ok(e)) return err_set(CUZK_EINVAL, "cuzk_cancel: engine is NULL");
+    switch (tracker_cancel(&e->trk, job_handle)) {
+    case TRACKER_CANCEL_CLAIMED: {
+        job *j = engine_job(e, job_handle);
+        atomic_fetch_add_explicit(&e->dequeued.v, 1, memory_order_relaxed); /* a statistic */
+        j->bj.status = CUZK_ECANCELED;
+        tracker_to_finish(&e->trk, job_handle);
+        evc_notify_if_waiting(&e->finish, 1);
+        return CUZK_OK;
+    }
+    case TRACKER_CANCEL_FLAGGED:
+        /* a worker may be waiting for budget on this job: let it notice */
+        budget_kick(&e->host);
+        return CUZK_OK;
+    case TRACKER_CANCEL_TOO_LATE:
+        return err_set(CUZK_EAGAIN, "cuzk_cancel: job 0x%llx has already finished; its result is "
+                       "waiting for cuzk_poll_result", (unsigned long long)job_handle);
+    default:
+        return err_set(CUZK_ENOTFOUND, "cuzk_cancel: job 0x%llx is not a live job of this engine",
+                       (unsigned long long)job_handle);
+    }
+}
+
+/* ---- stats ---- */
+
+static uint64_t rd(counter *c) { return atomic_load_explicit(&c->v, memory_order_relaxed); }
+static uint64_t sub0(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+
+CUZK_API int cuzk_engine_stats(cuzk_engine *e, cuzk_stats *out)
+{
+    if (!engine_ok(e) || !out) return err_set(CUZK_EINVAL, "cuzk_engine_stats: engine and out must not be NULL");
+    uint32_t size = out->struct_size;
+    if (size < sizeof(cuzk_stats))
+        return err_set(CUZK_EINVAL, "cuzk_engine_stats: out->struct_size is %u, set it to sizeof(cuzk_stats) "
+                       "(%zu)", size, sizeof(cuzk_stats));
+    cuzk_stats s;
+    memset(&s, 0, sizeof s);
+    s.struct_size = sizeof s;
+    s.backend = e->ops->kind;
+    s.devices = e->ops->kind == CUZK_BACKEND_CUDA ? e->devices : 0;
+    s.workers = e->nworkers;
+    /* relaxed loads throughout: statistics, read one by one */
+    uint64_t polled = rd(&e->polled), posted = rd(&e->posted), dequeued = rd(&e->dequeued);
+    uint64_t submitted = rd(&e->submitted);
+    s.submitted = submitted;
+    s.completed = rd(&e->ok);
+    s.failed = rd(&e->failed);
+    s.canceled = rd(&e->canceled);
+    s.verify_failed = rd(&e->verify_failed);
+    s.queued = sub0(submitted, dequeued);
+    s.running = sub0(dequeued, posted);
+    s.unpolled = sub0(posted, polled);
+    s.queue_capacity = e->trk.capacity;
+    s.host_budget_bytes = e->host.total;
+    s.host_reserved_bytes = budget_reserved(&e->host);
+    s.host_reserved_peak = atomic_load_explicit(&e->host.peak, memory_order_relaxed);
+    s.host_alloc_bytes = rd(&e->host_alloc_bytes);
+    s.budget_waits = atomic_load_explicit(&e->host.waits, memory_order_relaxed);
+    s.trace_events = atomic_load_explicit(&e->tr.delivered, memory_order_relaxed);
+    s.trace_dropped = atomic_load_explicit(&e->tr.dropped, memory_order_relaxed);
+    s.arena_collects = atomic_load_explicit(&e->hk.collects, memory_order_relaxed);
+    s.arena_bytes = arena_size();
+    memcpy(out, &s, sizeof s);
+    return CUZK_OK;
+}
+
+/* ---- host memory ---- */
+
+#define HOST_BLOCK_MAGIC 0x686f7374626c6bull
+#define HOST_MMAP_MIN ((size_t)1 << 20) /* from here on: own mapping, unmapped on free */
+
+struct host_block {              /* sits right before the host's bytes */
+    uint64_t magic;
+    cuzk_engine *engine;
+    size_t bytes, mapped;
+    int how;                     /* 0 aligned_alloc, 1 mmap, 2 the backend */
+    struct host_block *prev, *next;
+};
+#define HOST_HDR 64 /* keeps the host's bytes 64-byte aligned */
+_Static_assert(sizeof(struct host_block) <= HOST_HDR, "host block header must fit 64 bytes");
+
+static void host_block_release(cuzk_engine *e, struct host_block *b)
+{
+    size_t bytes = b->bytes, mapped = b->mapped;
+    int how = b->how;
+    b->magic = 0;
+    if (how == 2) e->ops->host_free(e->be, b, mapped);
+    else if (how == 1) munmap(b, mapped);
+    else free(b);
+    budget_release(&e->host, bytes);
+    atomic_fetch_sub_explicit(&e->host_alloc_bytes.v, bytes, memory_order_relaxed); /* a statistic */
+}
+
+CUZK_API int cuzk_host_alloc(cuzk_engine *e, size_t bytes, void **out)
+{
+    if (out) *out = NULL;
+    if (!engine_ok(e) || !out || bytes == 0)
+        return err_set(CUZK_EINVAL, "cuzk_host_alloc: engine and out must not be NULL, bytes not 0");
+    if (bytes > e->host.total)
+        return err_set(CUZK_EBUDGET, "cuzk_host_alloc: %zu bytes exceed the whole host budget (%llu)",
+                       bytes, (unsigned long long)e->host.total);
+    if (!budget_try_reserve(&e->host, bytes))
+        return err_set(CUZK_EAGAIN, "cuzk_host_alloc: %zu bytes do not fit the host budget now (%llu of "
+                       "%llu reserved)", bytes, (unsigned long long)budget_reserved(&e->host),
+                       (unsigned long long)e->host.total);
+    size_t mapped = bytes + HOST_HDR;
+    struct host_block *b = NULL;
+    int how;
+    if (e->ops->host_alloc) {
+        void *m = NULL;
+        how = 2;
+        if (e->ops->host_alloc(e->be, mapped, &m) == CUZK_OK) b = m;
+    } else if (mapped >= HOST_MMAP_MIN) {
+        how = 1;
+        void *m = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m != MAP_FAILED) b = m;
+    } else {
+        how = 0;
+        b = aligned_alloc(HOST_HDR, (mapped + HOST_HDR - 1) & ~(size_t)(HOST_HDR - 1));
+    }
+    if (!b) {
+        budget_release(&e->host, bytes);
+        return err_set(CUZK_ENOMEM, "cuzk_host_alloc: cannot allocate %zu bytes", bytes);
+    }
+    b->magic = HOST_BLOCK_MAGIC;
+    b->engine = e;
+    b->bytes = bytes;
+    b->mapped = mapped;
+    b->how = how;
+    b->prev = NULL;
+    atomic_fetch_add_explicit(&e->host_alloc_bytes.v, bytes, memory_order_relaxed); /* a statistic */
+    pthread_mutex_lock(&e->alloc_lock);
+    b->next = e->allocs;
+    if (b->next) b->next->prev = b;
+    e->allocs = b;
+    pthread_mutex_unlock(&e->alloc_lock);
+    *out = (unsigned char *)b + HOST_HDR;
+    return CUZK_OK;
+}
+
+CUZK_API void cuzk_host_free(cuzk_engine *e, void *p)
+{
+    if (!engine_ok(e) || !p || ((uintptr_t)p & (HOST_HDR - 1))) return;
+    struct host_block *b = (struct host_block *)((unsigned char *)p - HOST_HDR);
+    pthread_mutex_lock(&e->alloc_lock);
+    /* walk the list rather than trust the header: a foreign pointer is then ignored */
+    struct host_block *it = e->allocs;
+    while (it && it != b) it = it->next;
+    if (it) {
+        if (b->prev) b->prev->next = b->next;
+        else e->allocs = b->next;
+        if (b->next) b->next->prev = b->prev;
+    }
+    pthread_mutex_unlock(&e->alloc_lock);
+    if (it) host_block_release(e, b);
+}
+
+void engine_host_allocs_free_all(cuzk_engine *e)
+{
+    pthread_mutex_lock(&e->alloc_lock);
+    struct host_block *b = e->allocs;
+    e->allocs = NULL;
+    pthread_mutex_unlock(&e->alloc_lock);
+    while (b) {
+        struct host_block *next = b->next;
+        host_block_release(e, b);
+        b = next;
+    }
+}

@@ -1,0 +1,251 @@
+/* Memory budgets: the atomic counter alone (fit, refuse, wait, give up), then an engine
+ * with a small budget — partitions wait in the queue and never overlap beyond the budget,
+ * the a/b/c share comes back after the H step, a partition that can never fit is refused
+ * with CUZK_EBUDGET, and resident memory returns after a burst without malloc_trim. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "arena.h"
+#include "budget.h"
+#include "cuzk/cuzk.h"
+#include "engine.h"
+#include "support/testutil.h"
+
+#define MiB (1ull << 20)
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+    nanosleep(&ts, NULL);
+}
+
+static budget *B;
+static void *release_later(void *arg)
+{
+    sleep_ms(50);
+    budget_release(B, (uint64_t)(uintptr_t)arg);
+    return NULL;
+}
+static _Atomic int give_up_now;
+static int give_up(void *arg) { (void)arg; return atomic_load(&give_up_now); }
+static void *set_give_up_later(void *arg)
+{
+    (void)arg;
+    sleep_ms(50);
+    atomic_store(&give_up_now, 1);
+    budget_kick(B);
+    return NULL;
+}
+
+static void counter_alone(void **state)
+{
+    (void)state;
+    B = aligned_alloc(64, sizeof *B);
+    budget_init(B, 100);
+    assert_int_equal(budget_try_reserve(B, 60), 1);
+    assert_int_equal(budget_try_reserve(B, 41), 0);
+    assert_int_equal(budget_try_reserve(B, 40), 1);
+    assert_int_equal(budget_try_reserve(B, 1), 0);
+    assert_int_equal(budget_try_reserve(B, UINT64_MAX), 0); /* no overflow */
+    budget_release(B, 40);
+    assert_int_equal(budget_reserved(B), 60);
+    /* a waiter sleeps until a release makes room */
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, release_later, (void *)(uintptr_t)30), 0);
+    uint64_t t0 = mono_ns();
+    assert_int_equal(budget_reserve_wait(B, 70, NULL, NULL, 0), 1);
+    assert_true(mono_ns() - t0 >= 40000000);
+    pthread_join(t, NULL);
+    assert_int_equal(budget_reserved(B), 100);
+    assert_int_equal(atomic_load(&B->waits), 1);
+    assert_int_equal(atomic_load(&B->peak), 100);
+    /* a waiter gives up when told to */
+    atomic_store(&give_up_now, 0);
+    assert_int_equal(pthread_create(&t, NULL, set_give_up_later, NULL), 0);
+    assert_int_equal(budget_reserve_wait(B, 1, give_up, NULL, 0), 0);
+    pthread_join(t, NULL);
+    assert_int_equal(budget_reserved(B), 100);
+    free(B);
+}
+
+/* ---- an engine with a small budget ---- */
+
+typedef struct span {
+    uint64_t job, begin, end, h_end;
+} span;
+static span spans[64];
+static _Atomic int nspans;
+static pthread_mutex_t span_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void on_event(const cuzk_trace_event *ev, void *user)
+{
+    (void)user;
+    if (ev->kind != CUZK_TRACE_START && ev->kind != CUZK_TRACE_H_STEP) return;
+    pthread_mutex_lock(&span_lock);
+    int i, n = atomic_load(&nspans);
+    for (i = 0; i < n && spans[i].job != ev->job; i++) {
+    }
+    if (i == n && n < 64) atomic_store(&nspans, ++n), spans[i].job = ev->job;
+    if (i < 64) {
+        if (ev->kind == CUZK_TRACE_START) spans[i].begin = ev->begin_ns, spans[i].end = ev->end_ns;
+        else spans[i].h_end = ev->end_ns;
+    }
+    pthread_mutex_unlock(&span_lock);
+}
+
+static cuzk_engine *budget_engine(uint64_t budget_bytes, int workers)
+{
+    cuzk_config *cfg;
+    assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_HOST_BUDGET_BYTES, (int64_t)budget_bytes), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_WORKERS_PER_DEVICE, workers), CUZK_OK);
+    assert_int_equal(cuzk_config_set_trace(cfg, on_event, NULL), CUZK_OK);
+    cuzk_engine *e;
+    assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, &e), CUZK_OK);
+    cuzk_config_free(cfg);
+    atomic_store(&nspans, 0);
+    memset(spans, 0, sizeof spans);
+    return e;
+}
+
+static void run_jobs(cuzk_engine *e, cuzk_srs *s, int n)
+{
+    for (int i = 0; i < n; i++) {
+        cuzk_partition p = {.struct_size = sizeof p, .user_tag = (uint64_t)i};
+        cuzk_job h;
+        assert_int_equal(cuzk_submit_partition(e, s, &p, &h), CUZK_OK); /* queued, never refused */
+    }
+    for (int i = 0; i < n; i++) {
+        cuzk_result r = {.struct_size = sizeof r};
+        assert_int_equal(cuzk_poll_result(e, &r, 20 * 1000000000ll), CUZK_OK);
+        assert_int_equal(r.status, CUZK_OK);
+    }
+}
+
+static void waits_and_never_fits(void **state)
+{
+    (void)state;
+    /* 100 MiB budget, 60 MiB per partition, two workers: one partition at a time */
+    cuzk_engine *e = budget_engine(100 * MiB, 2);
+    cuzk_srs *s;
+    assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=30000000,est_bytes=62914560", 0, &s), CUZK_OK);
+    run_jobs(e, s, 6);
+    cuzk_stats st = {.struct_size = sizeof st};
+    assert_int_equal(cuzk_engine_stats(e, &st), CUZK_OK);
+    assert_true(st.budget_waits >= 1);
+    assert_true(st.host_reserved_peak <= 100 * MiB);
+    assert_int_equal(st.host_reserved_bytes, 0);
+    cuzk_srs_release(s);
+    /* a partition larger than the whole budget is refused at once, release not called */
+    cuzk_srs *big;
+    assert_int_equal(cuzk_srs_load(e, "trivial:est_bytes=104857601", 0, &big), CUZK_OK);
+    cuzk_partition p = {.struct_size = sizeof p};
+    cuzk_job h;
+    assert_int_equal(cuzk_submit_partition(e, big, &p, &h), CUZK_EBUDGET);
+    assert_non_null(strstr(cuzk_last_error(), "104857601"));
+    cuzk_srs_release(big);
+    cuzk_engine_destroy(e);
+    /* START spans never overlapped */
+    int n = atomic_load(&nspans);
+    assert_int_equal(n, 6);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            if (i != j && spans[i].begin < spans[j].begin) assert_true(spans[i].end <= spans[j].begin);
+}
+
+static void abc_share_comes_back_after_h(void **state)
+{
+    (void)state;
+    /* 60 MiB each, half of it a/b/c: once the first partition's H step is done it holds
+     * 30 MiB, so the second (60) fits beside it in 100 MiB — but not before */
+    cuzk_engine *e = budget_engine(100 * MiB, 2);
+    cuzk_srs *s;
+    assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=60000000,est_bytes=62914560,abc_pct=50", 0, &s), CUZK_OK);
+    run_jobs(e, s, 4);
+    cuzk_srs_release(s);
+    cuzk_engine_destroy(e);
+    int n = atomic_load(&nspans), overlaps = 0;
+    assert_int_equal(n, 4);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            if (i != j && spans[i].begin <= spans[j].begin && spans[j].begin < spans[i].end) {
+                overlaps++;
+                assert_true(spans[j].begin >= spans[i].h_end); /* only after i's H step */
+            }
+    assert_true(overlaps >= 1);
+}
+
+/* ---- resident memory after a burst ---- */
+
+static _Atomic int sampling;
+static _Atomic uint64_t rss_max;
+static void *sampler(void *arg)
+{
+    (void)arg;
+    while (atomic_load(&sampling)) {
+        uint64_t r = process_rss_bytes();
+        if (r > atomic_load(&rss_max)) atomic_store(&rss_max, r);
+        sleep_ms(1);
+    }
+    return NULL;
+}
+
+static void rss_returns_after_burst(void **state)
+{
+    (void)state;
+#if defined(__SANITIZE_THREAD__)
+    skip(); /* ThreadSanitizer's shadow of the touched memory stays resident */
+#endif
+    cuzk_engine *e = budget_engine(1024 * MiB, 2);
+    cuzk_srs *s;
+    assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=5000000,host_bytes=33554432,abc_pct=50", 0, &s), CUZK_OK);
+    run_jobs(e, s, 1); /* warm: thread stacks, the arena's first blocks */
+    sleep_ms(200);
+    uint64_t base = process_rss_bytes();
+    atomic_store(&sampling, 1);
+    atomic_store(&rss_max, 0);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, sampler, NULL), 0);
+    run_jobs(e, s, 4); /* page faults cost ~50 µs each on the CI VM: keep it small */
+    uint64_t t_last = mono_ns(), rss = 0, slack = base / 10 > 16 * MiB ? base / 10 : 16 * MiB;
+    while ((rss = process_rss_bytes()) > base + slack && mono_ns() - t_last < 1000000000ull) sleep_ms(5);
+    uint64_t back_ns = mono_ns() - t_last;
+    atomic_store(&sampling, 0);
+    pthread_join(t, NULL);
+    cuzk_stats st = {.struct_size = sizeof st};
+    assert_int_equal(cuzk_engine_stats(e, &st), CUZK_OK);
+    printf("rss: %.1f MiB before, %.1f MiB at peak, %.1f MiB %.0f ms after the last result (%llu collects)\n",
+           base / (double)MiB, atomic_load(&rss_max) / (double)MiB, rss / (double)MiB, back_ns / 1e6,
+           (unsigned long long)st.arena_collects);
+    assert_true(atomic_load(&rss_max) >= base + 24 * MiB); /* the burst really used memory */
+    assert_true(rss <= base + slack);
+    assert_true(st.arena_collects >= 1);
+    cuzk_srs_release(s);
+    cuzk_engine_destroy(e);
+}
+
+int main(void)
+{
+    test_seed();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(counter_alone),
+        cmocka_unit_test(waits_and_never_fits),
+        cmocka_unit_test(abc_share_comes_back_after_h),
+        cmocka_unit_test(rss_returns_after_burst),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
