@@ -1,13 +1,14 @@
 /*
  * The CPU MSM of msm_cpu.h: signed c-bit digits, (window, point range) tasks over the
- * pool, affine buckets added in batches with one shared inversion (Jacobian buckets for
- * small sizes), running-sum bucket reduction, Horner over the windows.
+ * pool, affine buckets added in batches with one shared inversion (XYZZ buckets for small
+ * sizes and for collisions), running-sum bucket reduction in XYZZ, Horner over the windows.
  */
 #include "msm_cpu.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Points per slab: the digits of one slab are held at once (slab · windows · 2 bytes). */
 #define MSM_SLAB ((size_t)1 << 19)
@@ -42,7 +43,7 @@ void msm_cpu_tune(unsigned c, int affine, unsigned parts)
 
 /*
  * Picks the window, the bucket form and how many point ranges each window is split into,
- * by a cost model in field multiplications: a mixed Jacobian add ≈ 12, a batch-affine add
+ * by a cost model in field multiplications: a mixed XYZZ add ≈ 12, a batch-affine add
  * ≈ 6.5 plus its share of one inversion (inv_cost), reducing a bucket ≈ 28; the pool runs
  * ceil(tasks / threads) rounds of equal tasks.
  */
@@ -71,6 +72,20 @@ static void msm_make_plan(msm_plan *pl, size_t n, unsigned threads, double inv_c
         }
     }
     pl->slab = n < MSM_SLAB ? n : MSM_SLAB;
+}
+
+/* Window w's reachable buckets and batch: the top window holds only the scalar's last
+ * 255 - c·(nwin-1) bits (plus a carry), so it has fewer buckets, and a batch larger than a
+ * quarter of them would mostly wait on busy buckets. */
+static void msm_window_shape(const msm_plan *pl, unsigned w, size_t *nb, size_t *batch)
+{
+    *nb = pl->nbuckets;
+    if (w == pl->nwin - 1) {
+        unsigned top = 255 - pl->c * (pl->nwin - 1);
+        if (top < pl->c - 1) *nb = (size_t)1 << top;
+    }
+    *batch = *nb / 4 < pl->batch ? *nb / 4 : pl->batch;
+    if (!*batch) *batch = 1;
 }
 
 /* Bits [off, off + c) of a 256-bit little-endian scalar (zero above bit 255). */
@@ -125,6 +140,7 @@ static void msm_digits(int16_t *digits, const fr_t *scalars, size_t len, const m
 #define F_INV fp_inv
 #define F_EQ fp_eq
 #define F_IS_ZERO fp_is_zero
+#define F_ONE FP_ONE
 #define AFF g1_aff
 #define JAC g1_jac
 #define G_(x) g1_##x
@@ -140,6 +156,7 @@ static void msm_digits(int16_t *digits, const fr_t *scalars, size_t len, const m
 #undef F_INV
 #undef F_EQ
 #undef F_IS_ZERO
+#undef F_ONE
 #undef AFF
 #undef JAC
 #undef G_
@@ -156,6 +173,7 @@ static void msm_digits(int16_t *digits, const fr_t *scalars, size_t len, const m
 #define F_INV fp2_inv
 #define F_EQ fp2_eq
 #define F_IS_ZERO fp2_is_zero
+#define F_ONE FP2_ONE
 #define AFF g2_aff
 #define JAC g2_jac
 #define G_(x) g2_##x
