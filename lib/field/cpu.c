@@ -27,6 +27,8 @@ __attribute__((constructor)) static void field_cpu_init(void)
     mont_have_adx = cpu_has_adx() && !(env && *env && *env != '0');
 }
 
+int field_adx_active(void) { return mont_have_adx; }
+
 int field_use_adx(int enable)
 {
     int was = mont_have_adx;
@@ -34,6 +36,8 @@ int field_use_adx(int enable)
     return was;
 }
 #else
+int field_adx_active(void) { return 0; }
+
 int field_use_adx(int enable)
 {
     (void)enable;

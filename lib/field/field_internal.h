@@ -18,5 +18,6 @@ int g2_aff_in_subgroup_slow(const g2_aff *p);
 /* Selects the MULX/ADX path (1) or portable C (0) for fp/fr mul and sqr; returns the
  * previous choice. Asking for ADX on a CPU without it keeps the portable path. */
 int field_use_adx(int enable);
+int field_adx_active(void);     /* 1 while the ADX path is in use */
 
 #endif
