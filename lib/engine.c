@@ -274,7 +274,7 @@ static void finish_job(cuzk_engine *e, uint64_t h)
         worker *w = j->worker;
         if (e->ops->heap_until_finish && (j->heap || j->host_reserved)) {
             retire_entry r = {j->heap, j->host_reserved};
-            ring_push(&w->retire, &r); /* cannot fail: capacity = in-flight bound */
+            ring_push_wait(&w->retire, &r); /* never truly full: capacity > in-flight bound */
             j->heap = NULL;
             j->host_reserved = 0;
             evc_notify_if_waiting(&e->work, EVC_ALL);
@@ -431,7 +431,7 @@ int engine_create_with_backend(const cuzk_config *cfg, const backend_ops *ops, c
         w->device = ops->device_ordinal ? ops->device_ordinal(e->be, w->device_index) : -1;
         evc_init(&w->slot_free);
         atomic_init(&w->inflight, 0);
-        if ((rc = ring_init(&w->retire, inflight + 1, sizeof(retire_entry))) != CUZK_OK) {
+        if ((rc = ring_init(&w->retire, 2 * (inflight + 1), sizeof(retire_entry))) != CUZK_OK) {
             engine_free(e);
             return rc;
         }
