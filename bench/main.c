@@ -9,11 +9,13 @@
 
 /* Subcommands, one line each (defined in bench_<what>.c): keep the list sorted. */
 #define BENCH_COMMANDS(X) \
+    X("engine", bench_engine, "the engine's overhead with a trivial prover: latency, throughput, tracing") \
     X("field", bench_field, "Fp/Fr/Fp2 arithmetic, G1/G2 add and double (one thread)") \
     X("h", bench_h, "Groth16 H step on the GPU: --log 27 [--runs N] [--from-host]") \
     X("msm", bench_msm, "multi-scalar multiplication: --backend cpu --curve g1|g2 --log N [--threads T]") \
     X("ntt", bench_ntt, "Fr NTT: --log 20..27 [--backend cuda|cpu] [--runs N]") \
     X("pairing", bench_pairing, "Miller loop, final exponentiation, pairing (one thread)") \
+    X("prove", bench_prove, "one Groth16 partition: --backend cpu --shape porep --log N [--threads T] (stage times)") \
     X("version", bench_version, "print the library version (a smoke test)")
 
 #define DECLARE(name, fn, help) int fn(int argc, char **argv);
