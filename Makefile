@@ -159,12 +159,15 @@ check-deps:
 # libcjson-dev: cuzk-bench JSON output; pkg-config: the install test; nodejs/npm: the
 # independent BLS12-381 oracles (@noble/curves, snarkjs) and circom used by the tests.
 deps:
-	@if [ "$$(id -u)" = 0 ]; then \
+	@pkgs="$(DEB_PACKAGES)"; \
+	 if command -v node >/dev/null && command -v npm >/dev/null; then \
+	   pkgs=$$(echo $$pkgs | tr ' ' '\n' | grep -vxE 'nodejs|npm' | tr '\n' ' '); fi; \
+	 if [ "$$(id -u)" = 0 ]; then \
 	   export DEBIAN_FRONTEND=noninteractive; \
-	   apt-get update -qq && apt-get install -y -qq --no-install-recommends $(DEB_PACKAGES); \
+	   apt-get update -qq && apt-get install -y -qq --no-install-recommends $$pkgs; \
 	 else \
 	   echo "make deps needs root. Run:"; \
-	   echo "  sudo apt-get update && sudo apt-get install -y $(DEB_PACKAGES)"; exit 1; \
+	   echo "  sudo apt-get update && sudo apt-get install -y $$pkgs"; exit 1; \
 	 fi
 
 # ---- tests ----
@@ -191,7 +194,7 @@ bench: $(BENCH)
 
 demo: check-deps
 	@$(MAKE) --no-print-directory all
-	@$(CLI) demo
+	@$(CLI) demo --cache $(BUILD)/demo
 
 # ---- install ----
 install: lib
