@@ -146,7 +146,7 @@ $(HELLO): examples/hello.c $(SO_LINK)
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # ---- dependencies ----
-DEB_PACKAGES := libmimalloc-dev libcmocka-dev libcjson-dev pkg-config nodejs npm
+DEB_PACKAGES := libmimalloc-dev libcmocka-dev libcjson-dev pkg-config nodejs npm golang-go abigail-tools
 check-deps:
 	@missing=""; \
 	 test -f /usr/include/mimalloc.h || missing="$$missing mimalloc"; \
@@ -157,7 +157,9 @@ check-deps:
 
 # libmimalloc-dev: the library's working-memory arenas; libcmocka-dev: unit tests;
 # libcjson-dev: cuzk-bench JSON output; pkg-config: the install test; nodejs/npm: the
-# independent BLS12-381 oracles (@noble/curves, snarkjs) and circom used by the tests.
+# independent BLS12-381 oracles (@noble/curves, snarkjs) and circom used by the tests;
+# golang-go: the Go binding's tests (examples/go, cgo); abigail-tools: abidw/abidiff for
+# make abi-check. (cargo/rustc for examples/rust come with the CI image, not from apt.)
 deps:
 	@if [ "$$(id -u)" = 0 ]; then \
 	   export DEBIAN_FRONTEND=noninteractive; \
