@@ -15,6 +15,7 @@ Libs: -L$LIBDIR -lcuzk -Wl,-rpath,$LIBDIR
 PC
 export PKG_CONFIG_PATH=$(cd "$pc" && pwd) GOFLAGS=-mod=mod GOPROXY=off GOCACHE=$(pwd)/$BUILD/go/cache \
        GOPATH=$(pwd)/$BUILD/go/path CGO_ENABLED=1 CUZK_FIXTURE=$FX
+mkdir -p "$GOCACHE" "$GOPATH"
 cd examples/go
 go vet ./... && echo "ok - go vet" || echo "not ok - go vet"
 go test -count=1 -v ./... >"$GOCACHE/../test.log" 2>&1; rc=$?
