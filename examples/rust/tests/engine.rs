@@ -56,8 +56,11 @@ fn many_threads() {
                     loop {
                         match e.submit(srs, &part.view(t * per + i)) {
                             Err(err) if err.code == EAGAIN => std::thread::sleep(Duration::from_millis(1)),
-                            r => break r.unwrap(),
-                        };
+                            r => {
+                                r.unwrap();
+                                break;
+                            }
+                        }
                     }
                 }
             });
