@@ -14,7 +14,7 @@ extra=$(comm -13 <(echo "$hdr") <(echo "$rs")); [ -n "$extra" ] && echo "# sys.r
 . test/bindings_fixture.sh
 export CUZK_LIB_DIR=$LIBDIR CARGO_TARGET_DIR=$(pwd)/$BUILD/rust CUZK_FIXTURE=$FX CARGO_NET_OFFLINE=true
 log=$CARGO_TARGET_DIR/test.log; mkdir -p "$CARGO_TARGET_DIR"
-(cd examples/rust && cargo test --offline --quiet -- --test-threads=2) >"$log" 2>&1; rc=$?
+(cd examples/rust && cargo test --offline -- --test-threads=2) >"$log" 2>&1; rc=$?
 grep -E '^test |test result' "$log" | sed 's/^/# /'
 for t in prove_and_verify many_threads drop_with_jobs_in_flight errors; do
   grep -q "^test $t ... ok" "$log" && echo "ok - cargo test $t" || echo "not ok - cargo test $t"
