@@ -21,6 +21,7 @@ for t in prove_and_verify many_threads drop_with_jobs_in_flight errors; do
 done
 [ $rc = 0 ] || { echo "not ok - cargo test exited $rc"; tail -40 "$log"; }
 grep -q '^skip: no prover' "$log" && echo "# (the prover is not built: engine tests returned early)"
+[ "$FX_OK" = 1 ] || { echo "# engine tests returned early: $FX_WHY"; exit 0; }
 if (cd examples/rust && cargo run --offline --quiet --example prove -- "$FX/c.params" "$FX/c.vk" "$FX/c.r1cs" "$FX/c.wtns" 2) >"$log" 2>&1 \
    && [ "$(grep -c valid "$log")" = 2 ]; then echo "ok - cargo run --example prove: 2 valid"
 else echo "not ok - example prove:"; cat "$log"; fi

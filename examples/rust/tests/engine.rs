@@ -10,7 +10,7 @@ struct Fx {
 }
 
 fn fixture() -> Option<Fx> {
-    let dir = std::env::var("CUZK_FIXTURE").ok()?;
+    let dir = std::env::var("CUZK_FIXTURE").ok().filter(|d| !d.is_empty())?;
     let part = OwnedPartition::from_circom(&format!("{dir}/c.r1cs"), &format!("{dir}/c.wtns")).unwrap();
     let vk = std::fs::read(format!("{dir}/c.vk")).unwrap();
     Some(Fx { dir, vk, part })
