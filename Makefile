@@ -76,7 +76,7 @@ CLI          := $(BUILD)/bin/cuzk
 BENCH        := $(BUILD)/bin/cuzk-bench
 HELLO        := $(BUILD)/bin/hello
 
-.PHONY: all lib test test-gpu test-tsan bench demo install uninstall deps check-deps clean help
+.PHONY: all lib test test-gpu test-tsan bench demo install uninstall deps check-deps clean help abi-check abi-dump
 .DEFAULT_GOAL := all
 
 all: lib $(if $(CLI_SRCS),$(CLI)) $(if $(BENCH_SRCS),$(BENCH)) $(if $(wildcard examples/hello.c),$(HELLO))
@@ -89,6 +89,8 @@ help:
 	@echo "make test-tsan       the engine's concurrency tests under ThreadSanitizer (build-tsan)"
 	@echo "make demo            prove a batch of partitions and print a summary"
 	@echo "make install PREFIX=/usr/local DESTDIR=   headers, libraries, cuzk.pc"
+	@echo "make abi-check       the exported ABI against abi/libcuzk.abi (abidiff; new symbols need a new node)"
+	@echo "make abi-dump        rewrite the baseline abi/libcuzk.abi (after adding a version node)"
 	@echo "make deps            install system packages (root) or print the command"
 	@echo "options: CUZK_CUDA=0|1  CUDA_ARCHS='sm_90'  SANITIZE=address,undefined  BUILD=dir"
 
@@ -194,6 +196,14 @@ bench: $(BENCH)
 demo: check-deps
 	@$(MAKE) --no-print-directory all
 	@$(CLI) demo
+
+# ---- ABI guard (abi/check.sh): incompatible changes fail; additions need a new version node
+# in lib/cuzk.map and a CHANGELOG entry. abi-dump refreshes the committed baseline.
+ABI_BASELINE ?= abi/libcuzk.abi
+abi-check: lib
+	@abi/check.sh check $(SO_REAL) $(ABI_BASELINE)
+abi-dump: lib
+	@abi/check.sh dump $(SO_REAL) $(ABI_BASELINE)
 
 # ---- install ----
 install: lib
