@@ -48,7 +48,17 @@ int msm_cuda_fail(cudaError_t e, const char *what)
         if (e_ != cudaSuccess) return msm_cuda_fail(e_, what);                                   \
     } while (0)
 
-template <unsigned BS, class Fn> __global__ void __launch_bounds__(BS) k_for(Fn f, size_t n)
+/* Occupancy hint per kernel: functors that set min_blocks ask the compiler for that many
+ * resident blocks (a register cap); the bucket loops are latency-bound carry chains, so more
+ * warps per multiprocessor beat a few spilled registers. */
+template <class Fn, class = void> struct min_blocks_of {
+    static constexpr unsigned value = 1;
+};
+template <class Fn> struct min_blocks_of<Fn, decltype((void)Fn::min_blocks)> {
+    static constexpr unsigned value = Fn::min_blocks;
+};
+
+template <unsigned BS, class Fn> __global__ void __launch_bounds__(BS, min_blocks_of<Fn>::value) k_for(Fn f, size_t n)
 {
     size_t t = (size_t)blockIdx.x * BS + threadIdx.x;
     if (t < n) f(t);
@@ -120,6 +130,8 @@ struct dev_exec {
         size_t k = (m + target - 1) / target;
         return k < 2 ? 2 : k;
     }
+    /* Bucket reduction wants about two waves of threads (it is latency-bound when short). */
+    size_t reduce_threads() { return (size_t)sms * 768; }
     /* CUZK_MSM_PROFILE=1: an event after each phase, printed as a breakdown at the end. */
     bool profile = false;
     std::vector<std::pair<const char *, cudaEvent_t>> marks;
@@ -223,6 +235,7 @@ struct host_exec {
         return k ? k : 1;
     }
     void mark(const char *) {}
+    size_t reduce_threads() { return 8; }
     template <class F, class Fn> int launch(size_t n, const Fn &f, const char *)
     {
         for (size_t t = 0; t < n; t++) f(t);
