@@ -268,143 +268,6 @@ static FPM_HD_CALL fp fp_inv(const fp &a)
     return r;
 }
 
-/* ---- double-width products, for sums of products reduced once (Fp2) ---- */
-#define FPM_W (2 * FPM_N)
-
-/* t = a·b, 768 bits, no reduction. Products of a's even limbs go to e at row offset i, those of
- * its odd limbs to o (one limb up), so each row is two plain carry chains ending in a fresh limb. */
-FPM_HD void fp_mul_wide(uint32_t t[FPM_W], const fp &a, const fp &b)
-{
-    uint32_t e[FPM_W], o[FPM_W];
-#pragma unroll
-    for (int j = 0; j < FPM_W; j++) e[j] = o[j] = 0;
-#pragma unroll
-    for (int i = 0; i < FPM_N; i++) {
-        const uint32_t bi = b.l[i];
-        e[i] = mad_lo_cc(a.l[0], bi, e[i]);
-        e[i + 1] = madc_hi_cc(a.l[0], bi, e[i + 1]);
-#pragma unroll
-        for (int k = 2; k < FPM_N; k += 2) {
-            e[i + k] = madc_lo_cc(a.l[k], bi, e[i + k]);
-            e[i + k + 1] = madc_hi_cc(a.l[k], bi, e[i + k + 1]);
-        }
-        if (i + FPM_N < FPM_W) e[i + FPM_N] = addc(e[i + FPM_N], 0);
-        o[i] = mad_lo_cc(a.l[1], bi, o[i]);
-        o[i + 1] = madc_hi_cc(a.l[1], bi, o[i + 1]);
-#pragma unroll
-        for (int k = 2; k < FPM_N; k += 2) {
-            o[i + k] = madc_lo_cc(a.l[k + 1], bi, o[i + k]);
-            o[i + k + 1] = madc_hi_cc(a.l[k + 1], bi, o[i + k + 1]);
-        }
-        if (i + FPM_N < FPM_W) o[i + FPM_N] = addc(o[i + FPM_N], 0);
-    }
-    /* t = e + o·2^32 (< 2^768, so o's top limb is zero) */
-    t[0] = e[0];
-    t[1] = add_cc(e[1], o[0]);
-#pragma unroll
-    for (int j = 2; j < FPM_W; j++) t[j] = addc_cc(e[j], o[j - 1]);
-}
-
-/* t·2^-384 mod p for t < p·2^384: Montgomery reduction of the low half by the same steps as
- * fp_mul's, then the high half added; the result is below 2p before the last subtraction. */
-FPM_HD fp fp_redc_wide(const uint32_t t[FPM_W])
-{
-    uint32_t e[FPM_N + 1], o[FPM_N + 1];
-#pragma unroll
-    for (int j = 0; j < FPM_N; j++) e[j] = t[j];
-    e[FPM_N] = 0;
-#pragma unroll
-    for (int i = 0; i < FPM_N; i++) {
-        const uint32_t m = mul_lo(e[0], FPM_PINV);
-        e[0] = mad_lo_cc(P(0), m, e[0]);
-        e[1] = madc_hi_cc(P(0), m, e[1]);
-#pragma unroll
-        for (int k = 2; k < FPM_N; k += 2) {
-            e[k] = madc_lo_cc(P(k), m, e[k]);
-            e[k + 1] = madc_hi_cc(P(k), m, e[k + 1]);
-        }
-        e[FPM_N] = addc(e[FPM_N], 0);
-#pragma unroll
-        for (int k = 0; k < FPM_N; k += 2) {
-            o[k] = mul_lo(P(k + 1), m);
-            o[k + 1] = mul_hi(P(k + 1), m);
-        }
-        e[0] = add_cc(o[0], e[1]);
-#pragma unroll
-        for (int k = 1; k < FPM_N; k++) e[k] = addc_cc(o[k], e[k + 1]);
-        e[FPM_N] = addc(0, 0);
-    }
-    fp r;
-    r.l[0] = add_cc(e[0], t[FPM_N]);
-#pragma unroll
-    for (int j = 1; j < FPM_N; j++) r.l[j] = addc_cc(e[j], t[FPM_N + j]);
-    return fp_reduce_once(r);
-}
-
-/* t = a^2, 768 bits: the 66 products a_i·a_j (i < j) once, doubled, plus the 12 squares
- * (78 products instead of 144). Row i's products with a_{i+1}, a_{i+3}, ... start at an odd
- * limb and go to y, those with a_{i+2}, a_{i+4}, ... start at an even limb and go to x, so each is
- * one carry chain; a chain's carry lands in a limb no chain has reached yet (it only ever holds
- * earlier carries), so it cannot overflow. */
-FPM_HD void fp_sqr_wide(uint32_t t[FPM_W], const fp &a)
-{
-    uint32_t x[FPM_W], y[FPM_W];
-#pragma unroll
-    for (int j = 0; j < FPM_W; j++) x[j] = y[j] = 0;
-#pragma unroll
-    for (int i = 0; i < FPM_N - 1; i++) {
-        const uint32_t ai = a.l[i];
-        /* y: a_i·a_{i+1+2k} at limb 2i + 1 + 2k */
-        y[2 * i + 1] = mad_lo_cc(a.l[i + 1], ai, y[2 * i + 1]);
-        y[2 * i + 2] = madc_hi_cc(a.l[i + 1], ai, y[2 * i + 2]);
-#pragma unroll
-        for (int j = i + 3; j < FPM_N; j += 2) {
-            y[i + j] = madc_lo_cc(a.l[j], ai, y[i + j]);
-            y[i + j + 1] = madc_hi_cc(a.l[j], ai, y[i + j + 1]);
-        }
-        {
-            const int last = i + 1 + 2 * ((FPM_N - 2 - i) / 2); /* last j of this chain */
-            if (i + last + 2 < FPM_W) y[i + last + 2] = addc(y[i + last + 2], 0);
-        }
-        /* x: a_i·a_{i+2+2k} at limb 2i + 2 + 2k */
-        if (i + 2 < FPM_N) {
-            x[2 * i + 2] = mad_lo_cc(a.l[i + 2], ai, x[2 * i + 2]);
-            x[2 * i + 3] = madc_hi_cc(a.l[i + 2], ai, x[2 * i + 3]);
-#pragma unroll
-            for (int j = i + 4; j < FPM_N; j += 2) {
-                x[i + j] = madc_lo_cc(a.l[j], ai, x[i + j]);
-                x[i + j + 1] = madc_hi_cc(a.l[j], ai, x[i + j + 1]);
-            }
-            const int last = i + 2 + 2 * ((FPM_N - 3 - i) / 2);
-            if (i + last + 2 < FPM_W) x[i + last + 2] = addc(x[i + last + 2], 0);
-        }
-    }
-    /* off-diagonal sum, doubled */
-    uint32_t u[FPM_W];
-    u[0] = add_cc(x[0], y[0]);
-#pragma unroll
-    for (int j = 1; j < FPM_W; j++) u[j] = addc_cc(x[j], y[j]);
-    t[0] = u[0] << 1;
-#pragma unroll
-    for (int j = 1; j < FPM_W; j++) t[j] = (u[j] << 1) | (u[j - 1] >> 31);
-    /* plus the squares a_i^2 at limbs 2i, 2i + 1 */
-    t[0] = mad_lo_cc(a.l[0], a.l[0], t[0]);
-    t[1] = madc_hi_cc(a.l[0], a.l[0], t[1]);
-#pragma unroll
-    for (int i = 1; i < FPM_N; i++) {
-        t[2 * i] = madc_lo_cc(a.l[i], a.l[i], t[2 * i]);
-        t[2 * i + 1] = madc_hi_cc(a.l[i], a.l[i], t[2 * i + 1]);
-    }
-}
-
-/* a^2 by the double-width square and one reduction: 222 wide products against fp_mul's 288. */
-FPM_HD fp fp_sqr_fast(const fp &a)
-{
-    uint32_t t[FPM_W];
-    fp_sqr_wide(t, a);
-    return fp_redc_wide(t);
-}
-
 /* ---- Fp2 = Fp[u]/(u^2 + 1) ---- */
 struct fp2 {
     fp c0, c1;
@@ -419,41 +282,13 @@ FPM_HD fp2 fp2_sub(const fp2 &a, const fp2 &b) { return fp2{fp_sub(a.c0, b.c0), 
 FPM_HD fp2 fp2_dbl(const fp2 &a) { return fp2{fp_dbl(a.c0), fp_dbl(a.c1)}; }
 FPM_HD fp2 fp2_neg(const fp2 &a) { return fp2{fp_neg(a.c0), fp_neg(a.c1)}; }
 
-/* Karatsuba with one reduction per coefficient: 3 double-width products, 2 reductions.
- * c0 = a0b0 - a1b1 + p^2 and c1 = (a0 + a1)(b0 + b1) - a0b0 - a1b1 (sums unreduced, < 2p) are
- * both below 4p^2 < p·2^384, as fp_redc_wide needs. */
+/* Karatsuba: 3 Fp products. */
 static FPM_HD_CALL fp2 fp2_mul(const fp2 &a, const fp2 &b)
 {
-    const uint32_t p2[FPM_W] = {0x1c718e39, 0x26aa0000, 0x76382eab, 0x7ced6b1d, 0x62113cfd, 0x162c3383,
-                                0x3e71b743, 0x66bf91ed, 0x7091a049, 0x292e85a8, 0x86185c7b, 0x1d68619c,
-                                0x0978ef01, 0xf5314933, 0x16ddca6e, 0x50a62cfd, 0x349e8bd0, 0x66e59e49,
-                                0x0e7046b4, 0xe2dc90e5, 0xa22f25e9, 0x4bd278ea, 0xb8c35fc7, 0x02a437a4};
-    uint32_t t0[FPM_W], t1[FPM_W], t2[FPM_W];
-    fp sa, sb;
-    sa.l[0] = add_cc(a.c0.l[0], a.c1.l[0]);
-#pragma unroll
-    for (int j = 1; j < FPM_N; j++) sa.l[j] = addc_cc(a.c0.l[j], a.c1.l[j]);
-    sb.l[0] = add_cc(b.c0.l[0], b.c1.l[0]);
-#pragma unroll
-    for (int j = 1; j < FPM_N; j++) sb.l[j] = addc_cc(b.c0.l[j], b.c1.l[j]);
-    fp_mul_wide(t0, a.c0, b.c0);
-    fp_mul_wide(t1, a.c1, b.c1);
-    fp_mul_wide(t2, sa, sb);
-    /* t2 -= t0 + t1 */
-    t2[0] = sub_cc(t2[0], t0[0]);
-#pragma unroll
-    for (int j = 1; j < FPM_W; j++) t2[j] = subc_cc(t2[j], t0[j]);
-    t2[0] = sub_cc(t2[0], t1[0]);
-#pragma unroll
-    for (int j = 1; j < FPM_W; j++) t2[j] = subc_cc(t2[j], t1[j]);
-    /* t0 = t0 + p^2 - t1 */
-    t0[0] = add_cc(t0[0], p2[0]);
-#pragma unroll
-    for (int j = 1; j < FPM_W; j++) t0[j] = addc_cc(t0[j], p2[j]);
-    t0[0] = sub_cc(t0[0], t1[0]);
-#pragma unroll
-    for (int j = 1; j < FPM_W; j++) t0[j] = subc_cc(t0[j], t1[j]);
-    return fp2{fp_redc_wide(t0), fp_redc_wide(t2)};
+    fp t0 = fp_mul(a.c0, b.c0);
+    fp t1 = fp_mul(a.c1, b.c1);
+    fp t2 = fp_mul(fp_add(a.c0, a.c1), fp_add(b.c0, b.c1));
+    return fp2{fp_sub(t0, t1), fp_sub(fp_sub(t2, t0), t1)};
 }
 
 /* (c0 + c1 u)^2 = (c0 + c1)(c0 - c1) + 2 c0 c1 u: 2 Fp products. */
@@ -477,7 +312,7 @@ FPM_HD fp f_sub(const fp &a, const fp &b) { return fp_sub(a, b); }
 FPM_HD fp f_dbl(const fp &a) { return fp_dbl(a); }
 FPM_HD fp f_neg(const fp &a) { return fp_neg(a); }
 FPM_HD fp f_mul(const fp &a, const fp &b) { return fp_mul(a, b); }
-FPM_HD fp f_sqr(const fp &a) { return fp_sqr_fast(a); }
+FPM_HD fp f_sqr(const fp &a) { return fp_sqr(a); }
 FPM_HD fp f_inv(const fp &a) { return fp_inv(a); }
 FPM_HD bool f_is_zero(const fp &a) { return fp_is_zero(a); }
 FPM_HD void f_set_zero(fp &a) { a = fp_zero(); }

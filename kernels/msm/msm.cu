@@ -130,8 +130,19 @@ struct dev_exec {
         size_t k = (m + target - 1) / target;
         return k < 2 ? 2 : k;
     }
-    /* Bucket reduction wants about two waves of threads (it is latency-bound when short). */
-    size_t reduce_threads() { return (size_t)sms * 768; }
+    /* Threads the bucket reduction can have resident at once: its segments are serial chains of
+     * additions, so for small windows one full wave of short segments beats several waves. */
+    template <class F> size_t reduce_threads()
+    {
+        constexpr unsigned BS = sizeof(F) > 48 ? 64 : 128;
+        int blocks = 0;
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k_for<BS, reduce_fn<F>>, BS, 0) != cudaSuccess ||
+            blocks < 1) {
+            cudaGetLastError();
+            blocks = 1;
+        }
+        return (size_t)sms * (size_t)blocks * BS;
+    }
     /* CUZK_MSM_PROFILE=1: an event after each phase, printed as a breakdown at the end. */
     bool profile = false;
     std::vector<std::pair<const char *, cudaEvent_t>> marks;
@@ -235,7 +246,7 @@ struct host_exec {
         return k ? k : 1;
     }
     void mark(const char *) {}
-    size_t reduce_threads() { return 8; }
+    template <class F> size_t reduce_threads() { return 64; }
     template <class F, class Fn> int launch(size_t n, const Fn &f, const char *)
     {
         for (size_t t = 0; t < n; t++) f(t);

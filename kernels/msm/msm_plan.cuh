@@ -228,9 +228,9 @@ int plan_run(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, si
         for (int i = 0; i < 2; i++)
             if ((rc = x.ensure(&b.keys[i], ent * sizeof(uint32_t))) || (rc = x.ensure(&b.vals[i], ent * sizeof(uint32_t))))
                 return rc;
-        /* segment length: MSM_SEG, or shorter while that leaves under reduce_threads threads */
+        /* segment length: MSM_SEG, or shorter while the threads still fit in one wave */
         unsigned seg = B < MSM_SEG ? (unsigned)B : MSM_SEG;
-        while (seg > 2 && (size_t)wg * (B / seg) < x.reduce_threads()) seg /= 2;
+        while (seg > 2 && (size_t)wg * (B / (seg / 2)) <= x.template reduce_threads<F>()) seg /= 2;
         const unsigned segs = (unsigned)(B / seg);
         if ((rc = x.ensure(&b.buckets, wg * B * sizeof(xyzz<F>))) ||
             (rc = x.ensure(&b.red_pts[0], (size_t)wg * segs * sizeof(xyzz<F>))) ||
