@@ -207,27 +207,34 @@ FPM_HD void accumulate_thread(size_t t, size_t m, size_t kper, const uint32_t *k
             else
                 while (s < b && keys[s] == k0) s++; /* the previous thread owns this run */
         }
-        bool first = true;
-        while (s < b) {
-            const uint32_t k = keys[s];
-            if (k == MSM_KEY_SKIP) break;
-            size_t lim = forced ? b : b + kper;
-            if (lim > m) lim = m;
+        /* One flat loop, one addition per iteration: the threads of a warp stay in step however
+         * their runs are laid out (a loop per segment would wait for the warp's longest run). */
+        if (s < b && keys[s] != MSM_KEY_SKIP) {
+            uint32_t k = keys[s];
+            size_t lim = forced ? b : (b + kper < m ? b + kper : m);
+            bool first = true;
             xyzz<F> acc;
             set_inf(acc);
-            size_t e = s;
-            for (; e < lim && keys[e] == k; e++) acc = src.add_to(acc, e);
-            const bool cut_end = e == lim && e < m && keys[e] == k;
-            if (forced || cut_end) {
-                int slot = first && forced ? 0 : 1;
-                slot_key[slot] = k;
-                slot_pt[slot] = acc;
-            } else {
-                emit_complete(out, k, acc);
+            for (size_t e = s;;) {
+                acc = src.add_to(acc, e);
+                e++;
+                const uint32_t kn = e < m ? keys[e] : MSM_KEY_SKIP;
+                if (e == lim || kn != k) {
+                    const bool cut_end = e == lim && kn == k;
+                    if (forced || cut_end) {
+                        int slot = first && forced ? 0 : 1;
+                        slot_key[slot] = k;
+                        slot_pt[slot] = acc;
+                    } else {
+                        emit_complete(out, k, acc);
+                    }
+                    if (cut_end || e >= b || kn == MSM_KEY_SKIP) break;
+                    first = forced = false;
+                    k = kn;
+                    lim = b + kper < m ? b + kper : m;
+                    set_inf(acc);
+                }
             }
-            first = forced = false;
-            s = e;
-            if (cut_end) break;
         }
     }
     if (out.out_keys) {
