@@ -156,86 +156,61 @@ template <class F> struct src_partials {
     FPM_HD xyzz<F> add_to(const xyzz<F> &acc, size_t e) const { return add(acc, load16(pts + e)); }
 };
 
-/* Where a level's results go: complete runs to their bucket (level 0 stores; later levels add,
- * since a bucket's first level may have stored it), runs cut short to the partials for the next
- * level (2 slots per thread; out_keys NULL on the last level). */
+/* Emit one finished run: a run that may continue in a neighbouring chunk goes to the partials
+ * (slot 0 = first run, slot 1 = last run of this chunk); a run wholly inside the chunk is
+ * final and goes to its bucket (level 0 stores; later levels add, since a bucket written at
+ * level 0 may reappear later carrying only infinity). */
 template <class F> struct sink {
     xyzz<F> *buckets;
-    uint32_t *out_keys;
+    uint32_t *out_keys; /* 2 per thread; NULL on the last level */
     xyzz<F> *out_pts;
-    bool store; /* level 0 */
+    bool store;         /* level 0 */
 };
 
-template <class F> FPM_HD void emit_complete(const sink<F> &out, uint32_t key, const xyzz<F> &acc)
-{
-    if (is_inf(acc)) return; /* buckets start at infinity */
-    if (out.store) store16(out.buckets + key, acc);
-    else store16(out.buckets + key, add(load16(out.buckets + key), acc));
-}
-
-/* One thread of an accumulation level over the key-sorted entries, chunk [a, b) of K entries.
- * The array is cut into segments: at every run start (a new key), and at a chunk start a_u when
- * the run there began before a_u - K (a long run). A thread sums the segments that start in its
- * chunk, so a run belongs to the thread where it starts and is usually summed whole (then it is
- * final); a segment that starts at a run start ends at the run's end or at the chunk start two
- * chunks on, one that starts at a cut ends at the next chunk start, so no thread sums more than
- * 2K entries whatever the bucket sizes. Segments of long runs go to the partials (slot 0: one
- * starting at this chunk's cut; slot 1: one cut at its end), combined by the next level; unused
- * slots carry infinity under a key that keeps the partials sorted. */
+/* One thread of an accumulation level: entries [t·K, min(t·K + K, m)) of the key-sorted input.
+ * Partials slots (2t, 2t+1) are always written (infinity when unused) so the next level sees a
+ * key-sorted array with no holes. */
 template <class F, class Src>
 FPM_HD void accumulate_thread(size_t t, size_t m, size_t kper, const uint32_t *keys, const Src &src,
                               const sink<F> &out)
 {
-    const size_t a = t * kper, b = a + kper < m ? a + kper : m;
+    size_t start = t * kper, end = start + kper < m ? start + kper : m;
     uint32_t slot_key[2] = {MSM_KEY_SKIP, MSM_KEY_SKIP};
     xyzz<F> slot_pt[2];
     set_inf(slot_pt[0]);
     set_inf(slot_pt[1]);
-    if (a < m && keys[a] != MSM_KEY_SKIP) {
-        const uint32_t k0 = keys[a];
-        slot_key[0] = slot_key[1] = k0;
-        size_t lo = 0, hi = a; /* start of the run holding a */
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (keys[mid] < k0) lo = mid + 1;
-            else hi = mid;
-        }
-        size_t s = a;
-        bool forced = false;
-        if (lo < a) {
-            if (lo + kper < a) forced = true; /* a long run: cut here */
-            else
-                while (s < b && keys[s] == k0) s++; /* the previous thread owns this run */
-        }
-        /* One flat loop, one addition per iteration: the threads of a warp stay in step however
-         * their runs are laid out (a loop per segment would wait for the warp's longest run). */
-        if (s < b && keys[s] != MSM_KEY_SKIP) {
-            uint32_t k = keys[s];
-            size_t lim = forced ? b : (b + kper < m ? b + kper : m);
-            bool first = true;
-            xyzz<F> acc;
-            set_inf(acc);
-            for (size_t e = s;;) {
-                acc = src.add_to(acc, e);
-                e++;
-                const uint32_t kn = e < m ? keys[e] : MSM_KEY_SKIP;
-                if (e == lim || kn != k) {
-                    const bool cut_end = e == lim && kn == k;
-                    if (forced || cut_end) {
-                        int slot = first && forced ? 0 : 1;
-                        slot_key[slot] = k;
-                        slot_pt[slot] = acc;
-                    } else {
-                        emit_complete(out, k, acc);
-                    }
-                    if (cut_end || e >= b || kn == MSM_KEY_SKIP) break;
-                    first = forced = false;
-                    k = kn;
-                    lim = b + kper < m ? b + kper : m;
-                    set_inf(acc);
+    if (start < m && keys[start] != MSM_KEY_SKIP) {
+        bool cont_prev = start > 0 && keys[start - 1] == keys[start];
+        uint32_t cur = keys[start];
+        size_t run_begin = start;
+        xyzz<F> acc;
+        set_inf(acc);
+        size_t e = start;
+        for (;; e++) {
+            uint32_t k = e < end ? keys[e] : MSM_KEY_SKIP;
+            if (k != cur) {
+                /* the run [run_begin, e) of key cur is done */
+                bool first = run_begin == start;
+                bool last = k == MSM_KEY_SKIP || e == end;
+                bool cont_next = e == end && end < m && keys[end] == cur;
+                if ((first && cont_prev) || (last && cont_next)) {
+                    int s = first ? 0 : 1;
+                    slot_key[s] = cur;
+                    slot_pt[s] = acc;
+                } else if (out.store) {
+                    store16(out.buckets + cur, acc);
+                } else {
+                    store16(out.buckets + cur, add(load16(out.buckets + cur), acc));
                 }
+                if (first) slot_key[0] = cur; /* keeps the partials sorted (value may stay inf) */
+                if (last) break;
+                cur = k;
+                run_begin = e;
+                set_inf(acc);
             }
+            acc = src.add_to(acc, e);
         }
+        if (slot_key[1] == MSM_KEY_SKIP) slot_key[1] = slot_key[0];
     }
     if (out.out_keys) {
         out.out_keys[2 * t] = slot_key[0];
