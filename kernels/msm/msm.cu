@@ -48,9 +48,8 @@ int msm_cuda_fail(cudaError_t e, const char *what)
         if (e_ != cudaSuccess) return msm_cuda_fail(e_, what);                                   \
     } while (0)
 
-/* Occupancy hint per kernel: functors that set min_blocks ask the compiler for that many
- * resident blocks (a register cap); the bucket loops are latency-bound carry chains, so more
- * warps per multiprocessor beat a few spilled registers. */
+/* Occupancy hint per kernel: a functor that sets min_blocks asks the compiler for that many
+ * resident blocks (a register cap). Kept as a tuning knob; see msm_plan.cuh for what it gave. */
 template <class Fn, class = void> struct min_blocks_of {
     static constexpr unsigned value = 1;
 };
