@@ -167,21 +167,21 @@ CUZK_API int cuzk_poll_result(cuzk_engine *e, cuzk_result *out, int64_t timeout_
         return err_set(CUZK_EINVAL, "cuzk_poll_result: out->struct_size is %u, set it to sizeof(cuzk_result) "
                        "(%zu)", size, sizeof(cuzk_result));
     uint64_t deadline = timeout_ns > 0 ? now_ns() + (uint64_t)timeout_ns : 0;
-    unsigned spin = 0;
+    spinner spin = {0, 0};
     uint64_t h;
     for (;;) {
         if (tracker_poll(&e->trk, &h)) break;
         if (timeout_ns == 0) return err_set(CUZK_EAGAIN, "cuzk_poll_result: no result ready");
         if (deadline && now_ns() >= deadline)
             return err_set(CUZK_EAGAIN, "cuzk_poll_result: no result within %lld ns", (long long)timeout_ns);
-        if (engine_spin(&spin)) continue;
+        if (engine_spin(e, &spin)) continue;
         uint32_t key = evc_prepare(&e->results);
         if (ring_count(&e->trk.done)) {
             evc_cancel(&e->results);
             continue;
         }
         evc_wait(&e->results, key, deadline);
-        spin = 0;
+        spin.n = 0;
     }
     job *j = engine_job(e, h);
     memcpy(out, &j->result, sizeof j->result);
