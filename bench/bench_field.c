@@ -9,6 +9,7 @@
 #include "bench.h"
 #include "field/curve.h"
 #include "field/field_internal.h"
+#include "field/pairing.h"
 
 /* Median and best ns per operation over `rounds` rounds of `reps` dependent operations
  * (each feeds the next, so this is latency, the figure the pairing and bucket chains see).
@@ -50,7 +51,7 @@ int bench_field(int argc, char **argv)
     g2_jac_dbl(&s, &g2);
     g2_jac_dbl(&t, &s);
 
-    struct { const char *name; double ns, best; } r[16];
+    struct { const char *name; double ns, best; } r[24];
     int n = 0;
 #define RUN(label, reps, stmt) do { r[n].name = label; TIME_NS(r[n].ns, r[n].best, rounds, reps, stmt); n++; } while (0)
     RUN("fp_mul", 20000, fp_mul(&a, &a, &b));
@@ -66,9 +67,15 @@ int bench_field(int argc, char **argv)
     RUN("g2_jac_add", 400, g2_jac_add(&s, &s, &t));
     RUN("g2_jac_add_aff", 400, g2_jac_add_aff(&s, &s, &G2_GENERATOR));
     RUN("g2_jac_dbl", 400, g2_jac_dbl(&s, &s));
+    /* The pairing (cuzk-bench pairing has more: thread CPU time, multi-pairing products). */
+    fp12_t f, e;
+    pairing_miller_loop(&f, &G1_GENERATOR, &G2_GENERATOR);
+    RUN("miller_loop", 4, pairing_miller_loop(&f, &G1_GENERATOR, &G2_GENERATOR));
+    RUN("final_exp", 4, pairing_final_exp(&e, &f));
+    RUN("pairing", 4, pairing(&e, &G1_GENERATOR, &G2_GENERATOR));
 #undef RUN
     /* Keep every chain observable so nothing is optimised away. */
-    int sink = fp_is_zero(&a) + fr_is_zero(&x) + fp2_is_zero(&c) + g1_jac_is_inf(&p) + g2_jac_is_inf(&s);
+    int sink = fp_is_zero(&a) + fr_is_zero(&x) + fp2_is_zero(&c) + g1_jac_is_inf(&p) + g2_jac_is_inf(&s) + fp12_is_one(&e);
 
     if (json) {
         printf("{\"bench\":\"field\",\"cpu\":\"%s\",\"threads\":1,\"unit\":\"ns\"", bench_cpu_name());

@@ -74,12 +74,17 @@ static void rand_scalar(fr_t *k)
 static int usage(void)
 {
     fprintf(stderr, "usage: cuzk-bench msm --backend cpu|cuda --curve g1|g2 --log N [--threads T] "
-                    "[--reps R] [--window C] [--json]\n");
+                    "[--reps R] [--window C] [--json]\n"
+                    "       (cuda: [--bits-fraction F] [--streams S] [--scalars host|device], see bench_msm_cuda.c)\n");
     return 2;
 }
 
+int bench_msm_cuda(int argc, char **argv); /* bench_msm_cuda.c */
+
 int bench_msm(int argc, char **argv)
 {
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "--backend") && !strcmp(argv[i + 1], "cuda")) return bench_msm_cuda(argc, argv);
     const char *backend = "cpu", *curve = "g1";
     int log_n = -1, reps = 3, json = 0;
     unsigned threads = 1, window = 0;
@@ -98,10 +103,6 @@ int bench_msm(int argc, char **argv)
     }
     int g2 = !strcmp(curve, "g2");
     if ((!g2 && strcmp(curve, "g1")) || log_n < 0 || log_n > 30 || reps < 1) return usage();
-    if (!strcmp(backend, "cuda")) {
-        fprintf(stderr, "cuzk-bench msm: backend cuda is not built/implemented yet\n");
-        return 2;
-    }
     if (strcmp(backend, "cpu")) return usage();
 
     size_t n = (size_t)1 << log_n;

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "field/pairing.h"
-#include "field/tower.h"
+#include "field/field_internal.h"
 #include "support/fieldtest.h"
 #include "support/testutil.h"
 
@@ -569,8 +569,8 @@ static void multi_is_product(void **state)
 
 /* Every test runs twice: with the MULX/ADX kernels (where the CPU has them) and on the
  * portable C path, so both stay checked on x86-64 machines. */
-static int use_adx(void **state) { (void)state; tower_set_adx(1); return 0; }
-static int use_portable(void **state) { (void)state; tower_set_adx(0); return 0; }
+static int use_adx(void **state) { (void)state; field_use_adx(1); return 0; }
+static int use_portable(void **state) { (void)state; field_use_adx(0); return 0; }
 
 int main(void)
 {
@@ -587,7 +587,8 @@ int main(void)
         cmocka_unit_test(multi_is_product),
     };
     int failed = 0;
-    if (tower_set_adx(1)) failed += cmocka_run_group_tests_name("mulx/adx kernels", tests, use_adx, NULL);
+    field_use_adx(1);   /* returns the previous choice: the second call says whether it took */
+    if (field_use_adx(1)) failed += cmocka_run_group_tests_name("mulx/adx kernels", tests, use_adx, NULL);
     else printf("no MULX/ADX on this CPU: portable path only\n");
     failed += cmocka_run_group_tests_name("portable C", tests, use_portable, NULL);
     return failed;

@@ -24,7 +24,7 @@ TW_INLINE void tw_sub6(uint64_t r[6], const uint64_t a[6], const uint64_t b[6]) 
 TW_INLINE void fpw_mul(fpw_t *r, const uint64_t a[6], const uint64_t b[6])
 {
 #if TOWER_X86_ASM
-    if (tower_adx) {
+    if (mont_have_adx) {
         tw_mul_384_adx(r->l, a, b);
         return;
     }
@@ -81,7 +81,7 @@ TW_INLINE void fpw_sub_exact(fpw_t *r, const fpw_t *a, const fpw_t *b)
 TW_INLINE void fpw_redc(fp_t *r, const fpw_t *a)
 {
 #if TOWER_X86_ASM
-    if (tower_adx) {
+    if (mont_have_adx) {
         tw_redc_384_adx(r->l, a->l);
         return;
     }

@@ -7,6 +7,7 @@
 #define CUZK_FIELD_TOWER_H
 
 #include "field.h"
+#include "mont.h"
 
 #define TW_INLINE static inline __attribute__((always_inline))
 
@@ -19,7 +20,7 @@ static const uint64_t TW_P[6] = {
 
 /* Add/subtract with carry. gcc turns __int128 carry chains into long sequences; on x86-64
  * the intrinsics give plain adc/sbb chains (baseline ISA, no run-time check needed). */
-#if defined(__x86_64__) && !defined(CUZK_TOWER_PORTABLE)
+#if defined(__x86_64__)
 #include <immintrin.h>
 TW_INLINE uint64_t tw_addc(uint64_t a, uint64_t b, unsigned char *c)
 {
@@ -96,17 +97,15 @@ TW_INLINE void tw_fp6_sub(fp6_t *r, const fp6_t *a, const fp6_t *b)
     tw_fp2_sub(&r->c2, &a->c2, &b->c2);
 }
 
-/* MULX/ADX kernels (tower_x86.c), used when tower_adx is set (at load, from CPUID). */
-#if defined(__x86_64__) && defined(__ELF__) && !defined(CUZK_TOWER_PORTABLE)
+/* MULX/ADX kernels (tower_x86.c), used when the field's run-time switch mont_have_adx is
+ * set (CPUID at load; CUZK_FIELD_PORTABLE=1 or field_use_adx(0) turn it off for both). */
+#if MONT_HAVE_ADX_PATH && defined(__ELF__)
 #define TOWER_X86_ASM 1
-extern int tower_adx;
 void tw_mul_384_adx(uint64_t r[12], const uint64_t a[6], const uint64_t b[6]);
 void tw_redc_384_adx(uint64_t r[6], const uint64_t w[12]);
 #else
 #define TOWER_X86_ASM 0
 #endif
-/* Tests: 0 forces the portable path; returns whether the kernels are now in use. */
-int tower_set_adx(int on);
 
 typedef struct { uint64_t l[12]; } fpw_t;  /* double-width Fp value in [0, N) */
 typedef struct { fpw_t c0, c1; } fp2w_t;

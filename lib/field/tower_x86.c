@@ -1,26 +1,11 @@
 /*
  * x86-64 MULX/ADX kernels for the tower's double-width arithmetic (tower.c): the 384x384-bit
  * product and the Montgomery reduction, two interleaved carry chains (ADCX/ADOX) per row.
- * Selected at run time when the CPU has BMI2 and ADX; tower.c keeps the portable C path.
+ * Used when the field's run-time switch (cpu.c) selects MULX/ADX; tower.c keeps portable C.
  */
 #include "tower.h"
 
 #if TOWER_X86_ASM
-
-int tower_adx;
-
-__attribute__((constructor)) static void tower_detect(void)
-{
-    __builtin_cpu_init();
-    tower_adx = __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("adx");
-}
-
-int tower_set_adx(int on)
-{
-    __builtin_cpu_init();
-    tower_adx = on && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("adx");
-    return tower_adx;
-}
 
 /* tw_mul_384_adx(r[12], a[6], b[6]): operand scanning, one row per limb of b; the row's
  * low halves ride the OF chain and the high halves the CF chain.
@@ -375,13 +360,5 @@ __asm__(
     "ret\n"
     ".size tw_redc_384_adx, .-tw_redc_384_adx\n"
 );
-
-#else
-
-int tower_set_adx(int on)
-{
-    (void)on;
-    return 0;
-}
 
 #endif

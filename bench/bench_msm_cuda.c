@@ -1,0 +1,207 @@
+/*
+ * cuzk-bench msm --backend cuda: one CUDA MSM (G1 or G2) over bases resident on the device
+ * (made there, untimed) and scalars in pinned host memory (or, with --scalars device, already on
+ * the device); prints the median of the CUDA-event times (scalar upload included) and what the
+ * plan chose. --bits-fraction F makes a fraction F
+ * of the scalars 0 or 1 (the PoRep shape); --streams S runs S contexts from S threads at once.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+#include "cuzk/cuzk.h"
+
+#ifdef CUZK_HAVE_CUDA
+#include "cuda_util.h"
+#include "field/curve.h"
+#include "msm.h"
+
+static uint64_t rng_state = 0x2545f4914f6cdd1dull;
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+/* canonical scalars below r: random 255-bit values with the top limb capped below r's */
+static void fill_scalars(fr_t *k, size_t n, double bits_fraction)
+{
+    uint64_t cut = (uint64_t)(bits_fraction * 18446744073709551615.0);
+    for (size_t i = 0; i < n; i++) {
+        memset(&k[i], 0, sizeof k[i]);
+        if (bits_fraction > 0 && rnd() <= cut) {
+            k[i].l[0] = rnd() & 1;
+            continue;
+        }
+        for (int j = 0; j < 4; j++) k[i].l[j] = rnd();
+        k[i].l[3] %= 0x73eda753299d7d48ull; /* < r's top limb: always < r */
+    }
+}
+
+typedef struct {
+    msm_gpu_ctx *ctx;
+    const msm_gpu_bases *gb;
+    const fr_t *k;
+    const void *dk; /* device copy, or NULL */
+    size_t n;
+    int reps, rc;
+    double *ms;
+    void *out;
+} worker;
+
+static void *work(void *arg)
+{
+    worker *w = arg;
+    for (int r = 0; r < w->reps && !w->rc; r++) {
+        w->rc = msm_gpu_run(w->ctx, w->gb, 0, w->dk ? w->dk : (const void *)w->k, w->n, CUZK_FR_CANONICAL,
+                            w->dk ? MSM_SCALARS_DEVICE : MSM_SCALARS_HOST, w->out);
+        msm_gpu_stats st;
+        msm_gpu_last_stats(w->ctx, &st);
+        w->ms[r] = st.device_ms;
+    }
+    return NULL;
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: cuzk-bench msm --backend cuda --curve g1|g2 --log N [--reps R] [--bits-fraction F] "
+                    "[--window C] [--streams S] [--scalars host|device] [--device D] [--json]\n");
+    return 2;
+}
+
+int bench_msm_cuda(int argc, char **argv)
+{
+    const char *curve = "g1", *where = "host";
+    int log_n = -1, reps = 5, json = 0, streams = 1, device = 0;
+    unsigned window = 0;
+    double frac = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(argv[i], "--json")) { json = 1; continue; }
+        if (!v) return usage();
+        if (!strcmp(argv[i], "--backend")) { if (strcmp(v, "cuda")) return usage(); }
+        else if (!strcmp(argv[i], "--curve")) curve = v;
+        else if (!strcmp(argv[i], "--log")) log_n = atoi(v);
+        else if (!strcmp(argv[i], "--reps")) reps = atoi(v);
+        else if (!strcmp(argv[i], "--bits-fraction")) frac = atof(v);
+        else if (!strcmp(argv[i], "--window")) window = (unsigned)atoi(v);
+        else if (!strcmp(argv[i], "--streams")) streams = atoi(v);
+        else if (!strcmp(argv[i], "--device")) device = atoi(v);
+        else if (!strcmp(argv[i], "--scalars")) where = v;
+        else return usage();
+        i++;
+    }
+    int g2 = !strcmp(curve, "g2");
+    if ((!g2 && strcmp(curve, "g1")) || log_n < 0 || log_n > 30 || reps < 1 || streams < 1 || streams > 16 ||
+        frac < 0 || frac > 1 || (strcmp(where, "host") && strcmp(where, "device")))
+        return usage();
+    if (gpu_device_count() <= device) {
+        fprintf(stderr, "cuzk-bench msm: no CUDA device %d\n", device);
+        return 2;
+    }
+    char name[256] = "?";
+    gpu_device_describe(device, name, sizeof name);
+    size_t n = (size_t)1 << log_n;
+    int curve_id = g2 ? MSM_CURVE_G2 : MSM_CURVE_G1;
+
+    uint64_t t0 = bench_now_ns();
+    msm_gpu_bases *gb = NULL;
+    const void *gen = g2 ? (const void *)&G2_GENERATOR : (const void *)&G1_GENERATOR;
+    if (msm_gpu_bases_generate(&gb, device, curve_id, n, gen, rnd(), rnd() | 1)) {
+        fprintf(stderr, "cuzk-bench msm: bases: %s\n", cuzk_last_error());
+        return 1;
+    }
+    double gen_s = (double)(bench_now_ns() - t0) / 1e9;
+
+    worker w[16];
+    pthread_t th[16];
+    int rc = 0;
+    for (int s = 0; s < streams; s++) {
+        memset(&w[s], 0, sizeof w[s]);
+        void *k = NULL;
+        if (gpu_host_alloc(&k, n * sizeof(fr_t))) {
+            fprintf(stderr, "cuzk-bench msm: pinned scalars: %s\n", cuzk_last_error());
+            return 1;
+        }
+        fill_scalars(k, n, frac);
+        w[s].k = k;
+        if (!strcmp(where, "device")) {
+            void *d = NULL;
+            if (gpu_set_device(device) || gpu_malloc(&d, n * sizeof(fr_t)) || gpu_memcpy_to_device(d, k, n * sizeof(fr_t))) {
+                fprintf(stderr, "cuzk-bench msm: device scalars: %s\n", cuzk_last_error());
+                return 1;
+            }
+            w[s].dk = d;
+        }
+        w[s].gb = gb;
+        w[s].n = n;
+        w[s].ms = calloc((size_t)reps + 1, sizeof(double));
+        w[s].out = malloc(sizeof(g2_jac));
+        if (msm_gpu_ctx_create(&w[s].ctx, device, NULL, 0)) {
+            fprintf(stderr, "cuzk-bench msm: context: %s\n", cuzk_last_error());
+            return 1;
+        }
+        if (window) msm_gpu_ctx_set_window(w[s].ctx, window);
+        /* warm-up: module load, scratch allocation */
+        w[s].reps = 1;
+        work(&w[s]);
+        if (w[s].rc) {
+            fprintf(stderr, "cuzk-bench msm: %s\n", cuzk_last_error());
+            return 1;
+        }
+        w[s].reps = reps;
+    }
+    uint64_t t1 = bench_now_ns();
+    for (int s = 0; s < streams; s++) pthread_create(&th[s], NULL, work, &w[s]);
+    for (int s = 0; s < streams; s++) pthread_join(th[s], NULL);
+    double wall_ms = (double)(bench_now_ns() - t1) / 1e6;
+    for (int s = 0; s < streams; s++)
+        if (w[s].rc) {
+            fprintf(stderr, "cuzk-bench msm: %s\n", cuzk_last_error());
+            rc = 1;
+        }
+    msm_gpu_stats st;
+    msm_gpu_last_stats(w[0].ctx, &st);
+    double lo = w[0].ms[0];
+    for (int r = 1; r < reps; r++) if (w[0].ms[r] < lo) lo = w[0].ms[r];
+    double med = bench_median(w[0].ms, reps);
+    double per = wall_ms / (reps * streams);
+    if (json)
+        printf("{\"bench\":\"msm\",\"backend\":\"cuda\",\"curve\":\"%s\",\"log_n\":%d,\"bits_fraction\":%.3f,"
+               "\"scalars\":\"%s\",\"streams\":%d,\"reps\":%d,\"median_ms\":%.3f,\"min_ms\":%.3f,\"wall_per_msm_ms\":%.3f,"
+               "\"window\":%u,\"groups\":%u,\"n_zero\":%llu,\"n_one\":%llu,\"n_rest\":%llu,\"device\":\"%s\"}\n",
+               curve, log_n, frac, where, streams, reps, med, lo, per, st.window_bits, st.window_groups,
+               (unsigned long long)st.n_zero, (unsigned long long)st.n_one, (unsigned long long)st.n_rest, name);
+    else
+        printf("msm %s cuda 2^%d (bits fraction %.2f, scalars on %s): median %.2f ms (min %.2f, %d reps, CUDA events); "
+               "%d stream%s: %.2f ms per MSM wall; window %u, %u groups; 0/1/rest = %llu/%llu/%llu; "
+               "bases made in %.1f s; on %s\n"
+               "  cuzk-bench msm --backend cuda --curve %s --log %d --bits-fraction %g --reps %d --streams %d --scalars %s%s\n",
+               curve, log_n, frac, where, med, lo, reps, streams, streams == 1 ? "" : "s", per, st.window_bits,
+               st.window_groups, (unsigned long long)st.n_zero, (unsigned long long)st.n_one,
+               (unsigned long long)st.n_rest, gen_s, name, curve, log_n, frac, reps, streams, where,
+               window ? " --window (forced)" : "");
+    for (int s = 0; s < streams; s++) {
+        msm_gpu_ctx_free(w[s].ctx);
+        gpu_host_free((void *)w[s].k);
+        if (w[s].dk) gpu_free((void *)w[s].dk);
+        free(w[s].ms);
+        free(w[s].out);
+    }
+    msm_gpu_bases_free(gb);
+    return rc;
+}
+#else
+int bench_msm_cuda(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    fprintf(stderr, "cuzk-bench msm: this build has no CUDA (nvcc not found or CUZK_CUDA=0)\n");
+    return 2;
+}
+#endif

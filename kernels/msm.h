@@ -1,0 +1,75 @@
+/*
+ * CUDA multi-scalar multiplication over BLS12-381 G1 and G2 (kernels/msm/), behind a C interface.
+ * Bases are uploaded once and stay resident on their device; each context owns a stream and its
+ * scratch, so MSMs on different contexts (driven from different host threads) overlap.
+ * Points use lib/field/curve.h's layouts bit for bit: inputs g1_aff/g2_aff (all-zero = infinity),
+ * results g1_jac/g2_jac, Fp in Montgomery form (R = 2^384).
+ */
+#ifndef CUZK_KERNELS_MSM_H
+#define CUZK_KERNELS_MSM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { MSM_CURVE_G1 = 1, MSM_CURVE_G2 = 2 };
+
+typedef struct msm_gpu_bases msm_gpu_bases; /* bases resident on one device */
+typedef struct msm_gpu_ctx msm_gpu_ctx;     /* one stream + scratch on one device */
+
+/* Copies n affine points (g1_aff[n] or g2_aff[n], host memory, borrowed for the call) to the
+ * device. *out is owned by the caller: msm_gpu_bases_free. */
+int msm_gpu_bases_upload(msm_gpu_bases **out, int device, int curve, const void *affine, size_t n);
+/* Makes n bases on the device without the host: bases[i] = (a + (i + 1)·b)·gen, gen an affine
+ * point (g1_aff/g2_aff, host memory). For tests and benchmarks (the expected MSM is then one
+ * scalar multiplication of gen), a, b < 2^64. */
+int msm_gpu_bases_generate(msm_gpu_bases **out, int device, int curve, size_t n, const void *gen,
+                           uint64_t a, uint64_t b);
+/* Copies bases[first .. first + count) back to the host (g1_aff/g2_aff layout). */
+int msm_gpu_bases_download(const msm_gpu_bases *bases, size_t first, size_t count, void *out);
+size_t msm_gpu_bases_count(const msm_gpu_bases *bases);
+void msm_gpu_bases_free(msm_gpu_bases *bases);
+
+/* A context on `device`. stream: a cudaStream_t to run on, or NULL for a stream of its own.
+ * max_entries bounds the digit-sort scratch (16 bytes per entry; 0 = 2^28): larger MSMs run in
+ * window groups and point chunks within it. */
+int msm_gpu_ctx_create(msm_gpu_ctx **out, int device, void *stream, size_t max_entries);
+void msm_gpu_ctx_free(msm_gpu_ctx *ctx);
+/* Forces the window size (bits, 4..22) for benchmarks; 0 = chosen by size (the default). */
+void msm_gpu_ctx_set_window(msm_gpu_ctx *ctx, unsigned bits);
+
+enum { MSM_SCALARS_HOST = 0, MSM_SCALARS_DEVICE = 1 };
+
+/* out (g1_jac or g2_jac, host memory) = sum over i < n of scalars[i]·bases[first + i].
+ * scalars: n 32-byte values (cuzk_fr / fr_t layout) below r, in CUZK_FR_MONTGOMERY (0) or
+ * CUZK_FR_CANONICAL (1) form; in host memory (pinned is faster) or, with MSM_SCALARS_DEVICE,
+ * in this context's device memory (16-byte aligned), borrowed for the call. Scalars 0 are
+ * skipped and bases whose scalar is 1 are summed without buckets. Blocks the calling thread
+ * until the result is on the host. Errors: CUZK_EINVAL, CUZK_EDEVICE (with the CUDA detail). */
+int msm_gpu_run(msm_gpu_ctx *ctx, const msm_gpu_bases *bases, size_t first, const void *scalars, size_t n,
+                int scalar_form, int scalars_where, void *out);
+
+/* What the last msm_gpu_run on ctx did: device time in ms (CUDA events around the whole run,
+ * scalar upload included), window bits, and how many scalars were 0, 1 or other. */
+typedef struct {
+    float device_ms;
+    uint32_t window_bits;
+    uint32_t window_groups;
+    uint64_t n_zero, n_one, n_rest;
+} msm_gpu_stats;
+void msm_gpu_last_stats(const msm_gpu_ctx *ctx, msm_gpu_stats *out);
+
+/* The same plan executed on the host, thread by thread (no GPU needed): for tests of the
+ * digit, sort, bucket and reduction logic. acc_threads sets the level-0 thread count (small
+ * values force buckets to straddle threads); window_bits 0 = chosen by size. */
+int msm_sim_run(int curve, const void *bases, const void *scalars, size_t n, int scalar_form,
+                unsigned window_bits, size_t max_entries, size_t acc_threads, void *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,446 @@
+/*
+ * CUDA MSM: the executor that runs msm_plan.cuh on a device (kernels, CUB radix sort and
+ * selection, scratch that grows on demand), the host-simulation executor, and the C entry
+ * points of kernels/msm.h. Every CUDA failure becomes CUZK_EDEVICE with the call and its text.
+ */
+#include <cuda_runtime.h>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <numeric>
+#include <vector>
+
+#include "msm.h"
+#include "msm/msm_internal.cuh"
+#include "msm/msm_plan.cuh"
+
+extern "C" {
+#include "error.h"
+/* lib/field/curve.h's Jacobian operations. That header cannot be included here: its FP_ZERO
+ * collides with <cmath>'s fpclassify constant. The points are passed as their layout-equal
+ * device types (checked by size below). */
+void g1_jac_set_inf(void *r);
+void g1_jac_dbl(void *r, const void *a);
+void g1_jac_add(void *r, const void *a, const void *b);
+void g2_jac_set_inf(void *r);
+void g2_jac_dbl(void *r, const void *a);
+void g2_jac_add(void *r, const void *a, const void *b);
+}
+
+using namespace msmk;
+
+int msm_cuda_fail(cudaError_t e, const char *what)
+{
+    cudaGetLastError(); /* clear a non-sticky error so the next call starts clean */
+    return err_set(CUZK_EDEVICE, "msm: %s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+#define CU(call, what)                                                                           \
+    do {                                                                                         \
+        cudaError_t e_ = (call);                                                                 \
+        if (e_ != cudaSuccess) return msm_cuda_fail(e_, what);                                   \
+    } while (0)
+
+template <unsigned BS, class Fn> __global__ void __launch_bounds__(BS) k_for(Fn f, size_t n)
+{
+    size_t t = (size_t)blockIdx.x * BS + threadIdx.x;
+    if (t < n) f(t);
+}
+
+/* ---- the device executor ---- */
+struct dev_exec {
+    int device;
+    cudaStream_t stream;
+    unsigned sms;
+    void *cub_tmp = nullptr;
+    size_t cub_cap = 0;
+    std::vector<std::pair<void *, size_t>> caps; /* buffer -> capacity */
+
+    size_t cap_of(void *p)
+    {
+        for (auto &c : caps)
+            if (c.first == p) return c.second;
+        return 0;
+    }
+    int ensure(void **p, size_t bytes)
+    {
+        if (*p && cap_of(*p) >= bytes) return 0;
+        if (*p) {
+            for (auto &c : caps)
+                if (c.first == *p) c = {nullptr, 0};
+            CU(cudaFree(*p), "cudaFree (scratch)");
+            *p = nullptr;
+        }
+        bytes = bytes < 256 ? 256 : bytes;
+        CU(cudaMalloc(p, bytes), "cudaMalloc (MSM scratch)");
+        caps.push_back({*p, bytes});
+        return 0;
+    }
+    void release_all(msm_bufs &b)
+    {
+        void **all = (void **)&b;
+        for (size_t i = 0; i < sizeof b / sizeof(void *); i++)
+            if (all[i]) cudaFree(all[i]);
+        memset(&b, 0, sizeof b);
+        caps.clear();
+        if (cub_tmp) cudaFree(cub_tmp);
+        cub_tmp = nullptr;
+        cub_cap = 0;
+    }
+    int zero(void *p, size_t bytes)
+    {
+        CU(cudaMemsetAsync(p, 0, bytes, stream), "cudaMemsetAsync");
+        return 0;
+    }
+    int fetch(void *host, const void *dev, size_t bytes)
+    {
+        CU(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync (counts)");
+        CU(cudaStreamSynchronize(stream), "cudaStreamSynchronize (counts)");
+        return 0;
+    }
+    /* Level 0 runs as one full wave (every thread the same number of entries): as many threads
+     * as the multiprocessors hold at the kernel's occupancy. */
+    template <class F, class Src> size_t level0_kper(size_t m)
+    {
+        constexpr unsigned BS = sizeof(F) > 48 ? 64 : 128;
+        int blocks = 0;
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k_for<BS, acc_fn<F, Src>>, BS, 0) != cudaSuccess ||
+            blocks < 1) {
+            cudaGetLastError();
+            blocks = 1;
+        }
+        size_t target = (size_t)sms * (size_t)blocks * BS;
+        size_t k = (m + target - 1) / target;
+        return k < 2 ? 2 : k;
+    }
+    /* CUZK_MSM_PROFILE=1: an event after each phase, printed as a breakdown at the end. */
+    bool profile = false;
+    std::vector<std::pair<const char *, cudaEvent_t>> marks;
+    void mark(const char *name)
+    {
+        if (!profile) return;
+        cudaEvent_t e;
+        if (cudaEventCreate(&e) != cudaSuccess) return;
+        cudaEventRecord(e, stream);
+        marks.push_back({name, e});
+    }
+    void print_profile(cudaEvent_t start)
+    {
+        if (!profile) return;
+        std::vector<std::pair<const char *, float>> sum;
+        cudaEvent_t prev = start;
+        for (auto &m : marks) {
+            float ms = 0;
+            cudaEventElapsedTime(&ms, prev, m.second);
+            bool found = false;
+            for (auto &s : sum)
+                if (!strcmp(s.first, m.first)) {
+                    s.second += ms;
+                    found = true;
+                }
+            if (!found) sum.push_back({m.first, ms});
+            prev = m.second;
+        }
+        fprintf(stderr, "msm profile:");
+        for (auto &s : sum) fprintf(stderr, " %s %.3f ms;", s.first, s.second);
+        fprintf(stderr, "\n");
+        for (auto &m : marks) cudaEventDestroy(m.second);
+        marks.clear();
+    }
+    template <class F, class Fn> int launch(size_t n, const Fn &f, const char *what)
+    {
+        if (!n) return 0;
+        constexpr unsigned BS = sizeof(F) > 48 ? 64 : 128;
+        size_t grid = (n + BS - 1) / BS;
+        k_for<BS><<<(unsigned)grid, BS, 0, stream>>>(f, n);
+        CU(cudaGetLastError(), what);
+        return 0;
+    }
+    int tmp(size_t need)
+    {
+        if (need <= cub_cap) return 0;
+        if (cub_tmp) CU(cudaFree(cub_tmp), "cudaFree (cub)");
+        cub_tmp = nullptr;
+        cub_cap = 0;
+        CU(cudaMalloc(&cub_tmp, need), "cudaMalloc (cub temp)");
+        cub_cap = need;
+        return 0;
+    }
+    int sort(uint32_t *k0, uint32_t *k1, uint32_t *v0, uint32_t *v1, size_t m, int bits, uint32_t **ks,
+             uint32_t **vs)
+    {
+        cub::DoubleBuffer<uint32_t> dk(k0, k1), dv(v0, v1);
+        size_t need = 0;
+        int rc;
+        CU(cub::DeviceRadixSort::SortPairs(nullptr, need, dk, dv, (int)m, 0, bits, stream), "radix sort (size)");
+        if ((rc = tmp(need))) return rc;
+        CU(cub::DeviceRadixSort::SortPairs(cub_tmp, need, dk, dv, (int)m, 0, bits, stream), "radix sort");
+        *ks = dk.Current();
+        *vs = dv.Current();
+        return 0;
+    }
+    int select(const uint8_t *flags, size_t n, uint32_t *out, uint32_t *count)
+    {
+        thrust::counting_iterator<uint32_t> in(0);
+        size_t need = 0;
+        int rc;
+        CU(cub::DeviceSelect::Flagged(nullptr, need, in, flags, out, count, (int)n, stream), "select (size)");
+        if ((rc = tmp(need))) return rc;
+        CU(cub::DeviceSelect::Flagged(cub_tmp, need, in, flags, out, count, (int)n, stream), "select");
+        return 0;
+    }
+};
+
+/* ---- the host simulation executor ---- */
+struct host_exec {
+    size_t acc_threads;
+    int ensure(void **p, size_t bytes)
+    {
+        free(*p);
+        *p = calloc(1, bytes ? bytes : 1);
+        return *p ? 0 : err_set(CUZK_ENOMEM, "msm sim: %zu bytes", bytes);
+    }
+    int zero(void *p, size_t bytes)
+    {
+        memset(p, 0, bytes);
+        return 0;
+    }
+    int fetch(void *host, const void *dev, size_t bytes)
+    {
+        memcpy(host, dev, bytes);
+        return 0;
+    }
+    template <class F, class Src> size_t level0_kper(size_t m)
+    {
+        size_t k = (m + acc_threads - 1) / acc_threads;
+        return k ? k : 1;
+    }
+    void mark(const char *) {}
+    template <class F, class Fn> int launch(size_t n, const Fn &f, const char *)
+    {
+        for (size_t t = 0; t < n; t++) f(t);
+        return 0;
+    }
+    int sort(uint32_t *k0, uint32_t *k1, uint32_t *v0, uint32_t *v1, size_t m, int bits, uint32_t **ks,
+             uint32_t **vs)
+    {
+        std::vector<size_t> ord(m);
+        std::iota(ord.begin(), ord.end(), 0);
+        uint64_t mask = bits >= 32 ? 0xffffffffull : ((1ull << bits) - 1);
+        std::stable_sort(ord.begin(), ord.end(), [&](size_t a, size_t b) { return (k0[a] & mask) < (k0[b] & mask); });
+        for (size_t i = 0; i < m; i++) {
+            k1[i] = k0[ord[i]];
+            v1[i] = v0[ord[i]];
+        }
+        *ks = k1;
+        *vs = v1;
+        return 0;
+    }
+    int select(const uint8_t *flags, size_t n, uint32_t *out, uint32_t *count)
+    {
+        uint32_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (flags[i]) out[k++] = (uint32_t)i;
+        *count = k;
+        return 0;
+    }
+};
+
+/* ---- the host's last step: sum over w of 2^(c·w)·W_w, plus the ones (lib/field) ---- */
+static void horner(jacobian<fp> *out, const jacobian<fp> *w, unsigned nwin, unsigned c)
+{
+    jacobian<fp> acc;
+    g1_jac_set_inf(&acc);
+    for (int i = (int)nwin - 1; i >= 0; i--) {
+        if (i != (int)nwin - 1)
+            for (unsigned d = 0; d < c; d++) g1_jac_dbl(&acc, &acc);
+        g1_jac_add(&acc, &acc, &w[i]);
+    }
+    g1_jac_add(out, &acc, &w[nwin]);
+}
+
+static void horner(jacobian<fp2> *out, const jacobian<fp2> *w, unsigned nwin, unsigned c)
+{
+    jacobian<fp2> acc;
+    g2_jac_set_inf(&acc);
+    for (int i = (int)nwin - 1; i >= 0; i--) {
+        if (i != (int)nwin - 1)
+            for (unsigned d = 0; d < c; d++) g2_jac_dbl(&acc, &acc);
+        g2_jac_add(&acc, &acc, &w[i]);
+    }
+    g2_jac_add(out, &acc, &w[nwin]);
+}
+
+/* lib/field: g1_jac = 3 fp_t (48 bytes each), g2_jac = 3 fp2_t */
+static_assert(sizeof(jacobian<fp>) == 3 * 48 && sizeof(jacobian<fp2>) == 3 * 96,
+              "device points must match lib/field's layout");
+
+/* ---- the C interface ---- */
+struct msm_gpu_ctx {
+    int device;
+    bool own_stream;
+    dev_exec x;
+    msm_bufs b;
+    void *scalars = nullptr; /* device copy of host scalars */
+    size_t scalars_cap = 0;
+    size_t max_entries;
+    unsigned window_fix = 0;
+    cudaEvent_t ev[2];
+    msm_gpu_stats last;
+};
+
+extern "C" int msm_gpu_ctx_create(msm_gpu_ctx **out, int device, void *stream, size_t max_entries)
+{
+    *out = nullptr;
+    msm_gpu_ctx *c = new (std::nothrow) msm_gpu_ctx();
+    if (!c) return err_set(CUZK_ENOMEM, "msm_gpu_ctx_create");
+    memset(&c->b, 0, sizeof c->b);
+    c->device = device;
+    c->max_entries = max_entries ? max_entries : ((size_t)1 << 28);
+    if (c->max_entries > ((size_t)1 << 30)) c->max_entries = (size_t)1 << 30;
+    cudaError_t e = cudaSetDevice(device);
+    int sms = 0;
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (e == cudaSuccess) {
+        if (stream) {
+            c->x.stream = (cudaStream_t)stream;
+            c->own_stream = false;
+        } else {
+            e = cudaStreamCreateWithFlags(&c->x.stream, cudaStreamNonBlocking);
+            c->own_stream = true;
+        }
+    }
+    if (e == cudaSuccess) e = cudaEventCreate(&c->ev[0]);
+    if (e == cudaSuccess) e = cudaEventCreate(&c->ev[1]);
+    if (e != cudaSuccess) {
+        delete c;
+        return msm_cuda_fail(e, "msm_gpu_ctx_create");
+    }
+    c->x.device = device;
+    c->x.sms = (unsigned)sms;
+    memset(&c->last, 0, sizeof c->last);
+    *out = c;
+    return CUZK_OK;
+}
+
+extern "C" void msm_gpu_ctx_free(msm_gpu_ctx *c)
+{
+    if (!c) return;
+    cudaSetDevice(c->device);
+    cudaStreamSynchronize(c->x.stream);
+    c->x.release_all(c->b);
+    if (c->scalars) cudaFree(c->scalars);
+    cudaEventDestroy(c->ev[0]);
+    cudaEventDestroy(c->ev[1]);
+    if (c->own_stream) cudaStreamDestroy(c->x.stream);
+    delete c;
+}
+
+extern "C" void msm_gpu_ctx_set_window(msm_gpu_ctx *c, unsigned bits)
+{
+    c->window_fix = bits >= 4 && bits <= 22 ? bits : 0;
+}
+
+extern "C" void msm_gpu_last_stats(const msm_gpu_ctx *c, msm_gpu_stats *out) { *out = c->last; }
+
+template <class F, class J>
+static int run_typed(msm_gpu_ctx *c, const void *bases, const void *scalars, size_t n, int mont, J *out)
+{
+    plan_stats st;
+    int rc = plan_run<F>(c->x, c->b, (const affine<F> *)bases, (const sc256 *)scalars, n, mont, c->window_fix,
+                         c->max_entries, &st);
+    if (rc) return rc;
+    jacobian<F> w[65];
+    CU(cudaMemcpyAsync(w, c->b.result, (st.nwin + 1) * sizeof(jacobian<F>), cudaMemcpyDeviceToHost, c->x.stream),
+       "cudaMemcpyAsync (window sums)");
+    CU(cudaEventRecord(c->ev[1], c->x.stream), "cudaEventRecord");
+    CU(cudaStreamSynchronize(c->x.stream), "msm kernels");
+    horner(out, w, st.nwin, st.c);
+    c->last.window_bits = st.c;
+    c->last.window_groups = st.groups;
+    c->last.n_one = st.n_one;
+    c->last.n_rest = st.n_rest;
+    c->last.n_zero = n - st.n_one - st.n_rest;
+    return 0;
+}
+
+extern "C" int msm_gpu_run(msm_gpu_ctx *c, const msm_gpu_bases *bases, size_t first, const void *scalars,
+                           size_t n, int scalar_form, int scalars_where, void *out)
+{
+    if (!c || !bases || !out || (n && !scalars))
+        return err_set(CUZK_EINVAL, "msm_gpu_run: NULL argument");
+    if (scalar_form != 0 && scalar_form != 1)
+        return err_set(CUZK_EINVAL, "msm_gpu_run: scalar form %d (0 Montgomery, 1 canonical)", scalar_form);
+    if (bases->device != c->device)
+        return err_set(CUZK_EINVAL, "msm_gpu_run: bases on device %d, context on device %d", bases->device,
+                       c->device);
+    if (first > bases->n || n > bases->n - first)
+        return err_set(CUZK_EINVAL, "msm_gpu_run: %zu scalars from base %zu, but only %zu bases", n, first,
+                       bases->n);
+    if (n > 0x7fffffffu)
+        return err_set(CUZK_EINVAL, "msm_gpu_run: %zu points (at most 2^31 - 1)", n);
+    if (scalars_where == MSM_SCALARS_DEVICE && ((uintptr_t)scalars & 15))
+        return err_set(CUZK_EINVAL, "msm_gpu_run: device scalars must be 16-byte aligned");
+    CU(cudaSetDevice(c->device), "cudaSetDevice");
+    CU(cudaEventRecord(c->ev[0], c->x.stream), "cudaEventRecord");
+    const void *sc = scalars;
+    if (scalars_where != MSM_SCALARS_DEVICE && n) {
+        if (c->scalars_cap < n * 32) {
+            if (c->scalars) CU(cudaFree(c->scalars), "cudaFree (scalars)");
+            c->scalars = nullptr;
+            c->scalars_cap = 0;
+            CU(cudaMalloc(&c->scalars, n * 32), "cudaMalloc (scalars)");
+            c->scalars_cap = n * 32;
+        }
+        CU(cudaMemcpyAsync(c->scalars, scalars, n * 32, cudaMemcpyHostToDevice, c->x.stream),
+           "cudaMemcpyAsync (scalars)");
+        sc = c->scalars;
+    }
+    int mont = scalar_form == 0;
+    int rc;
+    c->x.profile = getenv("CUZK_MSM_PROFILE") && *getenv("CUZK_MSM_PROFILE") == '1';
+    c->x.mark("upload");
+    if (bases->curve == MSM_CURVE_G1)
+        rc = run_typed<fp>(c, (const affine<fp> *)bases->d + first, sc, n, mont, (jacobian<fp> *)out);
+    else
+        rc = run_typed<fp2>(c, (const affine<fp2> *)bases->d + first, sc, n, mont, (jacobian<fp2> *)out);
+    if (rc) {
+        cudaStreamSynchronize(c->x.stream);
+        cudaGetLastError();
+        return rc;
+    }
+    CU(cudaEventElapsedTime(&c->last.device_ms, c->ev[0], c->ev[1]), "cudaEventElapsedTime");
+    c->x.print_profile(c->ev[0]);
+    return CUZK_OK;
+}
+
+extern "C" int msm_sim_run(int curve, const void *bases, const void *scalars, size_t n, int scalar_form,
+                           unsigned window_bits, size_t max_entries, size_t acc_threads, void *out)
+{
+    if (curve != MSM_CURVE_G1 && curve != MSM_CURVE_G2) return err_set(CUZK_EINVAL, "msm_sim_run: curve %d", curve);
+    host_exec x;
+    x.acc_threads = acc_threads ? acc_threads : 64;
+    msm_bufs b;
+    memset(&b, 0, sizeof b);
+    plan_stats st;
+    int mont = scalar_form == 0, rc;
+    if (!max_entries) max_entries = (size_t)1 << 20;
+    if (curve == MSM_CURVE_G1) {
+        rc = plan_run<fp>(x, b, (const affine<fp> *)bases, (const sc256 *)scalars, n, mont, window_bits, max_entries, &st);
+        if (!rc) horner((jacobian<fp> *)out, (const jacobian<fp> *)b.result, st.nwin, st.c);
+    } else {
+        rc = plan_run<fp2>(x, b, (const affine<fp2> *)bases, (const sc256 *)scalars, n, mont, window_bits, max_entries,
+                           &st);
+        if (!rc) horner((jacobian<fp2> *)out, (const jacobian<fp2> *)b.result, st.nwin, st.c);
+    }
+    void **all = (void **)&b;
+    for (size_t i = 0; i < sizeof b / sizeof(void *); i++) free(all[i]);
+    return rc;
+}

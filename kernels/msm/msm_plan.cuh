@@ -1,0 +1,259 @@
+/*
+ * The MSM plan, written once against an executor (the CUDA one in msm.cu, or the host
+ * simulation): classify scalars (0 / 1 / other), sum the ones without buckets, then Pippenger
+ * with signed digits over window groups and point chunks: digits -> radix sort -> bucket
+ * accumulation levels -> bucket reduction -> window sums -> Horner.
+ */
+#ifndef CUZK_MSM_PLAN_CUH
+#define CUZK_MSM_PLAN_CUH
+
+#include "msm/msm_kernels.cuh"
+
+namespace msmk {
+
+/* Level >= 1 of the accumulation: entries per thread (each level shrinks the partials 4x). */
+#define MSM_KP 8
+/* Bucket-reduction segment length (buckets per thread). */
+#define MSM_SEG 32
+
+struct classify_fn {
+    const sc256 *s;
+    int mont;
+    uint8_t *is_one, *is_rest;
+    FPM_HD void operator()(size_t i) const
+    {
+        int c = scalar_class(load_canonical(s, i, mont));
+        is_one[i] = c == 1;
+        is_rest[i] = c == 2;
+    }
+};
+
+struct digits_fn {
+    const sc256 *s;
+    int mont;
+    const uint32_t *idx; /* rest indices of this point chunk */
+    size_t n;
+    unsigned c, w0, w1;
+    uint32_t *keys, *vals;
+    FPM_HD void operator()(size_t k) const
+    {
+        uint32_t i = idx[k];
+        digits_thread(k, n, load_canonical(s, i, mont), i, c, w0, w1, keys, vals);
+    }
+};
+
+template <class F, class Src> struct acc_fn {
+    const uint32_t *keys;
+    Src src;
+    size_t m, kper;
+    sink<F> out;
+    FPM_HD void operator()(size_t t) const { accumulate_thread<F>(t, m, kper, keys, src, out); }
+};
+
+template <class F> struct reduce_fn {
+    const xyzz<F> *buckets;
+    unsigned segs, len;
+    size_t per_window;
+    uint32_t key_base;
+    uint32_t *out_keys;
+    xyzz<F> *out_pts;
+    FPM_HD void operator()(size_t t) const
+    {
+        bucket_reduce_thread<F>(t, segs, len, buckets, per_window, key_base, out_keys, out_pts);
+    }
+};
+
+template <class F> struct tojac_fn {
+    const xyzz<F> *windows;
+    unsigned nwin;
+    const xyzz<F> *ones;
+    jacobian<F> *out;
+    FPM_HD void operator()(size_t t) const { to_jacobian_thread<F>(t, windows, nwin, ones, out); }
+};
+
+static inline unsigned msm_windows(unsigned c) { return (256 + c - 1) / c; }
+
+/* Window bits by a cost model in Fp multiplications: ~13 per (point, window) for the bucket
+ * add and its share of the sort, ~30 per bucket for the running sums, and a scalar
+ * multiplication per reduction segment. */
+static inline unsigned msm_choose_window(size_t n)
+{
+    unsigned best = 4;
+    double best_cost = 0;
+    for (unsigned c = 4; c <= 22; c++) {
+        double w = msm_windows(c), b = (double)(1u << (c - 1));
+        double seg = b < MSM_SEG ? b : MSM_SEG;
+        double cost = (double)n * w * 13 + w * b * 30 + w * (b / seg) * 18 * (c - 1);
+        if (c == 4 || cost < best_cost) {
+            best = c;
+            best_cost = cost;
+        }
+    }
+    return best;
+}
+
+static inline unsigned bit_length(size_t v)
+{
+    unsigned b = 0;
+    while (v) {
+        b++;
+        v >>= 1;
+    }
+    return b;
+}
+
+/* Scratch, typed at use; an executor grows each buffer on demand. */
+struct msm_bufs {
+    void *is_one, *is_rest, *idx_one, *idx_rest, *keys[2], *vals[2], *buckets;
+    void *pk[2], *pp[2], *red_keys, *red_pts, *windows, *ones, *result, *counts;
+};
+
+/* What a run did; the result is nwin window sums and the ones' sum (b.result, Jacobian), which
+ * the caller combines: sum over w of 2^(c·w)·W_w, plus the ones. */
+struct plan_stats {
+    unsigned c, nwin, groups;
+    size_t n_one, n_rest;
+};
+
+/* Runs accumulation levels until one thread remains; results land in buckets (level 0
+ * stores when store0, every later level adds). */
+template <class F, class X, class Src>
+int accumulate_levels(X &x, msm_bufs &b, const uint32_t *keys, Src src, size_t m, size_t k0,
+                      xyzz<F> *buckets, bool store0)
+{
+    int rc;
+    if (m == 0) return 0;
+    size_t T = (m + k0 - 1) / k0;
+    for (int i = 0; i < 2; i++) {
+        if ((rc = x.ensure(&b.pk[i], 2 * T * sizeof(uint32_t)))) return rc;
+        if ((rc = x.ensure(&b.pp[i], 2 * T * sizeof(xyzz<F>)))) return rc;
+    }
+    sink<F> out{buckets, T > 1 ? (uint32_t *)b.pk[0] : nullptr, (xyzz<F> *)b.pp[0], store0};
+    if ((rc = x.template launch<F>(T, acc_fn<F, Src>{keys, src, m, k0, out}, "accumulate"))) return rc;
+    int cur = 0;
+    while (T > 1) {
+        size_t mm = 2 * T, T2 = (mm + MSM_KP - 1) / MSM_KP;
+        sink<F> o{buckets, T2 > 1 ? (uint32_t *)b.pk[cur ^ 1] : nullptr, (xyzz<F> *)b.pp[cur ^ 1], false};
+        acc_fn<F, src_partials<F>> f{(const uint32_t *)b.pk[cur], src_partials<F>{(const xyzz<F> *)b.pp[cur]},
+                                     mm, MSM_KP, o};
+        if ((rc = x.template launch<F>(T2, f, "accumulate partials"))) return rc;
+        cur ^= 1;
+        T = T2;
+    }
+    return 0;
+}
+
+/* out_dev (executor memory) = the MSM. scalars: executor memory. */
+template <class F, class X>
+int plan_run(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, size_t n, int mont,
+             unsigned cfix, size_t max_entries, plan_stats *st)
+{
+    int rc;
+    st->c = 0;
+    st->groups = 0;
+    st->n_one = st->n_rest = 0;
+    st->nwin = 0;
+    if ((rc = x.ensure(&b.ones, sizeof(xyzz<F>)))) return rc;
+    if ((rc = x.zero(b.ones, sizeof(xyzz<F>)))) return rc;
+    if (n == 0) {
+        if ((rc = x.ensure(&b.result, sizeof(jacobian<F>)))) return rc;
+        return x.template launch<F>(1, tojac_fn<F>{nullptr, 0, (xyzz<F> *)b.ones, (jacobian<F> *)b.result},
+                                    "to jacobian");
+    }
+    /* 1. classes and the two index lists */
+    if ((rc = x.ensure(&b.is_one, n)) || (rc = x.ensure(&b.is_rest, n)) ||
+        (rc = x.ensure(&b.idx_one, n * sizeof(uint32_t))) || (rc = x.ensure(&b.idx_rest, n * sizeof(uint32_t))) ||
+        (rc = x.ensure(&b.counts, 2 * sizeof(uint32_t))))
+        return rc;
+    if ((rc = x.template launch<F>(n, classify_fn{scalars, mont, (uint8_t *)b.is_one, (uint8_t *)b.is_rest},
+                                   "classify")))
+        return rc;
+    x.mark("classify");
+    uint32_t counts[2];
+    if ((rc = x.select((const uint8_t *)b.is_one, n, (uint32_t *)b.idx_one, (uint32_t *)b.counts)) ||
+        (rc = x.select((const uint8_t *)b.is_rest, n, (uint32_t *)b.idx_rest, (uint32_t *)b.counts + 1)) ||
+        (rc = x.fetch(counts, b.counts, sizeof counts)))
+        return rc;
+    size_t n1 = counts[0], nr = counts[1];
+    x.mark("select");
+    st->n_one = n1;
+    st->n_rest = nr;
+
+    /* 2. bases with scalar one: one bucket (key 0), no sort */
+    if (n1) {
+        if ((rc = x.ensure(&b.keys[0], n1 * sizeof(uint32_t))) || (rc = x.zero(b.keys[0], n1 * sizeof(uint32_t))))
+            return rc;
+        src_bases<F> src{bases, (const uint32_t *)b.idx_one};
+        if ((rc = accumulate_levels<F>(x, b, (const uint32_t *)b.keys[0], src, n1,
+                                       x.template level0_kper<F, src_bases<F>>(n1),
+                                       (xyzz<F> *)b.ones, true)))
+            return rc;
+        x.mark("ones");
+    }
+
+    /* 3. Pippenger on the rest */
+    unsigned c = cfix ? cfix : msm_choose_window(nr);
+    unsigned nwin = msm_windows(c);
+    const size_t B = (size_t)1 << (c - 1);
+    const unsigned seg = B < MSM_SEG ? (unsigned)B : MSM_SEG;
+    const unsigned segs = (unsigned)(B / seg);
+    if ((rc = x.ensure(&b.windows, nwin * sizeof(xyzz<F>))) || (rc = x.zero(b.windows, nwin * sizeof(xyzz<F>))))
+        return rc;
+    st->c = c;
+    if (nr) {
+        size_t chunk = nr < max_entries ? nr : max_entries;
+        unsigned wg = (unsigned)(max_entries / chunk);
+        if (wg > nwin) wg = nwin;
+        if (wg < 1) wg = 1;
+        size_t ent = chunk * wg;
+        for (int i = 0; i < 2; i++)
+            if ((rc = x.ensure(&b.keys[i], ent * sizeof(uint32_t))) || (rc = x.ensure(&b.vals[i], ent * sizeof(uint32_t))))
+                return rc;
+        if ((rc = x.ensure(&b.buckets, wg * B * sizeof(xyzz<F>))) ||
+            (rc = x.ensure(&b.red_keys, (size_t)wg * segs * sizeof(uint32_t))) ||
+            (rc = x.ensure(&b.red_pts, (size_t)wg * segs * sizeof(xyzz<F>))))
+            return rc;
+        for (size_t p0 = 0; p0 < nr; p0 += chunk) {
+            size_t np = nr - p0 < chunk ? nr - p0 : chunk;
+            for (unsigned w0 = 0; w0 < nwin; w0 += wg) {
+                unsigned w1 = w0 + wg < nwin ? w0 + wg : nwin, g = w1 - w0;
+                size_t m = np * g;
+                st->groups++;
+                digits_fn df{scalars, mont, (const uint32_t *)b.idx_rest + p0, np, c, w0, w1,
+                             (uint32_t *)b.keys[0], (uint32_t *)b.vals[0]};
+                if ((rc = x.template launch<F>(np, df, "digits"))) return rc;
+                x.mark("digits");
+                uint32_t *sk, *sv;
+                if ((rc = x.sort((uint32_t *)b.keys[0], (uint32_t *)b.keys[1], (uint32_t *)b.vals[0],
+                                 (uint32_t *)b.vals[1], m, (int)(c - 1 + bit_length(g)), &sk, &sv)))
+                    return rc;
+                x.mark("sort");
+                if ((rc = x.zero(b.buckets, g * B * sizeof(xyzz<F>)))) return rc;
+                src_bases<F> src{bases, sv};
+                if ((rc = accumulate_levels<F>(x, b, sk, src, m, x.template level0_kper<F, src_bases<F>>(m),
+                                               (xyzz<F> *)b.buckets, true)))
+                    return rc;
+                x.mark("accumulate");
+                reduce_fn<F> rf{(const xyzz<F> *)b.buckets, segs, seg, B, w0, (uint32_t *)b.red_keys,
+                                (xyzz<F> *)b.red_pts};
+                if ((rc = x.template launch<F>((size_t)g * segs, rf, "bucket reduce"))) return rc;
+                src_partials<F> rs{(const xyzz<F> *)b.red_pts};
+                if ((rc = accumulate_levels<F>(x, b, (const uint32_t *)b.red_keys, rs, (size_t)g * segs, MSM_KP,
+                                               (xyzz<F> *)b.windows, false)))
+                    return rc;
+                x.mark("reduce");
+            }
+        }
+    }
+    /* 4. window sums and the ones' sum as Jacobian points for the host's Horner */
+    st->nwin = nwin;
+    if ((rc = x.ensure(&b.result, (nwin + 1) * sizeof(jacobian<F>)))) return rc;
+    rc = x.template launch<F>(nwin + 1, tojac_fn<F>{(xyzz<F> *)b.windows, nwin, (xyzz<F> *)b.ones,
+                                                    (jacobian<F> *)b.result}, "to jacobian");
+    x.mark("finish");
+    return rc;
+}
+
+} /* namespace msmk */
+
+#endif

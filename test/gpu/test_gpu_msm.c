@@ -1,0 +1,434 @@
+/*
+ * The CUDA MSM (kernels/msm.h) against the CPU MSM (lib/msm_cpu.h) on fresh random inputs:
+ * sizes 1, 2, 3, 2^k and 2^k ± 1 up to 2^20 in G1 and G2, edge cases (zero, one, r - 1, mixed
+ * scalars; repeated, opposite and infinite bases), scalars on the device, two contexts at once,
+ * and at 2^24 against one scalar multiplication (bases of known logarithm). Exits 77 without
+ * a CUDA device.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cuda_util.h"
+#include "cuzk/cuzk.h"
+#include "msm.h"
+#include "msm_cpu.h"
+#include "support/testutil.h"
+
+static threadpool *tp;
+static msm_gpu_ctx *ctx;
+
+static const fr_t R_MINUS_1 = {{0xffffffff00000000ull, 0x53bda402fffe5bfeull, 0x3339d80809a1d805ull,
+                                0x73eda753299d7d48ull}};
+
+static void rand_canonical(fr_t *k)
+{
+    do {
+        for (int i = 0; i < 4; i++) k->l[i] = test_rand64();
+        k->l[3] &= 0x7fffffffffffffffull;
+    } while (!fr_is_canonical(k));
+}
+
+enum { S_RANDOM, S_ZERO, S_ONE, S_MIXED, S_RMINUS1, S_BITS };
+
+static void make_scalar(fr_t *k, int kind)
+{
+    memset(k, 0, sizeof *k);
+    switch (kind) {
+    case S_RANDOM: rand_canonical(k); break;
+    case S_ZERO: break;
+    case S_ONE: k->l[0] = 1; break;
+    case S_RMINUS1: *k = R_MINUS_1; break;
+    case S_BITS: /* the PoRep shape: 90 % zeros and ones */
+        if (test_rand64() % 10) k->l[0] = test_rand64() & 1;
+        else rand_canonical(k);
+        break;
+    default: /* mixed: bits, small values, full width, r - 1 */
+        switch (test_rand64() % 6) {
+        case 0: break;
+        case 1: k->l[0] = 1; break;
+        case 2: k->l[0] = test_rand64() & 0xffff; break;
+        case 3: *k = R_MINUS_1; break;
+        case 4: k->l[0] = test_rand64(); break;
+        default: rand_canonical(k);
+        }
+    }
+}
+
+/* Scalars handed to the GPU: canonical as they are, or converted to Montgomery form. */
+static fr_t *gpu_form(const fr_t *k, size_t n, int form)
+{
+    fr_t *g = malloc((n ? n : 1) * sizeof *g);
+    assert_non_null(g);
+    for (size_t i = 0; i < n; i++) {
+        if (form == CUZK_FR_CANONICAL) g[i] = k[i];
+        else assert_true(fr_to_mont(&g[i], &k[i]));
+    }
+    return g;
+}
+
+/* GPU MSM of bases (resident) against the CPU MSM of the same host copy. */
+static void check(int curve, const msm_gpu_bases *gb, const void *host_bases, const fr_t *k, size_t n,
+                  int where, const char *what)
+{
+    int form = (int)(test_rand64() & 1);
+    fr_t *g = gpu_form(k, n, form);
+    void *dev = NULL;
+    const void *sc = g;
+    if (where == MSM_SCALARS_DEVICE && n) {
+        assert_int_equal(gpu_malloc(&dev, n * sizeof *g), 0);
+        assert_int_equal(gpu_memcpy_to_device(dev, g, n * sizeof *g), 0);
+        sc = dev;
+    }
+    int ok;
+    if (curve == MSM_CURVE_G1) {
+        g1_jac want, got;
+        msm_g1(&want, host_bases, k, n, tp);
+        int rc = msm_gpu_run(ctx, gb, 0, sc, n, form, where, &got);
+        if (rc) printf("msm_gpu_run: %s\n", cuzk_last_error());
+        assert_int_equal(rc, 0);
+        ok = g1_jac_eq(&want, &got);
+    } else {
+        g2_jac want, got;
+        msm_g2(&want, host_bases, k, n, tp);
+        int rc = msm_gpu_run(ctx, gb, 0, sc, n, form, where, &got);
+        if (rc) printf("msm_gpu_run: %s\n", cuzk_last_error());
+        assert_int_equal(rc, 0);
+        ok = g2_jac_eq(&want, &got);
+    }
+    msm_gpu_stats st;
+    msm_gpu_last_stats(ctx, &st);
+    if (!ok)
+        printf("MISMATCH %s: G%d n=%zu form=%d where=%d window=%u groups=%u zero=%llu one=%llu rest=%llu\n", what,
+               curve, n, form, where, st.window_bits, st.window_groups, (unsigned long long)st.n_zero,
+               (unsigned long long)st.n_one, (unsigned long long)st.n_rest);
+    assert_true(ok);
+    if (dev) gpu_free(dev);
+    free(g);
+}
+
+static uint64_t rand_nonzero64(void)
+{
+    uint64_t v;
+    do v = test_rand64(); while (!v);
+    return v;
+}
+
+/* n bases (a + (i + 1)·b)·G made on the GPU and copied back for the CPU oracle; a few are
+ * checked against the CPU's own scalar multiplication. */
+static msm_gpu_bases *gen_bases(int curve, size_t n, void **host)
+{
+    uint64_t a = test_rand64(), b = rand_nonzero64();
+    msm_gpu_bases *gb = NULL;
+    const void *gen = curve == MSM_CURVE_G1 ? (const void *)&G1_GENERATOR : (const void *)&G2_GENERATOR;
+    int rc = msm_gpu_bases_generate(&gb, 0, curve, n, gen, a, b);
+    if (rc) printf("generate: %s\n", cuzk_last_error());
+    assert_int_equal(rc, 0);
+    size_t pb = curve == MSM_CURVE_G1 ? sizeof(g1_aff) : sizeof(g2_aff);
+    *host = malloc(n * pb);
+    assert_non_null(*host);
+    assert_int_equal(msm_gpu_bases_download(gb, 0, n, *host), 0);
+    for (int t = 0; t < 3; t++) {
+        size_t i = t == 0 ? 0 : t == 1 ? n - 1 : test_rand64() % n;
+        fr_t c, ta, tb, ti;
+        fr_from_u64(&ta, a);
+        fr_from_u64(&tb, b);
+        fr_from_u64(&ti, i + 1);
+        fr_mul(&c, &ti, &tb);
+        fr_add(&c, &c, &ta);
+        fr_from_mont(&c, &c);
+        if (curve == MSM_CURVE_G1) {
+            g1_jac g, p, q;
+            g1_jac_from_aff(&g, &G1_GENERATOR);
+            g1_jac_mul(&p, &g, &c);
+            g1_jac_from_aff(&q, (const g1_aff *)*host + i);
+            assert_true(g1_jac_eq(&p, &q));
+        } else {
+            g2_jac g, p, q;
+            g2_jac_from_aff(&g, &G2_GENERATOR);
+            g2_jac_mul(&p, &g, &c);
+            g2_jac_from_aff(&q, (const g2_aff *)*host + i);
+            assert_true(g2_jac_eq(&p, &q));
+        }
+    }
+    return gb;
+}
+
+static void sizes(int curve, const int *logs, int nlogs)
+{
+    size_t max = (size_t)1 << logs[nlogs - 1];
+    void *host;
+    msm_gpu_bases *gb = gen_bases(curve, max + 1, &host);
+    fr_t *k = malloc((max + 1) * sizeof *k);
+    assert_non_null(k);
+    size_t small[] = {1, 2, 3};
+    for (int i = 0; i < 3; i++) {
+        for (size_t j = 0; j < small[i]; j++) make_scalar(&k[j], S_RANDOM);
+        check(curve, gb, host, k, small[i], MSM_SCALARS_HOST, "small");
+    }
+    for (int l = 0; l < nlogs; l++)
+        for (int d = -1; d <= 1; d++) {
+            size_t n = ((size_t)1 << logs[l]) + (size_t)(ptrdiff_t)d;
+            for (size_t j = 0; j < n; j++) make_scalar(&k[j], S_RANDOM);
+            check(curve, gb, host, k, n, d == 0 ? MSM_SCALARS_DEVICE : MSM_SCALARS_HOST, "2^k+-1");
+        }
+    free(k);
+    free(host);
+    msm_gpu_bases_free(gb);
+}
+
+static void test_sizes_g1(void **state)
+{
+    (void)state;
+    const int logs[] = {4, 7, 10, 13, 16, 18, 20};
+    sizes(MSM_CURVE_G1, logs, 7);
+}
+
+static void test_sizes_g2(void **state)
+{
+    (void)state;
+    const int logs[] = {5, 9, 12, 15, 18, 20};
+    sizes(MSM_CURVE_G2, logs, 6);
+}
+
+/* Scalar kinds and base shapes: all zero, all one, r - 1, mixed, PoRep bits; repeated bases,
+ * a base and its negative, the point at infinity. */
+static void edges(int curve)
+{
+    const size_t n = 5000;
+    void *host;
+    msm_gpu_bases *gb = gen_bases(curve, n, &host);
+    fr_t *k = malloc(n * sizeof *k);
+    assert_non_null(k);
+    const int kinds[] = {S_ZERO, S_ONE, S_RMINUS1, S_MIXED, S_BITS};
+    for (int t = 0; t < 5; t++) {
+        for (size_t j = 0; j < n; j++) make_scalar(&k[j], kinds[t]);
+        check(curve, gb, host, k, n, MSM_SCALARS_HOST, "scalar kinds");
+    }
+    /* one scalar set (one repeated value) that puts every point into the same buckets */
+    make_scalar(&k[0], S_RANDOM);
+    for (size_t j = 1; j < n; j++) k[j] = k[0];
+    check(curve, gb, host, k, n, MSM_SCALARS_HOST, "same scalar");
+
+    /* repeated bases, opposite pairs and infinity */
+    size_t pb = curve == MSM_CURVE_G1 ? sizeof(g1_aff) : sizeof(g2_aff);
+    unsigned char *shaped = malloc(n * pb);
+    assert_non_null(shaped);
+    for (size_t j = 0; j < n; j++) {
+        size_t src = j % 7;
+        memcpy(shaped + j * pb, (unsigned char *)host + src * pb, pb);
+        if (j % 11 == 3) {
+            if (curve == MSM_CURVE_G1) g1_aff_neg((g1_aff *)(shaped + j * pb), (g1_aff *)(shaped + j * pb));
+            else g2_aff_neg((g2_aff *)(shaped + j * pb), (g2_aff *)(shaped + j * pb));
+        }
+        if (j % 13 == 5) memset(shaped + j * pb, 0, pb);
+    }
+    msm_gpu_bases *gs = NULL;
+    assert_int_equal(msm_gpu_bases_upload(&gs, 0, curve, shaped, n), 0);
+    const int kinds2[] = {S_RANDOM, S_MIXED, S_ONE, S_RMINUS1};
+    for (int t = 0; t < 4; t++) {
+        for (size_t j = 0; j < n; j++) make_scalar(&k[j], kinds2[t]);
+        check(curve, gs, shaped, k, n, t & 1 ? MSM_SCALARS_DEVICE : MSM_SCALARS_HOST, "repeated bases");
+    }
+    /* equal scalars on repeated bases: the doubling path inside buckets */
+    make_scalar(&k[0], S_RANDOM);
+    for (size_t j = 1; j < n; j++) k[j] = k[0];
+    check(curve, gs, shaped, k, n, MSM_SCALARS_HOST, "repeated bases, same scalar");
+    msm_gpu_bases_free(gs);
+    free(shaped);
+    free(k);
+    free(host);
+    msm_gpu_bases_free(gb);
+}
+
+static void test_edges_g1(void **state) { (void)state; edges(MSM_CURVE_G1); }
+static void test_edges_g2(void **state) { (void)state; edges(MSM_CURVE_G2); }
+
+/* 2^20 with the PoRep mix, and small forced windows and entry caps (window groups, point
+ * chunks) through a second context. */
+static void test_plans(void **state)
+{
+    (void)state;
+    const size_t n = (size_t)1 << 20;
+    void *host;
+    msm_gpu_bases *gb = gen_bases(MSM_CURVE_G1, n, &host);
+    fr_t *k = malloc(n * sizeof *k);
+    assert_non_null(k);
+    for (size_t j = 0; j < n; j++) make_scalar(&k[j], S_BITS);
+    check(MSM_CURVE_G1, gb, host, k, n, MSM_SCALARS_HOST, "porep mix 2^20");
+    msm_gpu_ctx *saved = ctx, *small = NULL;
+    assert_int_equal(msm_gpu_ctx_create(&small, 0, NULL, (size_t)1 << 18), 0);
+    ctx = small;
+    const unsigned windows[] = {7, 13, 17};
+    for (int w = 0; w < 3; w++) {
+        msm_gpu_ctx_set_window(small, windows[w]);
+        for (size_t j = 0; j < n; j++) make_scalar(&k[j], w == 2 ? S_MIXED : S_RANDOM);
+        check(MSM_CURVE_G1, gb, host, k, n, MSM_SCALARS_HOST, "forced window, capped entries");
+    }
+    ctx = saved;
+    msm_gpu_ctx_free(small);
+    free(k);
+    free(host);
+    msm_gpu_bases_free(gb);
+}
+
+/* Two contexts driven from two threads at once: both results right. */
+typedef struct {
+    msm_gpu_ctx *ctx;
+    const msm_gpu_bases *gb;
+    const fr_t *k;
+    size_t n;
+    g1_jac out;
+    int rc;
+} job;
+
+static void *run_job(void *arg)
+{
+    job *j = arg;
+    for (int r = 0; r < 3 && !j->rc; r++)
+        j->rc = msm_gpu_run(j->ctx, j->gb, 0, j->k, j->n, CUZK_FR_CANONICAL, MSM_SCALARS_HOST, &j->out);
+    return NULL;
+}
+
+static void test_streams(void **state)
+{
+    (void)state;
+    const size_t n = (size_t)1 << 18;
+    void *host;
+    msm_gpu_bases *gb = gen_bases(MSM_CURVE_G1, n, &host);
+    fr_t *k[2];
+    job jobs[2];
+    pthread_t th[2];
+    for (int t = 0; t < 2; t++) {
+        k[t] = malloc(n * sizeof(fr_t));
+        assert_non_null(k[t]);
+        for (size_t j = 0; j < n; j++) make_scalar(&k[t][j], t ? S_BITS : S_RANDOM);
+        jobs[t] = (job){.gb = gb, .k = k[t], .n = n};
+        assert_int_equal(msm_gpu_ctx_create(&jobs[t].ctx, 0, NULL, 0), 0);
+    }
+    for (int t = 0; t < 2; t++) assert_int_equal(pthread_create(&th[t], NULL, run_job, &jobs[t]), 0);
+    for (int t = 0; t < 2; t++) pthread_join(th[t], NULL);
+    for (int t = 0; t < 2; t++) {
+        assert_int_equal(jobs[t].rc, 0);
+        g1_jac want;
+        msm_g1(&want, host, k[t], n, tp);
+        assert_true(g1_jac_eq(&want, &jobs[t].out));
+        msm_gpu_ctx_free(jobs[t].ctx);
+        free(k[t]);
+    }
+    free(host);
+    msm_gpu_bases_free(gb);
+}
+
+/* 2^24: bases c_i·G with c_i = a + (i + 1)·b, so the MSM is (Σ k_i·c_i)·G. */
+static void big(int curve, int log_n)
+{
+    const size_t n = (size_t)1 << log_n;
+    uint64_t a = test_rand64(), b = rand_nonzero64();
+    msm_gpu_bases *gb = NULL;
+    const void *gen = curve == MSM_CURVE_G1 ? (const void *)&G1_GENERATOR : (const void *)&G2_GENERATOR;
+    int rc = msm_gpu_bases_generate(&gb, 0, curve, n, gen, a, b);
+    if (rc) printf("generate: %s\n", cuzk_last_error());
+    assert_int_equal(rc, 0);
+    fr_t *k = malloc(n * sizeof *k), sum = FR_ZERO, ta, tb, c, ci, t;
+    assert_non_null(k);
+    fr_from_u64(&ta, a);
+    fr_from_u64(&tb, b);
+    c = ta;
+    for (size_t i = 0; i < n; i++) {
+        make_scalar(&k[i], i & 1 ? S_RANDOM : S_MIXED);
+        fr_add(&c, &c, &tb); /* c = a + (i + 1)·b */
+        fr_to_mont(&ci, &k[i]);
+        fr_mul(&t, &ci, &c);
+        fr_add(&sum, &sum, &t);
+    }
+    fr_from_mont(&sum, &sum);
+    int ok;
+    if (curve == MSM_CURVE_G1) {
+        g1_jac g, want, got;
+        g1_jac_from_aff(&g, &G1_GENERATOR);
+        g1_jac_mul(&want, &g, &sum);
+        assert_int_equal(msm_gpu_run(ctx, gb, 0, k, n, CUZK_FR_CANONICAL, MSM_SCALARS_HOST, &got), 0);
+        ok = g1_jac_eq(&want, &got);
+    } else {
+        g2_jac g, want, got;
+        g2_jac_from_aff(&g, &G2_GENERATOR);
+        g2_jac_mul(&want, &g, &sum);
+        assert_int_equal(msm_gpu_run(ctx, gb, 0, k, n, CUZK_FR_CANONICAL, MSM_SCALARS_HOST, &got), 0);
+        ok = g2_jac_eq(&want, &got);
+    }
+    msm_gpu_stats st;
+    msm_gpu_last_stats(ctx, &st);
+    printf("G%d 2^%d: %s, window %u, %u groups, %.1f ms\n", curve, log_n, ok ? "ok" : "MISMATCH", st.window_bits,
+           st.window_groups, (double)st.device_ms);
+    assert_true(ok);
+    free(k);
+    msm_gpu_bases_free(gb);
+}
+
+static void test_big_g1(void **state) { (void)state; big(MSM_CURVE_G1, 24); }
+static void test_big_g2(void **state) { (void)state; big(MSM_CURVE_G2, 24); }
+
+static void test_errors(void **state)
+{
+    (void)state;
+    msm_gpu_bases *gb = NULL;
+    /* 2^31 - 1 G2 points = 412 GB: the allocation fails as CUZK_EDEVICE, not a crash */
+    int rc = msm_gpu_bases_generate(&gb, 0, MSM_CURVE_G2, 0x7fffffff, &G2_GENERATOR, 1, 1);
+    assert_int_equal(rc, CUZK_EDEVICE);
+    assert_null(gb);
+    assert_non_null(strstr(cuzk_last_error(), "cudaMalloc"));
+    void *host;
+    gb = gen_bases(MSM_CURVE_G1, 16, &host);
+    fr_t k[17];
+    memset(k, 0, sizeof k);
+    g1_jac out;
+    assert_int_equal(msm_gpu_run(ctx, gb, 0, k, 17, CUZK_FR_CANONICAL, MSM_SCALARS_HOST, &out), CUZK_EINVAL);
+    assert_int_equal(msm_gpu_run(ctx, gb, 8, k, 9, CUZK_FR_CANONICAL, MSM_SCALARS_HOST, &out), CUZK_EINVAL);
+    assert_int_equal(msm_gpu_run(ctx, gb, 0, k, 4, 7, MSM_SCALARS_HOST, &out), CUZK_EINVAL);
+    /* n = 0 is the point at infinity; the context still works after the errors */
+    assert_int_equal(msm_gpu_run(ctx, gb, 0, k, 0, CUZK_FR_CANONICAL, MSM_SCALARS_HOST, &out), 0);
+    assert_true(g1_jac_is_inf(&out));
+    for (int j = 0; j < 16; j++) make_scalar(&k[j], S_RANDOM);
+    check(MSM_CURVE_G1, gb, host, k, 16, MSM_SCALARS_HOST, "after errors");
+    free(host);
+    msm_gpu_bases_free(gb);
+}
+
+int main(void)
+{
+    if (gpu_device_count() == 0) {
+        printf("SKIP: no CUDA device found\n");
+        return 77;
+    }
+    test_seed();
+    char name[256];
+    if (gpu_device_describe(0, name, sizeof name) == 0) printf("device: %s\n", name);
+    tp = threadpool_create(0);
+    if (msm_gpu_ctx_create(&ctx, 0, NULL, 0)) {
+        printf("msm_gpu_ctx_create: %s\n", cuzk_last_error());
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_sizes_g1),
+        cmocka_unit_test(test_edges_g1),
+        cmocka_unit_test(test_sizes_g2),
+        cmocka_unit_test(test_edges_g2),
+        cmocka_unit_test(test_plans),
+        cmocka_unit_test(test_streams),
+        cmocka_unit_test(test_big_g1),
+        cmocka_unit_test(test_big_g2),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    msm_gpu_ctx_free(ctx);
+    threadpool_destroy(tp);
+    return rc;
+}
