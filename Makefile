@@ -159,12 +159,15 @@ check-deps:
 # libcjson-dev: cuzk-bench JSON output; pkg-config: the install test; nodejs/npm: the
 # independent BLS12-381 oracles (@noble/curves, snarkjs) and circom used by the tests.
 deps:
-	@if [ "$$(id -u)" = 0 ]; then \
+	@pkgs="$(DEB_PACKAGES)"; \
+	 if command -v node >/dev/null && command -v npm >/dev/null; then \
+	   pkgs=$$(echo $$pkgs | tr ' ' '\n' | grep -vxE 'nodejs|npm' | tr '\n' ' '); fi; \
+	 if [ "$$(id -u)" = 0 ]; then \
 	   export DEBIAN_FRONTEND=noninteractive; \
-	   apt-get update -qq && apt-get install -y -qq --no-install-recommends $(DEB_PACKAGES); \
+	   apt-get update -qq && apt-get install -y -qq --no-install-recommends $$pkgs; \
 	 else \
 	   echo "make deps needs root. Run:"; \
-	   echo "  sudo apt-get update && sudo apt-get install -y $(DEB_PACKAGES)"; exit 1; \
+	   echo "  sudo apt-get update && sudo apt-get install -y $$pkgs"; exit 1; \
 	 fi
 
 # ---- tests ----
@@ -178,9 +181,9 @@ test-gpu: check-deps
 	@$(MAKE) --no-print-directory all $(GPU_TEST_BINS) $(TOOL_BINS)
 	@BUILD=$(BUILD) USE_CUDA=$(USE_CUDA) test/run-tests.sh $(GPU_TEST_BINS) $(sort $(wildcard test/gpu/test_*.sh))
 
-# The engine's concurrency tests (ring, tracker + 8x8 stress, life cycle, budget) in reduced
+# The engine's concurrency tests (ring, tracker + 8x8 stress, life cycle, budget, CPU proofs) in reduced
 # sizes under ThreadSanitizer: a separate CPU-only build in build-tsan.
-TSAN_TESTS := test_ring test_tracker test_engine test_budget
+TSAN_TESTS := test_ring test_tracker test_engine test_budget test_engine_cpu
 test-tsan: check-deps
 	@$(MAKE) --no-print-directory BUILD=build-tsan CUZK_CUDA=0 SANITIZE=thread OPT=-O1 \
 	    $(TSAN_TESTS:%=build-tsan/test/%)
@@ -191,7 +194,7 @@ bench: $(BENCH)
 
 demo: check-deps
 	@$(MAKE) --no-print-directory all
-	@$(CLI) demo
+	@$(CLI) demo --cache $(BUILD)/demo
 
 # ---- install ----
 install: lib

@@ -1,18 +1,187 @@
 /*
- * The CPU backend: the Groth16 prover of lib/groth16 behind the engine's two-phase
- * interface. Placeholder until the prover lands: creating a CPU engine fails cleanly.
+ * The CPU backend: lib/groth16's prover behind the engine's two-phase interface. start (on
+ * the worker) checks the scalars, computes H into the partition's heap and runs the five
+ * MSMs on the backend's thread pool; finish (on a finisher) assembles A, B, C with r, s;
+ * verify runs the pairing check against the key's vk. Stage times go to the trace.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "backend.h"
 #include "error.h"
+#include "groth16/groth16.h"
+
+typedef struct cpu_backend {
+    threadpool *tp;
+} cpu_backend;
+
+typedef struct cpu_job {      /* start -> finish, in the engine's per-job space */
+    groth16_msm_out msm;
+    fr_t r, s;                /* Montgomery */
+} cpu_job;
+
+static unsigned log2_ceil(uint64_t n)
+{
+    unsigned k = 0;
+    while (k < 64 && ((uint64_t)1 << k) < n) k++;
+    return k;
+}
 
 static int cpu_create(const backend_config *cfg, void **be, uint32_t *devices)
 {
-    (void)cfg; (void)be; (void)devices;
-    return err_set(CUZK_EDEVICE, "the CPU prover is not built into this library yet");
+    cpu_backend *b = calloc(1, sizeof *b);
+    if (!b) return err_set(CUZK_ENOMEM, "CPU backend: out of memory");
+    if (!(b->tp = threadpool_create(cfg->cpu_threads))) {
+        free(b);
+        return err_set(CUZK_ENOMEM, "CPU backend: cannot start %u arithmetic threads", cfg->cpu_threads);
+    }
+    *be = b;
+    *devices = 1;
+    return CUZK_OK;
+}
+
+static void cpu_destroy(void *be)
+{
+    cpu_backend *b = be;
+    threadpool_destroy(b->tp);
+    free(b);
+}
+
+static int32_t cpu_ordinal(void *be, uint32_t d) { (void)be; (void)d; return -1; }
+
+static int cpu_key_load(void *be, const char *path, uint32_t flags, void **key)
+{
+    cpu_backend *b = be;
+    groth16_params *pk = NULL;
+    int rc = groth16_params_load(path, (flags & CUZK_SRS_CHECK_SUBGROUP) != 0, b->tp, &pk);
+    if (rc) return rc;
+    *key = pk;
+    return CUZK_OK;
+}
+
+static void cpu_key_free(void *be, void *key) { (void)be; groth16_params_free(key); }
+
+static int cpu_check(void *be, void *key, const cuzk_partition *p, backend_estimate *est)
+{
+    (void)be;
+    const groth16_params *pk = key;
+    int rc = groth16_check_partition(pk, p);
+    if (rc) return rc;
+    /* What the prover holds at its peak (lib/groth16/prover.c, lib/msm_cpu.c): two domain
+     * vectors for the H step (the a/b/c share, freed when H is done), h itself, then the
+     * canonical h and MSM scalars, and the MSM's signed digits (about 32 bytes per point). */
+    uint64_t m = (uint64_t)1 << log2_ceil(p->abc_len), fr = sizeof(fr_t);
+    uint64_t aux_copy = p->scalar_form == CUZK_FR_CANONICAL ? 0 : p->num_aux;
+    est->host_abc_bytes = 2 * m * fr;
+    est->host_bytes = est->host_abc_bytes + m * fr /* h */ +
+                      ((uint64_t)pk->n_h + aux_copy + pk->n_a + pk->n_b_g1) * fr +
+                      (uint64_t)pk->n_h * 32 /* digits of the largest MSM */ + ((uint64_t)1 << 20);
+    est->device_bytes = 0;
+    return CUZK_OK;
+}
+
+static int cpu_worker_init(void *be, uint32_t device, uint32_t worker, void **ws)
+{
+    (void)device; (void)worker;
+    *ws = be; /* workers share the backend's thread pool (its calls queue behind each other) */
+    return CUZK_OK;
+}
+
+static int is_below_r(const cuzk_fr *x)
+{
+    for (int i = 3; i >= 0; i--)
+        if (x->l[i] != FR_MODULUS[i]) return x->l[i] < FR_MODULUS[i];
+    return 0;
+}
+
+/* r or s: the partition's own (in its scalar form) or a fresh one from the OS. */
+static int pick_rs(fr_t *out, const cuzk_fr *given, int32_t form, const char *name)
+{
+    if (!given) return groth16_random_fr(out);
+    if (!is_below_r(given)) return err_set(CUZK_EINVAL, "partition's %s is not below r", name);
+    if (form == CUZK_FR_CANONICAL) fr_to_mont(out, (const fr_t *)given);
+    else memcpy(out, given, sizeof *out);
+    return CUZK_OK;
+}
+
+static int cpu_start(void *ws, backend_job *job)
+{
+    cpu_backend *b = ws;
+    const groth16_params *pk = job->key;
+    const cuzk_partition *p = job->p;
+    cpu_job *st = job->priv;
+    int rc;
+    if ((rc = pick_rs(&st->r, p->r, p->scalar_form, "r")) || (rc = pick_rs(&st->s, p->s, p->scalar_form, "s")))
+        return rc;
+    if ((rc = groth16_check_scalars(p, b->tp))) return rc;
+    if (bjob_canceled(job)) return CUZK_ECANCELED;
+    unsigned log_m = log2_ceil(p->abc_len);
+    fr_t *h = bjob_alloc(job, ((size_t)1 << log_m) * sizeof(fr_t));
+    if (!h) return err_set(CUZK_ENOMEM, "CPU backend: no working memory for 2^%u H scalars", log_m);
+    uint64_t t0 = bjob_now_ns();
+    if ((rc = groth16_compute_h(h, p, log_m, b->tp))) return rc;
+    uint64_t t1 = bjob_now_ns();
+    bjob_trace(job, CUZK_TRACE_H_STEP, t0, t1, ((uint64_t)3 << log_m) * sizeof(fr_t));
+    bjob_release_abc(job);
+    if (bjob_canceled(job)) return CUZK_ECANCELED;
+    groth16_stage_ns t = {0};
+    if ((rc = groth16_msms_cpu_timed(&st->msm, pk, p, h, b->tp, &t))) return rc;
+    /* the MSMs ran one after another: rebuild their spans from the durations, ending now */
+    uint64_t end = bjob_now_ns(), begin = end - (t.msm_b_g2 + t.msm_b_g1 + t.msm_a + t.msm_l + t.msm_h);
+    const struct { int32_t kind; uint64_t ns, n; } spans[] = {
+        {CUZK_TRACE_MSM_H, t.msm_h, pk->n_h}, {CUZK_TRACE_MSM_L, t.msm_l, pk->n_l},
+        {CUZK_TRACE_MSM_A, t.msm_a, pk->n_a}, {CUZK_TRACE_MSM_B_G1, t.msm_b_g1, pk->n_b_g1},
+        {CUZK_TRACE_MSM_B_G2, t.msm_b_g2, pk->n_b_g2}};
+    for (size_t i = 0; i < sizeof spans / sizeof spans[0]; i++) {
+        bjob_trace(job, spans[i].kind, begin, begin + spans[i].ns, spans[i].n * sizeof(fr_t));
+        begin += spans[i].ns;
+    }
+    return CUZK_OK;
+}
+
+static int cpu_finish(void *be, backend_job *job)
+{
+    (void)be;
+    cpu_job *st = job->priv;
+    uint64_t t0 = bjob_now_ns();
+    groth16_assemble(job->proof, job->key, &st->msm, &st->r, &st->s);
+    bjob_trace(job, CUZK_TRACE_ASSEMBLY, t0, bjob_now_ns(), 0);
+    return CUZK_OK;
+}
+
+static int cpu_verify(void *be, void *key, backend_job *job)
+{
+    (void)be;
+    const groth16_params *pk = key;
+    const cuzk_partition *p = job->p;
+    uint64_t n = p->num_inputs - 1; /* ONE excluded */
+    fr_t small[64] = {{{0}}}, *pub = n <= 64 ? small : malloc(n * sizeof *pub);
+    if (!pub) return err_set(CUZK_ENOMEM, "CPU backend: cannot allocate %llu public inputs", (unsigned long long)n);
+    for (uint64_t i = 0; i < n; i++) {
+        if (p->scalar_form == CUZK_FR_CANONICAL) fr_to_mont(&pub[i], (const fr_t *)&p->inputs[i + 1]);
+        else memcpy(&pub[i], &p->inputs[i + 1], sizeof pub[i]);
+    }
+    int rc = groth16_verify(&pk->vk, job->proof, pub, n);
+    if (pub != small) free(pub);
+    return rc;
 }
 
 const backend_ops backend_cpu_ops = {
     .name = "cpu",
     .kind = CUZK_BACKEND_CPU,
+    .priv_size = sizeof(cpu_job),
+    .heap_until_finish = 0,
+    /* two: the worker starts the next partition while a finisher assembles and verifies */
+    .inflight_per_worker = 2,
     .create = cpu_create,
+    .destroy = cpu_destroy,
+    .device_ordinal = cpu_ordinal,
+    .key_load = cpu_key_load,
+    .key_free = cpu_key_free,
+    .check = cpu_check,
+    .worker_init = cpu_worker_init,
+    .worker_fini = NULL,
+    .start = cpu_start,
+    .finish = cpu_finish,
+    .verify = cpu_verify,
 };

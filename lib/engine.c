@@ -14,20 +14,21 @@
 
 static _Atomic uint32_t engine_tags; /* names each engine in its handles (12 bits) */
 
-int engine_spin(unsigned *round)
+int engine_spin(const cuzk_engine *e, spinner *sp)
 {
-    /* ~2k pauses (a few µs), then yields so that on a machine with fewer cores than busy
-     * threads the thread we wait for gets to run; then the caller sleeps. */
-    unsigned r = (*round)++;
-    if (r < 2048) {
+    /* Poll for a short while before sleeping: a futex wake costs microseconds, a poll that
+     * finds the work costs nanoseconds. Pointless (harmful) when there are fewer cores than
+     * busy threads, so the default is 0 on small machines (config_resolve). */
+    if (!e->o.spin_ns) return 0;
+    if (sp->n++ == 0) {
+        sp->start = now_ns();
+        return 1;
+    }
+    if (sp->n % 64) {
         cpu_relax();
         return 1;
     }
-    if (r < 2048 + 64) {
-        sched_yield();
-        return 1;
-    }
-    return 0;
+    return now_ns() - sp->start < e->o.spin_ns;
 }
 
 /* ---- hooks for backends ---- */
@@ -216,12 +217,12 @@ static void *worker_main(void *arg)
             continue;
         }
         uint64_t h;
-        unsigned spin = 0;
+        spinner spin = {0, 0};
         int got = 0;
         for (;;) {
             if ((got = tracker_dequeue(&e->trk, &h))) break;
             if (ring_count(&w->retire) || atomic_load_explicit(&e->stop, memory_order_acquire)) break;
-            if (engine_spin(&spin)) continue;
+            if (engine_spin(e, &spin)) continue;
             uint32_t key = evc_prepare(&e->work);
             if (tracker_has_ready(&e->trk) || ring_count(&w->retire) ||
                 atomic_load_explicit(&e->stop, memory_order_acquire)) {
@@ -229,7 +230,7 @@ static void *worker_main(void *arg)
                 continue;
             }
             evc_wait(&e->work, key, 0);
-            spin = 0;
+            spin.n = 0;
         }
         if (!got) continue;
         uint64_t t = now_ns();
@@ -273,7 +274,7 @@ static void finish_job(cuzk_engine *e, uint64_t h)
         worker *w = j->worker;
         if (e->ops->heap_until_finish && (j->heap || j->host_reserved)) {
             retire_entry r = {j->heap, j->host_reserved};
-            ring_push(&w->retire, &r); /* cannot fail: capacity = in-flight bound */
+            ring_push_wait(&w->retire, &r); /* never truly full: capacity > in-flight bound */
             j->heap = NULL;
             j->host_reserved = 0;
             evc_notify_if_waiting(&e->work, EVC_ALL);
@@ -319,19 +320,19 @@ static void *finisher_main(void *arg)
     cuzk_engine *e = arg;
     for (;;) {
         uint64_t h;
-        unsigned spin = 0;
+        spinner spin = {0, 0};
         int got = 0;
         for (;;) {
             if ((got = tracker_take_finish(&e->trk, &h))) break;
             if (atomic_load_explicit(&e->stop, memory_order_acquire)) break;
-            if (engine_spin(&spin)) continue;
+            if (engine_spin(e, &spin)) continue;
             uint32_t key = evc_prepare(&e->finish);
             if (ring_count(&e->trk.finish) || atomic_load_explicit(&e->stop, memory_order_acquire)) {
                 evc_cancel(&e->finish);
                 continue;
             }
             evc_wait(&e->finish, key, 0);
-            spin = 0;
+            spin.n = 0;
         }
         if (!got) break;
         finish_job(e, h);
@@ -430,7 +431,7 @@ int engine_create_with_backend(const cuzk_config *cfg, const backend_ops *ops, c
         w->device = ops->device_ordinal ? ops->device_ordinal(e->be, w->device_index) : -1;
         evc_init(&w->slot_free);
         atomic_init(&w->inflight, 0);
-        if ((rc = ring_init(&w->retire, inflight + 1, sizeof(retire_entry))) != CUZK_OK) {
+        if ((rc = ring_init(&w->retire, 2 * (inflight + 1), sizeof(retire_entry))) != CUZK_OK) {
             engine_free(e);
             return rc;
         }

@@ -17,7 +17,7 @@
 #include "trace.h"
 #include "tracker.h"
 
-#define CUZK_OPT_LAST CUZK_OPT_TRACE_CAPACITY
+#define CUZK_OPT_LAST CUZK_OPT_IDLE_SPIN_NS
 #define CONFIG_MAGIC 0x6366677a75u /* "uzcfg" */
 #define ENGINE_MAGIC 0x656e677a75u
 #define SRS_MAGIC 0x7372737a75u
@@ -35,6 +35,7 @@ typedef struct engine_opts {
     uint64_t device_mask;
     uint32_t workers_per_device, cpu_threads, finishers, queue_capacity, trace_capacity;
     uint64_t host_budget, device_budget;
+    uint64_t spin_ns;
     int verify;
 } engine_opts;
 void config_resolve(const cuzk_config *cfg, engine_opts *o);
@@ -132,8 +133,12 @@ void engine_srs_unref(cuzk_srs *s);
 void engine_srs_reap(cuzk_engine *e); /* frees dead keys' structs; srs_lock held */
 void engine_host_allocs_free_all(cuzk_engine *e);
 static inline int engine_ok(const cuzk_engine *e) { return e && e->magic == ENGINE_MAGIC; }
-/* Spin briefly, then yield, before a thread sleeps: hand-offs between threads stay in the
- * microseconds when work arrives steadily. Returns 1 while the caller should keep polling. */
-int engine_spin(unsigned *round);
+/* Before a thread sleeps it polls for up to o.spin_ns, so hand-offs between threads stay
+ * well under a microsecond when cores are free. Returns 1 while the caller should poll on. */
+typedef struct spinner {
+    uint64_t start;
+    unsigned n;
+} spinner;
+int engine_spin(const cuzk_engine *e, spinner *sp);
 
 #endif

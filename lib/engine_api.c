@@ -9,6 +9,9 @@
 
 #include "engine.h"
 #include "error.h"
+#if CUZK_HAVE_CUDA
+#include "cuda_util.h"
+#endif
 
 CUZK_API int cuzk_engine_create(const cuzk_config *cfg, cuzk_engine **out)
 {
@@ -18,8 +21,17 @@ CUZK_API int cuzk_engine_create(const cuzk_config *cfg, cuzk_engine **out)
     if (cfg && cfg->magic != CONFIG_MAGIC)
         return err_set(CUZK_EINVAL, "cuzk_engine_create: cfg is not a cuzk_config");
     config_resolve(cfg, &o);
+#if CUZK_HAVE_CUDA
+    /* AUTO: the GPU when one is usable; CUDA asked for explicitly must have one */
+    int ndev = o.backend == CUZK_BACKEND_CPU ? 0 : gpu_device_count();
+    if (o.backend == CUZK_BACKEND_CUDA && ndev <= 0)
+        return err_set(CUZK_EDEVICE, "cuzk_engine_create: the CUDA backend was asked for but no usable "
+                       "CUDA device was found (driver missing, no GPU, or CUDA_VISIBLE_DEVICES hides them)");
+    if (ndev > 0) return engine_create_with_backend(cfg, &backend_cuda_ops, out);
+#else
     if (o.backend == CUZK_BACKEND_CUDA)
         return err_set(CUZK_EDEVICE, "cuzk_engine_create: this build has no CUDA backend");
+#endif
     return engine_create_with_backend(cfg, &backend_cpu_ops, out);
 }
 
@@ -167,21 +179,21 @@ CUZK_API int cuzk_poll_result(cuzk_engine *e, cuzk_result *out, int64_t timeout_
         return err_set(CUZK_EINVAL, "cuzk_poll_result: out->struct_size is %u, set it to sizeof(cuzk_result) "
                        "(%zu)", size, sizeof(cuzk_result));
     uint64_t deadline = timeout_ns > 0 ? now_ns() + (uint64_t)timeout_ns : 0;
-    unsigned spin = 0;
+    spinner spin = {0, 0};
     uint64_t h;
     for (;;) {
         if (tracker_poll(&e->trk, &h)) break;
         if (timeout_ns == 0) return err_set(CUZK_EAGAIN, "cuzk_poll_result: no result ready");
         if (deadline && now_ns() >= deadline)
             return err_set(CUZK_EAGAIN, "cuzk_poll_result: no result within %lld ns", (long long)timeout_ns);
-        if (engine_spin(&spin)) continue;
+        if (engine_spin(e, &spin)) continue;
         uint32_t key = evc_prepare(&e->results);
         if (ring_count(&e->trk.done)) {
             evc_cancel(&e->results);
             continue;
         }
         evc_wait(&e->results, key, deadline);
-        spin = 0;
+        spin.n = 0;
     }
     job *j = engine_job(e, h);
     memcpy(out, &j->result, sizeof j->result);

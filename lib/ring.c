@@ -2,6 +2,7 @@
  * seq == pos + 1 when it holds the element pushed at pos, ready for the pop at pos. */
 #include "ring.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +64,13 @@ int ring_push(ring *r, const void *elem)
             pos = atomic_load_explicit(&r->head, memory_order_relaxed);
         }
     }
+}
+
+void ring_push_wait(ring *r, const void *elem)
+{
+    /* Rare (a pop preempted between claiming a cell and releasing it, while the ring went
+     * a whole lap around it): give that thread the CPU back rather than spin against it. */
+    while (!ring_push(r, elem)) sched_yield();
 }
 
 int ring_pop(ring *r, void *elem)

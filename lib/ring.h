@@ -26,8 +26,14 @@ int ring_init(ring *r, size_t capacity, size_t elem_size);
 void ring_destroy(ring *r);
 size_t ring_capacity(const ring *r);
 
-/* 1 if the element was copied in, 0 if the ring is full. Any thread. */
+/* 1 if the element was copied in, 0 if the ring is full. Any thread.
+ * "Full" can also mean: the cell this push needs is still being read by a pop of one lap
+ * ago whose thread was preempted mid-way, while later pops finished (pops complete out of
+ * order). So a ring holding fewer elements than its capacity can refuse for a moment. */
 int ring_push(ring *r, const void *elem);
+/* For rings sized so that they can never be truly full (each item has one slot): pushes,
+ * yielding the CPU while a stalled pop of the previous lap still holds the cell. */
+void ring_push_wait(ring *r, const void *elem);
 /* 1 if an element was copied out, 0 if the ring is empty. Any thread. */
 int ring_pop(ring *r, void *elem);
 /* Number of elements at this instant (approximate while others push or pop). */

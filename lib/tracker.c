@@ -35,18 +35,22 @@ int tracker_init(tracker *t, uint32_t capacity, uint32_t tag)
     t->tag = tag;
     t->slots = aligned_alloc(CUZK_CACHELINE, (size_t)capacity * sizeof *t->slots);
     if (!t->slots) return err_set(CUZK_ENOMEM, "tracker: %u slots", capacity);
-    int rc = ring_init(&t->free_slots, capacity, sizeof(uint32_t));
+    /* Twice the slots: a ring can refuse a push while a preempted pop of the previous lap
+     * holds a cell (ring.h); with room for two laps that needs a far longer stall, and
+     * ring_push_wait covers the rest. */
+    size_t cells = 2 * (size_t)capacity;
+    int rc = ring_init(&t->free_slots, cells, sizeof(uint32_t));
     for (unsigned l = 0; rc == CUZK_OK && l < TRACKER_LEVELS; l++)
-        rc = ring_init(&t->ready[l], capacity, sizeof(uint64_t));
-    if (rc == CUZK_OK) rc = ring_init(&t->finish, capacity, sizeof(uint64_t));
-    if (rc == CUZK_OK) rc = ring_init(&t->done, capacity, sizeof(uint64_t));
+        rc = ring_init(&t->ready[l], cells, sizeof(uint64_t));
+    if (rc == CUZK_OK) rc = ring_init(&t->finish, cells, sizeof(uint64_t));
+    if (rc == CUZK_OK) rc = ring_init(&t->done, cells, sizeof(uint64_t));
     if (rc != CUZK_OK) {
         tracker_destroy(t);
         return rc;
     }
     for (uint32_t i = 0; i < capacity; i++) {
         atomic_init(&t->slots[i].ctl, mk_ctl(1, 0, TRACKER_FREE));
-        ring_push(&t->free_slots, &i);
+        ring_push_wait(&t->free_slots, &i);
     }
     return CUZK_OK;
 }
@@ -73,7 +77,7 @@ static void free_slot(tracker *t, uint32_t idx, uint32_t gen)
 {
     /* release: the payload's last reader (poller) is done before the slot can be reused */
     atomic_store_explicit(&t->slots[idx].ctl, mk_ctl(gen + 1, 0, TRACKER_FREE), memory_order_release);
-    ring_push(&t->free_slots, &idx); /* cannot fail: one entry per slot */
+    ring_push_wait(&t->free_slots, &idx); /* never truly full: one entry per slot */
 }
 
 int tracker_alloc(tracker *t, uint64_t *handle)
@@ -98,7 +102,7 @@ void tracker_enqueue(tracker *t, uint64_t h, unsigned level)
     tracker_slot *s = &t->slots[tracker_index(h)];
     /* release: the payload written by the submitter is visible to whoever claims QUEUED */
     atomic_store_explicit(&s->ctl, mk_ctl(h_gen(h), F_IN_READY, TRACKER_QUEUED), memory_order_release);
-    ring_push(&t->ready[level < TRACKER_LEVELS ? level : TRACKER_LEVELS - 1], &h);
+    ring_push_wait(&t->ready[level < TRACKER_LEVELS ? level : TRACKER_LEVELS - 1], &h);
 }
 
 int tracker_has_ready(const tracker *t)
@@ -151,7 +155,7 @@ void tracker_to_finish(tracker *t, uint64_t h)
                                                   (c & ~(uint64_t)ST_MASK) | TRACKER_FINISHING,
                                                   memory_order_release, memory_order_relaxed)) {
     }
-    ring_push(&t->finish, &h);
+    ring_push_wait(&t->finish, &h);
 }
 
 int tracker_take_finish(tracker *t, uint64_t *handle) { return ring_pop(&t->finish, handle); }
@@ -170,7 +174,7 @@ int tracker_mark_done(tracker *t, uint64_t h)
     }
 }
 
-void tracker_post(tracker *t, uint64_t h) { ring_push(&t->done, &h); }
+void tracker_post(tracker *t, uint64_t h) { ring_push_wait(&t->done, &h); }
 
 int tracker_poll(tracker *t, uint64_t *handle) { return ring_pop(&t->done, handle); }
 

@@ -280,7 +280,8 @@ static void cancel_queued_and_running(void **state)
     assert_int_equal(st.queued, 2);
     /* cancel queued c: its result comes at once, long before a finishes */
     assert_int_equal(cuzk_cancel(e, c), CUZK_OK);
-    assert_int_equal(cuzk_cancel(e, c), CUZK_OK); /* twice: harmless */
+    int again = cuzk_cancel(e, c); /* twice: harmless (or too late: it may be posted already) */
+    assert_true(again == CUZK_OK || again == CUZK_EAGAIN);
     cuzk_result r = poll1(e);
     assert_int_equal(r.job, c);
     assert_int_equal(r.status, CUZK_ECANCELED);
@@ -289,6 +290,8 @@ static void cancel_queued_and_running(void **state)
     /* cancel running a: it stops at its next check, not after 0.4 s */
     uint64_t t1 = mono_ns();
     assert_int_equal(cuzk_cancel(e, a), CUZK_OK);
+    again = cuzk_cancel(e, a); /* twice is harmless (EAGAIN only if a already ended) */
+    assert_true(again == CUZK_OK || again == CUZK_EAGAIN);
     r = poll1(e);
     assert_int_equal(r.job, a);
     assert_int_equal(r.status, CUZK_ECANCELED);

@@ -74,7 +74,7 @@ typedef struct knobs {
     const char *magic;
     uint32_t version, n8, nwires, nout, nin, nprv, ncons;
     int nsec_extra, header_extra, dup_header, no_header, no_cons, custom_gates, map_bytes_off;
-    int trailing, cons_extra_bytes, bad_wire, big_coeff, truncate_terms, swap_order;
+    int trailing, cons_extra_bytes, bad_wire, big_coeff, truncate_terms, swap_order, dup_wire;
     const uint8_t *prime; /* n8 bytes; NULL = r */
 } knobs;
 
@@ -121,7 +121,8 @@ static void build_r1cs(buf *f, const knobs *k)
     u32(&hdr, k->ncons);
     for (int i = 0; i < k->header_extra; i++) put(&hdr, "", 1);
 
-    lc(&cons, 1, 2u, (int64_t)1);                              /* c0: A = x */
+    if (k->dup_wire) lc(&cons, 2, 2u, (int64_t)1, 2u, (int64_t)1); /* c0: A = x + x */
+    else lc(&cons, 1, 2u, (int64_t)1);                         /* c0: A = x */
     lc(&cons, 1, 3u, (int64_t)1);                              /*     B = y */
     lc(&cons, 1, 4u, (int64_t)1);                              /*     C = t */
     lc(&cons, 2, 4u, (int64_t)1, 0u, (int64_t)1);              /* c1: A = t + ONE */
@@ -267,6 +268,7 @@ static void r1cs_count_errors(void **state)
     k = good(); k.cons_extra_bytes = 5; expect_r1cs(&k, CUZK_EFORMAT, "5 bytes left", NULL);
     k = good(); k.bad_wire = 1; expect_r1cs(&k, CUZK_EFORMAT, "constraint 1: B term 0", "wire 5");
     k = good(); k.big_coeff = 1; expect_r1cs(&k, CUZK_EFORMAT, "constraint 1: C term 0", ">= r");
+    k = good(); k.dup_wire = 1; expect_r1cs(&k, CUZK_EFORMAT, "constraint 0: A term 1", "repeats wire 2");
     k = good(); k.truncate_terms = 1; expect_r1cs(&k, CUZK_EFORMAT, "constraint 2: C has 2 terms", NULL);
 }
 
@@ -566,6 +568,13 @@ static void synth_edges(void **state)
         free(in);
         free(aux);
         cs_free(&sys);
+    }
+    for (unsigned lg = 1; lg <= 32; lg++) { /* the largest circuit of each domain size */
+        synth_cfg_for_domain(&cfg, lg, seed);
+        uint64_t ni = (cfg.constraints / 32 < 327 ? cfg.constraints / 32 : 327) + 1;
+        uint64_t ni1 = ((cfg.constraints + 1) / 32 < 327 ? (cfg.constraints + 1) / 32 : 327) + 1;
+        assert_true(cfg.constraints + ni <= ((uint64_t)1 << lg));
+        assert_true(cfg.constraints + 1 + ni1 > ((uint64_t)1 << lg));
     }
     synth_cfg_default(&cfg, 0, seed);
     assert_int_equal(synth_cs(&cfg, &sys, &in, &aux), CUZK_EINVAL);

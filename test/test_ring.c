@@ -10,6 +10,7 @@
 #include <string.h>
 #include <pthread.h>
 #include <sched.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "cuzk/cuzk.h"
@@ -77,6 +78,49 @@ static void element_sizes_and_bad_args(void **state)
         }
         ring_destroy(&r);
     }
+}
+
+/* A pop preempted between claiming its cell and releasing it, while other pops finished
+ * after it and the ring went a lap around: ring_push refuses although the ring holds
+ * fewer elements than its capacity; ring_push_wait waits for that pop to finish. The
+ * stalled pop is simulated by claiming a position by hand. */
+static ring *stalled_ring;
+static void *finish_stalled_pop(void *arg)
+{
+    struct timespec ts = {0, 50000000};
+    nanosleep(&ts, NULL);
+    /* what ring_pop does after its CAS: release the cell for the next lap */
+    _Atomic size_t *seq = (_Atomic size_t *)stalled_ring->cells;
+    atomic_store(seq, (size_t)(uintptr_t)arg);
+    return NULL;
+}
+
+static void stalled_pop_blocks_one_cell(void **state)
+{
+    (void)state;
+    ring r;
+    assert_int_equal(ring_init(&r, 4, sizeof(uint64_t)), CUZK_OK);
+    for (uint64_t i = 0; i < 4; i++) assert_int_equal(ring_push_u64(&r, i), 1);
+    size_t pos = 0; /* "pop" position 0: claim it, never release it (yet) */
+    assert_true(atomic_compare_exchange_strong(&r.tail, &pos, 1));
+    uint64_t v;
+    for (uint64_t i = 1; i < 4; i++) {
+        assert_int_equal(ring_pop_u64(&r, &v), 1);
+        assert_int_equal(v, i);
+    }
+    /* three cells are free and the ring holds nothing, yet the next push needs cell 0 */
+    assert_int_equal(ring_push_u64(&r, 10), 0);
+    stalled_ring = &r;
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, finish_stalled_pop, (void *)(uintptr_t)(0 + r.mask + 1)), 0);
+    ring_push_wait(&r, &(uint64_t){10}); /* returns once the stalled pop lets go */
+    pthread_join(t, NULL);
+    for (uint64_t i = 11; i < 14; i++) assert_int_equal(ring_push_u64(&r, i), 1);
+    for (uint64_t i = 10; i < 14; i++) {
+        assert_int_equal(ring_pop_u64(&r, &v), 1);
+        assert_int_equal(v, i);
+    }
+    ring_destroy(&r);
 }
 
 #define PRODUCERS 4
@@ -156,6 +200,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fifo_full_empty),
         cmocka_unit_test(element_sizes_and_bad_args),
+        cmocka_unit_test(stalled_pop_blocks_one_cell),
         cmocka_unit_test(mpmc_stress),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

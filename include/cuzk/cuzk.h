@@ -190,7 +190,10 @@ enum {
     CUZK_OPT_VERIFY = 8,             /* 1 = check every proof with a pairing before returning
                                         it (default), 0 = do not                               */
     CUZK_OPT_FINISHER_THREADS = 9,   /* 1..64 threads that finish, verify and post; 0 = 2      */
-    CUZK_OPT_TRACE_CAPACITY = 10     /* trace ring size in events, 16..2^20; 0 = 8192          */
+    CUZK_OPT_TRACE_CAPACITY = 10,    /* trace ring size in events, 16..2^20; 0 = 8192          */
+    CUZK_OPT_IDLE_SPIN_NS = 11       /* how long an idle engine thread (and a waiting poll) polls
+                                        before it sleeps, 1..1e9 ns; -1 = never; 0 = 20 us
+                                        with 4 or more online CPUs, else never                */
 };
 enum { CUZK_BACKEND_AUTO = 0, CUZK_BACKEND_CPU = 1, CUZK_BACKEND_CUDA = 2 };
 

@@ -1,7 +1,7 @@
 /*
  * libcuzk circom tooling: read circom .r1cs and snarkjs .wtns files (BLS12-381's scalar
- * field r only) and turn a circuit and its witness into a cuzk_partition. Plain C99, also
- * valid C++.
+ * field r only), turn a circuit and its witness into a cuzk_partition, and make a TEST-ONLY
+ * proving/verifying key pair from known toxic waste. Plain C99, also valid C++.
  *
  * Variable mapping (FORMATS.md): circom wire 0 is ONE (input 0); the public wires (outputs,
  * then public inputs) are inputs 1..; every other wire is an aux variable, in wire order.
@@ -34,7 +34,8 @@ typedef struct cuzk_r1cs cuzk_r1cs;
  *                      end of the file, a prime other than BLS12-381's r (the message names
  *                      the prime found), a field size other than 32 bytes, counts that do not
  *                      add up (wires, constraints, section sizes), a wire index out of range,
- *                      a coefficient >= r, custom gates (PLONK only), trailing bytes. */
+ *                      a wire repeated within one linear combination, a coefficient >= r,
+ *                      custom gates (PLONK only), trailing bytes. */
 CUZK_API int cuzk_r1cs_load(const char *path, cuzk_r1cs **out);
 
 /* Frees a circuit from cuzk_r1cs_load(); NULL is a no-op. */
@@ -63,6 +64,16 @@ CUZK_API int cuzk_wtns_load(const char *path, cuzk_fr **values, uint64_t *count)
  *         CUZK_ENOMEM. */
 CUZK_API int cuzk_r1cs_partition(const cuzk_r1cs *r1cs, const cuzk_fr *witness, uint64_t count,
                                  cuzk_partition *out);
+
+/* TEST ONLY — NEVER FOR PRODUCTION KEYS: the toxic waste (alpha, beta, gamma, delta, tau)
+ * is derived from the 32-byte seed (SHA-256 of the seed and a label, documented in
+ * lib/groth16/groth16.h), so anyone with the seed can forge proofs. Writes a bellperson
+ * proving key to params_path and its verifying key to vk_path (either may be NULL to skip
+ * it), using every online CPU.
+ * Errors: CUZK_EINVAL  r1cs or seed is NULL, or both paths are; CUZK_ENOMEM;
+ *         CUZK_EIO  a file cannot be written; CUZK_EMISMATCH  the domain would exceed 2^32. */
+CUZK_API int cuzk_setup(const cuzk_r1cs *r1cs, const uint8_t seed[32], const char *params_path,
+                        const char *vk_path);
 
 /* Frees memory the library allocated for the host (the values of cuzk_wtns_load); NULL is a
  * no-op. Never use it on a partition's buffers: call its release instead. */

@@ -50,11 +50,13 @@ static int parse_header(const cfile_map *m, const cfile_section *s, struct cuzk_
     return CUZK_OK;
 }
 
-/* Pass 1 (terms == NULL): check the section's structure and count each side's terms. Pass 2:
- * fill the CSR rows. A zero coefficient is dropped: it contributes nothing, and keeping it
- * would put a variable into a density with a zero query point. */
+/* Pass 1 (counts != NULL): check the section's structure and count each side's terms;
+ * seen[] (one slot per wire) catches a wire repeated within one linear combination, which
+ * circom never writes and snarkjs would read as its last term only. Pass 2: fill the CSR
+ * rows. A zero coefficient is dropped: it contributes nothing, and keeping it would put a
+ * variable into a density with a zero query point. */
 static int walk_constraints(const cfile_map *m, const cfile_section *s, uint32_t n_constraints,
-                            uint32_t n_wires, uint64_t counts[3], cs *sys)
+                            uint32_t n_wires, uint64_t counts[3], uint64_t *seen, cs *sys)
 {
     static const char side[3] = {'A', 'B', 'C'};
     const uint8_t *d = m->data + s->off;
@@ -85,6 +87,13 @@ static int walk_constraints(const cfile_map *m, const cfile_section *s, uint32_t
                                    ".r1cs constraint %u: %c term %u (offset %llu) uses wire %u, but "
                                    "the circuit has %u wires",
                                    k, side[w], t, (unsigned long long)(s->off + pos), wire, n_wires);
+                uint64_t stamp = (uint64_t)k * 3 + (uint64_t)w + 1;
+                if (seen && seen[wire] == stamp)
+                    return err_set(CUZK_EFORMAT,
+                                   ".r1cs constraint %u: %c term %u (offset %llu) repeats wire %u "
+                                   "within one linear combination",
+                                   k, side[w], t, (unsigned long long)(s->off + pos), wire);
+                if (seen) seen[wire] = stamp;
                 fr_t coeff;
                 if (!fr_from_le32(&coeff, p + 4))
                     return err_set(CUZK_EFORMAT,
@@ -140,7 +149,10 @@ static int load_mapped(const cfile_map *m, struct cuzk_r1cs *r)
     sys->num_aux = r->n_wires - sys->num_inputs;
     sys->num_constraints = nc;
     uint64_t counts[3];
-    rc = walk_constraints(m, &sec[SEC_CONSTRAINTS], nc, r->n_wires, counts, sys);
+    uint64_t *seen = calloc(r->n_wires ? r->n_wires : 1, sizeof *seen);
+    if (!seen) return err_set(CUZK_ENOMEM, "cannot allocate %u wires", r->n_wires);
+    rc = walk_constraints(m, &sec[SEC_CONSTRAINTS], nc, r->n_wires, counts, seen, sys);
+    free(seen);
     if (rc) return rc;
     cs_lc_rows *rows[3] = {&sys->a, &sys->b, &sys->c};
     for (int w = 0; w < 3; w++) {
@@ -150,7 +162,7 @@ static int load_mapped(const cfile_map *m, struct cuzk_r1cs *r)
             return err_set(CUZK_ENOMEM, "cannot allocate %llu constraints' terms",
                            (unsigned long long)nc);
     }
-    return walk_constraints(m, &sec[SEC_CONSTRAINTS], nc, r->n_wires, NULL, sys);
+    return walk_constraints(m, &sec[SEC_CONSTRAINTS], nc, r->n_wires, NULL, NULL, sys);
 }
 
 CUZK_API int cuzk_r1cs_load(const char *path, cuzk_r1cs **out)

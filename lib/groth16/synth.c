@@ -9,7 +9,8 @@
  *   NONBIT  (w₋ + k)·(b' + 1) = w   A {w₋, k·ONE} B {b', ONE}     C {w}          w: a field value
  *   PACK    (Σ 2^i·bit_i)·1 = x     A {bits}     B {ONE}          C {x}          x < 2^64
  *   PUB     as PACK, into public input i (the last constraints)
- * b' is always a BOOL bit, a is the previous XOR output (a chain), w₋ the previous NONBIT value,
+ * b' is always a BOOL bit, a is the previous XOR output (a chain), w₋ the previous NONBIT value
+ * (no wire appears twice in one linear combination, as in circom's files),
  * so: B holds only BOOL bits and ONE (b_aux ≈ BOOL share = 25.4 %, b_input = 1 of the inputs);
  * every aux variable except PACK outputs and each chain's last link is in some A (≈ 99.7 %).
  */
@@ -129,7 +130,9 @@ static int emit(gen *g, sink *s, uint64_t k, int kind)
     }
     case K_XOR: {
         uint64_t bj = g->bbits[rnd_below(g, g->nbbits)];
-        uint64_t aj = g->last_xor >= 0 ? (uint64_t)g->last_xor : g->bits[rnd_below(g, g->nbits)];
+        uint64_t aj = (uint64_t)g->last_xor; /* an XOR output, never a BOOL bit like bj */
+        if (g->last_xor < 0)
+            do aj = g->bits[rnd_below(g, g->nbits)]; while (aj == bj);
         uint64_t j = new_aux(g);
         add_bit(g, j, g->bitv[aj] ^ g->bitv[bj], 0);
         g->last_xor = (int64_t)j;
@@ -177,12 +180,13 @@ static int emit(gen *g, sink *s, uint64_t k, int kind)
     return s->row(s, k, a, na, b, nb, c, nc);
 }
 
+static uint64_t default_public(uint64_t n) { return n / 32 < 327 ? n / 32 : 327; }
+
 static int cfg_counts(const synth_cfg *cfg, uint64_t *pub)
 {
     if (!cfg) return err_set(CUZK_EINVAL, "synth: cfg is NULL");
     uint64_t n = cfg->constraints;
-    uint64_t p = cfg->num_public == SYNTH_PUBLIC_DEFAULT ? (n / 32 < 327 ? n / 32 : 327)
-                                                          : cfg->num_public;
+    uint64_t p = cfg->num_public == SYNTH_PUBLIC_DEFAULT ? default_public(n) : cfg->num_public;
     if (n == 0 || p >= n)
         return err_set(CUZK_EINVAL, "synth: %llu constraints cannot hold %llu public inputs "
                        "(need at least one more constraint)",
@@ -253,6 +257,8 @@ static int gen_run(gen *g, const synth_cfg *cfg, sink *s)
                 if (share[t] > 0 && lag > best) best = lag, kind = t;
             }
         }
+        /* the first XOR needs two distinct bits (one wire per linear combination) */
+        if (kind == K_XOR && g->last_xor < 0 && g->nbits < 2) kind = K_BOOL;
         done[kind]++;
         rc = emit(g, s, k, kind);
         if (rc) return rc;
@@ -271,6 +277,14 @@ void synth_cfg_default(synth_cfg *cfg, uint64_t n, const uint8_t seed[32])
     cfg->num_public = SYNTH_PUBLIC_DEFAULT;
     cfg->bit_share_pm = 900;
     if (seed) memcpy(cfg->seed, seed, 32);
+}
+
+void synth_cfg_for_domain(synth_cfg *cfg, unsigned log_m, const uint8_t seed[32])
+{
+    uint64_t m = (uint64_t)1 << log_m, n = m - 1 - default_public(m);
+    while (n + 1 + default_public(n + 1) + 1 <= m) n++; /* constraints + inputs <= m */
+    while (n > 1 && n + default_public(n) + 1 > m) n--;
+    synth_cfg_default(cfg, n, seed);
 }
 
 /* ---- sink 1: a constraint system ---- */

@@ -25,6 +25,11 @@ typedef struct synth_cfg {
 /* constraints = n, default public count, 90 % bits (FORMATS.md's benchmark default). */
 void synth_cfg_default(synth_cfg *cfg, uint64_t n, const uint8_t seed[32]);
 
+/* Like synth_cfg_default, with the largest constraint count whose domain (constraints plus
+ * inputs, rounded up to a power of two) is 2^log_m: what "--log N" means in the benches.
+ * log_m from 1 to 32. */
+void synth_cfg_for_domain(synth_cfg *cfg, unsigned log_m, const uint8_t seed[32]);
+
 /* The circuit as a constraint system plus a satisfying witness: *inputs (num_inputs values,
  * ONE first) and *aux (num_aux values), Montgomery, malloc'd; free them and cs_free(out).
  * CUZK_EINVAL for a bad cfg, CUZK_ENOMEM. */
