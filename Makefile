@@ -194,7 +194,7 @@ bench: $(BENCH)
 
 demo: check-deps
 	@$(MAKE) --no-print-directory all
-	@$(CLI) demo
+	@$(CLI) demo --cache $(BUILD)/demo
 
 # ---- install ----
 install: lib
