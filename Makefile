@@ -198,7 +198,7 @@ bench: $(BENCH)
 
 demo: check-deps
 	@$(MAKE) --no-print-directory all
-	@$(CLI) demo
+	@$(CLI) demo --cache $(BUILD)/demo
 
 # ---- ABI guard (abi/check.sh): incompatible changes fail; additions need a new version node
 # in lib/cuzk.map and a CHANGELOG entry. abi-dump refreshes the committed baseline.

@@ -13,6 +13,7 @@
     X("field", bench_field, "Fp/Fr/Fp2 arithmetic, G1/G2 add and double (one thread)") \
     X("msm", bench_msm, "multi-scalar multiplication: --backend cpu --curve g1|g2 --log N [--threads T]") \
     X("pairing", bench_pairing, "Miller loop, final exponentiation, pairing (one thread)") \
+    X("prove", bench_prove, "one Groth16 partition: --backend cpu --shape porep --log N [--threads T] (stage times)") \
     X("version", bench_version, "print the library version (a smoke test)")
 
 #define DECLARE(name, fn, help) int fn(int argc, char **argv);

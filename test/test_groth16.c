@@ -173,6 +173,7 @@ static void oracle_proof(uint8_t out[192], const cs *s, const fr_t *z, const gro
 /* ---- random satisfied circuits ---- */
 
 typedef struct gen_opts {
+    int a_inputs_only;   /* A never names an aux variable: a_aux density empty */
     int b_inputs_only;   /* B never names an aux variable: b_aux density empty */
     int c_only_var;      /* the last aux variable appears only in C */
     int zero_share;      /* one value in zero_share is 0 (0 = none) */
@@ -218,7 +219,7 @@ static void rand_circuit(cs *s, fr_t **zout, uint64_t ni, uint64_t na, uint64_t 
         int na_ = (int)(test_rand64() % 4), nb_ = (int)(test_rand64() % 3);
         for (int i = 0; i < na_; i++) {
             uint64_t var;
-            do var = test_rand64() % nv; while (var == c_only);
+            do var = test_rand64() % (o.a_inputs_only ? ni : nv); while (var == c_only);
             ta[i].var = var;
             rand_fr(&ta[i].coeff);
             named[var] = 1;
@@ -253,7 +254,8 @@ static void rand_circuit(cs *s, fr_t **zout, uint64_t ni, uint64_t na, uint64_t 
             nc_++;
         } else if (test_rand64() % 2) {
             uint64_t cand = test_rand64() % nv;
-            if (!fr_is_zero(&z[cand]) && cand != c_only) fixv = cand;
+            /* not the random term's variable: their coefficients could cancel */
+            if (!fr_is_zero(&z[cand]) && cand != c_only && (nc_ == 0 || cand != tc[0].var)) fixv = cand;
         }
         fr_inv(&inv, &z[fixv]);
         tc[nc_].var = fixv;
@@ -269,8 +271,8 @@ static void rand_circuit(cs *s, fr_t **zout, uint64_t ni, uint64_t na, uint64_t 
     for (uint64_t v = ni; v < nv; v++) {
         if (named[v] || v == c_only) continue;
         cs_term t1 = {v, FR_ONE}, t0 = {0, FR_ONE};
-        push_fr(&s->a, k, &t1, 1);
-        push_fr(&s->b, k, &t0, 1);
+        push_fr(&s->a, k, o.a_inputs_only ? &t0 : &t1, 1);
+        push_fr(&s->b, k, o.a_inputs_only ? &t1 : &t0, 1);
         push_fr(&s->c, k, &t1, 1);
         k++;
     }
@@ -635,10 +637,18 @@ static void random_circuits_prove_and_verify(void **state)
     test_seed();
     int rounds = getenv("CUZK_TEST_QUICK") ? 4 : 10;
     for (int round = 0; round < rounds; round++) {
-        gen_opts o = {.b_inputs_only = round % 3 == 1, .c_only_var = round % 2, .zero_share = round % 4 ? 0 : 3};
+        gen_opts o = {.a_inputs_only = round % 3 == 2, .b_inputs_only = round % 3 == 1,
+                      .c_only_var = round % 2, .zero_share = round % 4 ? 0 : 3};
         cs s;
         fr_t *z;
         rand_circuit(&s, &z, 1 + test_rand64() % 6, test_rand64() % 30, test_rand64() % 50, o);
+        cuzk_partition p;
+        assert_int_equal(cs_make_partition(&s, z, z + s.num_inputs, &p), CUZK_OK);
+        for (uint64_t w = 0; w < (s.num_aux + 63) / 64; w++) {
+            if (o.a_inputs_only) assert_int_equal(p.a_aux_density[w], 0);
+            if (o.b_inputs_only) assert_int_equal(p.b_aux_density[w], 0);
+        }
+        p.release(p.release_user);
         prove_check(&s, z);
         free(z);
         cs_free(&s);
