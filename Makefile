@@ -76,7 +76,7 @@ CLI          := $(BUILD)/bin/cuzk
 BENCH        := $(BUILD)/bin/cuzk-bench
 HELLO        := $(BUILD)/bin/hello
 
-.PHONY: all lib test test-gpu test-tsan fuzz fuzz-build bench demo install uninstall deps check-deps clean help
+.PHONY: all lib test test-gpu test-tsan fuzz fuzz-build bench demo install uninstall deps check-deps clean help abi-check abi-dump
 .DEFAULT_GOAL := all
 
 all: lib $(if $(CLI_SRCS),$(CLI)) $(if $(BENCH_SRCS),$(BENCH)) $(if $(wildcard examples/hello.c),$(HELLO))
@@ -90,6 +90,8 @@ help:
 	@echo "make test-tsan       the engine's concurrency tests under ThreadSanitizer (build-tsan)"
 	@echo "make demo            prove a batch of partitions and print a summary"
 	@echo "make install PREFIX=/usr/local DESTDIR=   headers, libraries, cuzk.pc"
+	@echo "make abi-check       the exported ABI against abi/libcuzk.abi (abidiff; new symbols need a new node)"
+	@echo "make abi-dump        rewrite the baseline abi/libcuzk.abi (after adding a version node)"
 	@echo "make deps            install system packages (root) or print the command"
 	@echo "options: CUZK_CUDA=0|1  CUDA_ARCHS='sm_90'  SANITIZE=address,undefined  BUILD=dir"
 
@@ -147,7 +149,7 @@ $(HELLO): examples/hello.c $(SO_LINK)
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # ---- dependencies ----
-DEB_PACKAGES := libmimalloc-dev libcmocka-dev libcjson-dev pkg-config nodejs npm
+DEB_PACKAGES := libmimalloc-dev libcmocka-dev libcjson-dev pkg-config nodejs npm golang-go abigail-tools
 check-deps:
 	@missing=""; \
 	 test -f /usr/include/mimalloc.h || missing="$$missing mimalloc"; \
@@ -158,7 +160,9 @@ check-deps:
 
 # libmimalloc-dev: the library's working-memory arenas; libcmocka-dev: unit tests;
 # libcjson-dev: cuzk-bench JSON output; pkg-config: the install test; nodejs/npm: the
-# independent BLS12-381 oracles (@noble/curves, snarkjs) and circom used by the tests.
+# independent BLS12-381 oracles (@noble/curves, snarkjs) and circom used by the tests;
+# golang-go: the Go binding's tests (examples/go, cgo); abigail-tools: abidw/abidiff for
+# make abi-check. (cargo/rustc for examples/rust come with the CI image, not from apt.)
 deps:
 	@pkgs="$(DEB_PACKAGES)"; \
 	 if command -v node >/dev/null && command -v npm >/dev/null; then \
@@ -214,6 +218,14 @@ bench: $(BENCH)
 demo: check-deps
 	@$(MAKE) --no-print-directory all
 	@$(CLI) demo --cache $(BUILD)/demo
+
+# ---- ABI guard (abi/check.sh): incompatible changes fail; additions need a new version node
+# in lib/cuzk.map and a CHANGELOG entry. abi-dump refreshes the committed baseline.
+ABI_BASELINE ?= abi/libcuzk.abi
+abi-check: lib
+	@abi/check.sh check $(SO_REAL) $(ABI_BASELINE)
+abi-dump: lib
+	@abi/check.sh dump $(SO_REAL) $(ABI_BASELINE)
 
 # ---- install ----
 install: lib
