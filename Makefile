@@ -76,7 +76,7 @@ CLI          := $(BUILD)/bin/cuzk
 BENCH        := $(BUILD)/bin/cuzk-bench
 HELLO        := $(BUILD)/bin/hello
 
-.PHONY: all lib test test-gpu test-tsan bench demo install uninstall deps check-deps clean help abi-check abi-dump
+.PHONY: all lib test test-gpu test-tsan fuzz fuzz-build bench demo install uninstall deps check-deps clean help abi-check abi-dump
 .DEFAULT_GOAL := all
 
 all: lib $(if $(CLI_SRCS),$(CLI)) $(if $(BENCH_SRCS),$(BENCH)) $(if $(wildcard examples/hello.c),$(HELLO))
@@ -86,6 +86,7 @@ help:
 	@echo "make                 library (build/lib), CLI and bench (build/bin); CUDA when nvcc is found"
 	@echo "make test            every CPU test (installs missing dependencies first)"
 	@echo "make test-gpu        GPU tests (skips cleanly without a GPU)"
+	@echo "make fuzz            libFuzzer harnesses (clang, build-fuzz), FUZZ_SECONDS=60 each"
 	@echo "make test-tsan       the engine's concurrency tests under ThreadSanitizer (build-tsan)"
 	@echo "make demo            prove a batch of partitions and print a summary"
 	@echo "make install PREFIX=/usr/local DESTDIR=   headers, libraries, cuzk.pc"
@@ -193,6 +194,24 @@ test-tsan: check-deps
 	    $(TSAN_TESTS:%=build-tsan/test/%)
 	@CUZK_TEST_QUICK=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" BUILD=build-tsan \
 	    SANITIZE=thread test/run-tests.sh $(TSAN_TESTS:%=build-tsan/test/%)
+
+# libFuzzer harnesses (test/fuzz/fuzz_*.c) for every decoder of outside bytes: clang with
+# ASan+UBSan+fuzzer over a separate CPU-only build of the library in build-fuzz; each target
+# runs FUZZ_SECONDS on its seed corpus (test/fuzz/corpus/<target>/); any crash fails.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_SRCS    := $(sort $(wildcard test/fuzz/fuzz_*.c))
+FUZZ_NAMES   := $(FUZZ_SRCS:test/fuzz/fuzz_%.c=%)
+fuzz-build:
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=$(FUZZ_CC) CUZK_CUDA=0 SANITIZE=address,undefined \
+	    OPT=-O1 CFLAGS="-fsanitize=fuzzer-no-link -fno-sanitize-recover=all" \
+	    $(FUZZ_NAMES:%=build-fuzz/fuzz/fuzz_%)
+fuzz: fuzz-build
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) test/fuzz/run.sh build-fuzz $(FUZZ_NAMES)
+
+$(BUILD)/fuzz/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/fuzz_file.h $(STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -fsanitize=fuzzer $< -o $@ $(STATIC) $(LDLIBS)
 
 bench: $(BENCH)
 
