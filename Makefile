@@ -76,7 +76,7 @@ CLI          := $(BUILD)/bin/cuzk
 BENCH        := $(BUILD)/bin/cuzk-bench
 HELLO        := $(BUILD)/bin/hello
 
-.PHONY: all lib test test-gpu test-tsan bench demo install uninstall deps check-deps clean help
+.PHONY: all lib test test-gpu test-tsan fuzz fuzz-build bench demo install uninstall deps check-deps clean help abi-check abi-dump
 .DEFAULT_GOAL := all
 
 all: lib $(if $(CLI_SRCS),$(CLI)) $(if $(BENCH_SRCS),$(BENCH)) $(if $(wildcard examples/hello.c),$(HELLO))
@@ -86,9 +86,12 @@ help:
 	@echo "make                 library (build/lib), CLI and bench (build/bin); CUDA when nvcc is found"
 	@echo "make test            every CPU test (installs missing dependencies first)"
 	@echo "make test-gpu        GPU tests (skips cleanly without a GPU)"
+	@echo "make fuzz            libFuzzer harnesses (clang, build-fuzz), FUZZ_SECONDS=60 each"
 	@echo "make test-tsan       the engine's concurrency tests under ThreadSanitizer (build-tsan)"
 	@echo "make demo            prove a batch of partitions and print a summary"
 	@echo "make install PREFIX=/usr/local DESTDIR=   headers, libraries, cuzk.pc"
+	@echo "make abi-check       the exported ABI against abi/libcuzk.abi (abidiff; new symbols need a new node)"
+	@echo "make abi-dump        rewrite the baseline abi/libcuzk.abi (after adding a version node)"
 	@echo "make deps            install system packages (root) or print the command"
 	@echo "options: CUZK_CUDA=0|1  CUDA_ARCHS='sm_90'  SANITIZE=address,undefined  BUILD=dir"
 
@@ -146,7 +149,7 @@ $(HELLO): examples/hello.c $(SO_LINK)
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # ---- dependencies ----
-DEB_PACKAGES := libmimalloc-dev libcmocka-dev libcjson-dev pkg-config nodejs npm
+DEB_PACKAGES := libmimalloc-dev libcmocka-dev libcjson-dev pkg-config nodejs npm golang-go abigail-tools
 check-deps:
 	@missing=""; \
 	 test -f /usr/include/mimalloc.h || missing="$$missing mimalloc"; \
@@ -157,7 +160,9 @@ check-deps:
 
 # libmimalloc-dev: the library's working-memory arenas; libcmocka-dev: unit tests;
 # libcjson-dev: cuzk-bench JSON output; pkg-config: the install test; nodejs/npm: the
-# independent BLS12-381 oracles (@noble/curves, snarkjs) and circom used by the tests.
+# independent BLS12-381 oracles (@noble/curves, snarkjs) and circom used by the tests;
+# golang-go: the Go binding's tests (examples/go, cgo); abigail-tools: abidw/abidiff for
+# make abi-check. (cargo/rustc for examples/rust come with the CI image, not from apt.)
 deps:
 	@pkgs="$(DEB_PACKAGES)"; \
 	 if command -v node >/dev/null && command -v npm >/dev/null; then \
@@ -190,11 +195,37 @@ test-tsan: check-deps
 	@CUZK_TEST_QUICK=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" BUILD=build-tsan \
 	    SANITIZE=thread test/run-tests.sh $(TSAN_TESTS:%=build-tsan/test/%)
 
+# libFuzzer harnesses (test/fuzz/fuzz_*.c) for every decoder of outside bytes: clang with
+# ASan+UBSan+fuzzer over a separate CPU-only build of the library in build-fuzz; each target
+# runs FUZZ_SECONDS on its seed corpus (test/fuzz/corpus/<target>/); any crash fails.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_SRCS    := $(sort $(wildcard test/fuzz/fuzz_*.c))
+FUZZ_NAMES   := $(FUZZ_SRCS:test/fuzz/fuzz_%.c=%)
+fuzz-build:
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=$(FUZZ_CC) CUZK_CUDA=0 SANITIZE=address,undefined \
+	    OPT=-O1 CFLAGS="-fsanitize=fuzzer-no-link -fno-sanitize-recover=all" \
+	    $(FUZZ_NAMES:%=build-fuzz/fuzz/fuzz_%)
+fuzz: fuzz-build
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) test/fuzz/run.sh build-fuzz $(FUZZ_NAMES)
+
+$(BUILD)/fuzz/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/fuzz_file.h $(STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -fsanitize=fuzzer $< -o $@ $(STATIC) $(LDLIBS)
+
 bench: $(BENCH)
 
 demo: check-deps
 	@$(MAKE) --no-print-directory all
-	@$(CLI) demo
+	@$(CLI) demo --cache $(BUILD)/demo
+
+# ---- ABI guard (abi/check.sh): incompatible changes fail; additions need a new version node
+# in lib/cuzk.map and a CHANGELOG entry. abi-dump refreshes the committed baseline.
+ABI_BASELINE ?= abi/libcuzk.abi
+abi-check: lib
+	@abi/check.sh check $(SO_REAL) $(ABI_BASELINE)
+abi-dump: lib
+	@abi/check.sh dump $(SO_REAL) $(ABI_BASELINE)
 
 # ---- install ----
 install: lib

@@ -15,7 +15,7 @@
     X("msm", bench_msm, "multi-scalar multiplication: --backend cpu --curve g1|g2 --log N [--threads T]") \
     X("ntt", bench_ntt, "Fr NTT: --log 20..27 [--backend cuda|cpu] [--runs N]") \
     X("pairing", bench_pairing, "Miller loop, final exponentiation, pairing (one thread)") \
-    X("prove", bench_prove, "one Groth16 partition: --backend cpu --shape porep --log N [--threads T] (stage times)") \
+    X("prove", bench_prove, "one Groth16 partition: --backend cpu|cuda|auto --shape porep --log N [--threads T] (stage times)") \
     X("version", bench_version, "print the library version (a smoke test)")
 
 #define DECLARE(name, fn, help) int fn(int argc, char **argv);

@@ -103,6 +103,9 @@ uint64_t bjob_now_ns(void);
 
 /* Backends known to the engine. */
 extern const backend_ops backend_cpu_ops;
+#if CUZK_HAVE_CUDA
+extern const backend_ops backend_cuda_ops; /* backend_cuda.c */
+#endif
 /* Test-only: a prover that does no arithmetic (see backend_trivial.h). */
 extern const backend_ops backend_trivial_ops;
 

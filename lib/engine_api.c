@@ -9,6 +9,9 @@
 
 #include "engine.h"
 #include "error.h"
+#if CUZK_HAVE_CUDA
+#include "cuda_util.h"
+#endif
 
 CUZK_API int cuzk_engine_create(const cuzk_config *cfg, cuzk_engine **out)
 {
@@ -18,8 +21,17 @@ CUZK_API int cuzk_engine_create(const cuzk_config *cfg, cuzk_engine **out)
     if (cfg && cfg->magic != CONFIG_MAGIC)
         return err_set(CUZK_EINVAL, "cuzk_engine_create: cfg is not a cuzk_config");
     config_resolve(cfg, &o);
+#if CUZK_HAVE_CUDA
+    /* AUTO: the GPU when one is usable; CUDA asked for explicitly must have one */
+    int ndev = o.backend == CUZK_BACKEND_CPU ? 0 : gpu_device_count();
+    if (o.backend == CUZK_BACKEND_CUDA && ndev <= 0)
+        return err_set(CUZK_EDEVICE, "cuzk_engine_create: the CUDA backend was asked for but no usable "
+                       "CUDA device was found (driver missing, no GPU, or CUDA_VISIBLE_DEVICES hides them)");
+    if (ndev > 0) return engine_create_with_backend(cfg, &backend_cuda_ops, out);
+#else
     if (o.backend == CUZK_BACKEND_CUDA)
         return err_set(CUZK_EDEVICE, "cuzk_engine_create: this build has no CUDA backend");
+#endif
     return engine_create_with_backend(cfg, &backend_cpu_ops, out);
 }
 

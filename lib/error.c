@@ -38,6 +38,7 @@ CUZK_API const char *cuzk_strerror(int code)
     case CUZK_ESHUTDOWN: return "CUZK_ESHUTDOWN: engine shutting down";
     case CUZK_EIO: return "CUZK_EIO: I/O error";
     case CUZK_ENOTFOUND: return "CUZK_ENOTFOUND: no such job or handle";
+    case CUZK_ERANGE: return "CUZK_ERANGE: output buffer too small";
     default: return "unknown error";
     }
 }

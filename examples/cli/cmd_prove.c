@@ -1,5 +1,6 @@
-/* cuzk prove: a circom circuit + witness + proving key -> a 192-byte bellperson proof, checked
- * against the key's own verifying key before it is written. */
+/* cuzk prove: a circom circuit + witness + proving key -> a 192-byte bellperson proof, made by
+ * the engine (the way a host uses libcuzk), which checks it against the key's verifying key
+ * before handing it back. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,67 +19,78 @@ int cmd_prove(int argc, char **argv)
     if (cli_parse("prove", argc, argv, opts)) return CLI_ERROR;
     uint8_t seed[32];
     if (seed_hex && cli_parse_seed(seed_hex, seed)) return CLI_ERROR;
-    if (backend && strcmp(backend, "auto") && strcmp(backend, "cpu") && strcmp(backend, "cuda"))
+    int32_t kind = CUZK_BACKEND_AUTO;
+    if (backend && !strcmp(backend, "cpu")) kind = CUZK_BACKEND_CPU;
+    else if (backend && !strcmp(backend, "cuda")) kind = CUZK_BACKEND_CUDA;
+    else if (backend && strcmp(backend, "auto"))
         return cli_fail(CUZK_EINVAL, "--backend must be auto, cpu or cuda, not '%s'", backend);
-    if (backend && !strcmp(backend, "cuda"))
-        return cli_fail(CUZK_EDEVICE, "the CUDA backend is not reachable from the CLI yet (use "
-                        "--backend cpu or auto)");
 
-    int rc, ret = CLI_ERROR;
+    int rc, ret = CLI_ERROR, part_ours = 0;
     cuzk_r1cs *r1cs = NULL;
     cuzk_fr *w = NULL;
     uint64_t nw = 0;
     cuzk_partition part;
-    int have_part = 0;
-    groth16_params *pk = NULL;
-    fr_t *pub = NULL;
-    threadpool *tp = threadpool_create(0);
-    if (!tp) return cli_fail(CUZK_ENOMEM, "cannot start the prover's threads");
+    cuzk_config *cfg = NULL;
+    cuzk_engine *engine = NULL;
+    cuzk_srs *key = NULL;
 
     if ((rc = cuzk_r1cs_load(r1cs_path, &r1cs)) || (rc = cuzk_wtns_load(wtns, &w, &nw)) ||
         (rc = cuzk_r1cs_partition(r1cs, w, nw, &part))) {
         cli_fail_lib(rc);
         goto out;
     }
-    have_part = 1;
-    if ((rc = groth16_params_load(params, 0, tp, &pk)) || (rc = groth16_check_partition(pk, &part))) {
+    part_ours = 1; /* until the engine accepts it, the partition's buffers are ours to release */
+    /* seeded r and s, handed over in the partition's own (canonical) form */
+    cuzk_fr r_c, s_c;
+    if (seed_hex) {
+        fr_t r, s;
+        groth16_rs_from_seed(&r, &s, seed);
+        fr_from_mont((fr_t *)&r_c, &r);
+        fr_from_mont((fr_t *)&s_c, &s);
+        part.r = &r_c;
+        part.s = &s_c;
+    }
+    uint64_t constraints = part.abc_len - part.num_inputs, npub = part.num_inputs - 1;
+
+    /* the engine checks every proof (CUZK_OPT_VERIFY is on by default): a wrong proof is
+     * worse than none, and never comes back */
+    if ((rc = cuzk_config_new(&cfg)) || (rc = cuzk_config_set(cfg, CUZK_OPT_BACKEND, kind)) ||
+        (rc = cuzk_engine_create(cfg, &engine)) || (rc = cuzk_srs_load(engine, params, 0, &key))) {
         cli_fail_lib(rc);
         goto out;
     }
-    fr_t r, s;
-    if (seed_hex) groth16_rs_from_seed(&r, &s, seed);
-    uint8_t proof[192];
-    if ((rc = groth16_prove(pk, &part, seed_hex ? &r : NULL, seed_hex ? &s : NULL, tp, proof))) {
+    cuzk_job job;
+    if ((rc = cuzk_submit_partition(engine, key, &part, &job))) {
         cli_fail_lib(rc);
         goto out;
     }
-    /* A wrong proof is worse than none: check it before it leaves. */
-    uint64_t npub = part.num_inputs - 1;
-    pub = malloc((npub ? npub : 1) * sizeof *pub);
-    if (!pub) {
-        cli_fail(CUZK_ENOMEM, "cannot allocate %llu public inputs", (unsigned long long)npub);
+    part_ours = 0;
+    cuzk_result res;
+    memset(&res, 0, sizeof res);
+    res.struct_size = sizeof res;
+    if ((rc = cuzk_poll_result(engine, &res, -1))) {
+        cli_fail_lib(rc);
         goto out;
     }
-    for (uint64_t i = 0; i < npub; i++) {
-        fr_t c;
-        memcpy(&c, &part.inputs[i + 1], sizeof c);
-        fr_to_mont(&pub[i], &c);
-    }
-    if ((rc = groth16_verify(&pk->vk, proof, pub, npub))) {
-        cli_fail(rc, "the proof just made does not verify against the key's vk: %s", cuzk_last_error());
+    if (res.status == CUZK_EVERIFY) {
+        cli_fail(res.status, "the proof just made does not verify against the key's vk");
         goto out;
     }
-    if (cli_write_file(proof_path, proof, sizeof proof)) goto out;
-    printf("wrote %s (%llu constraints, %llu public inputs, %s r and s)\n", proof_path,
-           (unsigned long long)(part.abc_len - part.num_inputs), (unsigned long long)npub,
-           seed_hex ? "seeded" : "random");
+    if (res.status != CUZK_OK) {
+        cli_fail(res.status, "proving failed");
+        goto out;
+    }
+    if (cli_write_file(proof_path, res.proof, sizeof res.proof)) goto out;
+    printf("wrote %s (%llu constraints, %llu public inputs, %s r and s; %.1f ms in the engine)\n",
+           proof_path, (unsigned long long)constraints, (unsigned long long)npub,
+           seed_hex ? "seeded" : "random", res.total_ns / 1e6);
     ret = CLI_OK;
 out:
-    free(pub);
-    if (pk) groth16_params_free(pk);
-    if (have_part && part.release) part.release(part.release_user);
+    if (part_ours && part.release) part.release(part.release_user);
+    cuzk_srs_release(key);
+    cuzk_engine_destroy(engine);
+    cuzk_config_free(cfg);
     cuzk_free(w);
     cuzk_r1cs_free(r1cs);
-    threadpool_destroy(tp);
     return ret;
 }

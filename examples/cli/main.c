@@ -11,13 +11,15 @@ static const struct {
 } commands[] = {
     {"setup", cmd_setup, "--r1cs C.r1cs --params OUT.params --vk OUT.vk [--seed HEX64]   (TEST ONLY)"},
     {"prove", cmd_prove, "--params P.params --r1cs C.r1cs --wtns W.wtns --proof OUT.proof "
-                         "[--seed HEX64] [--backend auto|cpu|cuda]"},
+                         "[--seed HEX64] [--backend auto|cpu|cuda]   (through the engine)"},
     {"verify", cmd_verify, "--vk V.vk --proof P.proof (--r1cs C.r1cs --wtns W.wtns | --public X1,X2,...)"},
     {"export-vk", cmd_export_vk, "--vk V.vk --format snarkjs"},
     {"export-proof", cmd_export_proof, "--proof P.proof --format snarkjs"},
     {"export-public", cmd_export_public, "--r1cs C.r1cs --wtns W.wtns"},
     {"gen", cmd_gen, "--shape porep --constraints N --r1cs OUT.r1cs --wtns OUT.wtns [--seed HEX64]"},
-    {"demo", cmd_demo, "prove a batch of partitions through the engine and print a summary"},
+    {"demo", cmd_demo, "[--log N] [--count 10] [--workers W] [--threads T] [--backend auto|cpu|cuda] "
+                       "[--cache DIR]   prove a batch of PoRep-shaped partitions through the engine, "
+                       "verify them, print per-stage times and a timeline"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

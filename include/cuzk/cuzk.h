@@ -58,7 +58,8 @@ enum {
     CUZK_EVERIFY = -9,    /* a well-formed proof that does not verify                      */
     CUZK_ESHUTDOWN = -10, /* the engine is being destroyed                                 */
     CUZK_EIO = -11,       /* an operating-system I/O failure                               */
-    CUZK_ENOTFOUND = -12  /* a stale, foreign or unknown handle                            */
+    CUZK_ENOTFOUND = -12, /* a stale, foreign or unknown handle                            */
+    CUZK_ERANGE = -13     /* an output buffer too small; the call reports the size needed  */
 };
 
 /* The name and meaning of a code ("CUZK_EFORMAT: malformed data"); a static string, never
@@ -319,6 +320,26 @@ typedef struct cuzk_stats {
  * Thread-safe; the counters are read one by one, not as one atomic snapshot.
  * Errors: CUZK_EINVAL (NULL argument, struct_size too small). */
 CUZK_API int cuzk_engine_stats(cuzk_engine *engine, cuzk_stats *out);
+
+/* Formats a stats snapshot in the Prometheus text exposition format (version 0.0.4), ready
+ * to serve on a /metrics endpoint: proofs submitted, completed, failed, verify-failed and
+ * canceled (counters), queue depth, running and unpolled jobs (gauges), host budget, used
+ * and peak bytes, budget waits, trace events and drops, arena collections and bytes, and
+ * per-device busy seconds. Every metric is named cuzk_*.
+ * The engine does not keep busy time: a host that wants cuzk_device_busy_seconds_total
+ * sums (end_ns - begin_ns) of CUZK_TRACE_START events per device and passes the sums in
+ * device_busy_ns[0..n_devices) (index i = GPU ordinal i; on the CPU backend one entry,
+ * labelled device="cpu"); device_busy_ns NULL with n_devices 0 leaves that metric out.
+ * stats is a snapshot from cuzk_engine_stats (struct_size as filled there). buf[0..len) is
+ * owned by the caller; on CUZK_OK it holds the text, NUL-terminated, and *written its length
+ * without the NUL. Every pointer is borrowed for the call; no shared state, so thread-safe.
+ * Errors: CUZK_EINVAL (stats or written NULL, buf NULL with len > 0, stats->struct_size
+ * too small, device_busy_ns NULL with n_devices > 0); CUZK_ERANGE (len is not enough:
+ * *written receives the text's length, so a buffer of *written + 1 bytes fits; buf, when
+ * len > 0, receives an empty string). Call with buf NULL and len 0 to ask for the size. */
+CUZK_API int cuzk_stats_format_prometheus(const cuzk_stats *stats, const uint64_t *device_busy_ns,
+                                          uint32_t n_devices, char *buf, size_t len,
+                                          size_t *written);
 
 /* Memory a host can synthesize a partition into, counted in the host budget (and
  * page-locked when a GPU backend is active, so it needs no staging copy). 64-byte aligned.

@@ -48,7 +48,16 @@ int msm_cuda_fail(cudaError_t e, const char *what)
         if (e_ != cudaSuccess) return msm_cuda_fail(e_, what);                                   \
     } while (0)
 
-template <unsigned BS, class Fn> __global__ void __launch_bounds__(BS) k_for(Fn f, size_t n)
+/* Occupancy hint per kernel: a functor that sets min_blocks asks the compiler for that many
+ * resident blocks (a register cap). Kept as a tuning knob; see msm_plan.cuh for what it gave. */
+template <class Fn, class = void> struct min_blocks_of {
+    static constexpr unsigned value = 1;
+};
+template <class Fn> struct min_blocks_of<Fn, decltype((void)Fn::min_blocks)> {
+    static constexpr unsigned value = Fn::min_blocks;
+};
+
+template <unsigned BS, class Fn> __global__ void __launch_bounds__(BS, min_blocks_of<Fn>::value) k_for(Fn f, size_t n)
 {
     size_t t = (size_t)blockIdx.x * BS + threadIdx.x;
     if (t < n) f(t);
@@ -119,6 +128,19 @@ struct dev_exec {
         size_t target = (size_t)sms * (size_t)blocks * BS;
         size_t k = (m + target - 1) / target;
         return k < 2 ? 2 : k;
+    }
+    /* Threads the bucket reduction can have resident at once: its segments are serial chains of
+     * additions, so for small windows one full wave of short segments beats several waves. */
+    template <class F> size_t reduce_threads()
+    {
+        constexpr unsigned BS = sizeof(F) > 48 ? 64 : 128;
+        int blocks = 0;
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k_for<BS, reduce_fn<F>>, BS, 0) != cudaSuccess ||
+            blocks < 1) {
+            cudaGetLastError();
+            blocks = 1;
+        }
+        return (size_t)sms * (size_t)blocks * BS;
     }
     /* CUZK_MSM_PROFILE=1: an event after each phase, printed as a breakdown at the end. */
     bool profile = false;
@@ -223,6 +245,7 @@ struct host_exec {
         return k ? k : 1;
     }
     void mark(const char *) {}
+    template <class F> size_t reduce_threads() { return 64; }
     template <class F, class Fn> int launch(size_t n, const Fn &f, const char *)
     {
         for (size_t t = 0; t < n; t++) f(t);

@@ -13,7 +13,8 @@ namespace msmk {
 
 /* Level >= 1 of the accumulation: entries per thread (each level shrinks the partials 4x). */
 #define MSM_KP 8
-/* Bucket-reduction segment length (buckets per thread). */
+/* Bucket-reduction segment length (buckets per thread): at most this, fewer when that leaves
+ * too few threads to fill the device. */
 #define MSM_SEG 32
 
 struct classify_fn {
@@ -42,7 +43,17 @@ struct digits_fn {
     }
 };
 
+/* Resident blocks asked of the compiler for the accumulation kernels (1 = no register cap).
+ * Measured on the H200: capping G1 at 128 registers (4 blocks) gained nothing, capping G2 at
+ * 204 (5 blocks of 64) lost 16 %; the carry chains need the registers. */
+#ifndef MSM_ACC_MINB_G1
+#define MSM_ACC_MINB_G1 1
+#endif
+#ifndef MSM_ACC_MINB_G2
+#define MSM_ACC_MINB_G2 1
+#endif
 template <class F, class Src> struct acc_fn {
+    static constexpr unsigned min_blocks = sizeof(F) == sizeof(fp) ? MSM_ACC_MINB_G1 : MSM_ACC_MINB_G2;
     const uint32_t *keys;
     Src src;
     size_t m, kper;
@@ -54,12 +65,25 @@ template <class F> struct reduce_fn {
     const xyzz<F> *buckets;
     unsigned segs, len;
     size_t per_window;
-    uint32_t key_base;
-    uint32_t *out_keys;
     xyzz<F> *out_pts;
-    FPM_HD void operator()(size_t t) const
+    FPM_HD void operator()(size_t t) const { bucket_reduce_thread<F>(t, segs, len, buckets, per_window, out_pts); }
+};
+
+template <class F> struct tree_fn {
+    size_t half;
+    const xyzz<F> *in;
+    xyzz<F> *out, *windows;
+    unsigned w0;
+    FPM_HD void operator()(size_t t) const { tree_thread<F>(t, half, in, out, windows, w0); }
+};
+
+template <class F> struct addwin_fn {
+    const xyzz<F> *in;
+    xyzz<F> *windows;
+    unsigned w0;
+    FPM_HD void operator()(size_t w) const
     {
-        bucket_reduce_thread<F>(t, segs, len, buckets, per_window, key_base, out_keys, out_pts);
+        store16(windows + w0 + w, add(load16(windows + w0 + w), load16(in + w)));
     }
 };
 
@@ -105,7 +129,7 @@ static inline unsigned bit_length(size_t v)
 /* Scratch, typed at use; an executor grows each buffer on demand. */
 struct msm_bufs {
     void *is_one, *is_rest, *idx_one, *idx_rest, *keys[2], *vals[2], *buckets;
-    void *pk[2], *pp[2], *red_keys, *red_pts, *windows, *ones, *result, *counts;
+    void *pk[2], *pp[2], *red_pts[2], *windows, *ones, *result, *counts;
 };
 
 /* What a run did; the result is nwin window sums and the ones' sum (b.result, Jacobian), which
@@ -195,8 +219,6 @@ int plan_run(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, si
     unsigned c = cfix ? cfix : msm_choose_window(nr);
     unsigned nwin = msm_windows(c);
     const size_t B = (size_t)1 << (c - 1);
-    const unsigned seg = B < MSM_SEG ? (unsigned)B : MSM_SEG;
-    const unsigned segs = (unsigned)(B / seg);
     if ((rc = x.ensure(&b.windows, nwin * sizeof(xyzz<F>))) || (rc = x.zero(b.windows, nwin * sizeof(xyzz<F>))))
         return rc;
     st->c = c;
@@ -209,9 +231,13 @@ int plan_run(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, si
         for (int i = 0; i < 2; i++)
             if ((rc = x.ensure(&b.keys[i], ent * sizeof(uint32_t))) || (rc = x.ensure(&b.vals[i], ent * sizeof(uint32_t))))
                 return rc;
+        /* segment length: MSM_SEG, or shorter while the threads still fit in one wave */
+        unsigned seg = B < MSM_SEG ? (unsigned)B : MSM_SEG;
+        while (seg > 2 && (size_t)wg * (B / (seg / 2)) <= x.template reduce_threads<F>()) seg /= 2;
+        const unsigned segs = (unsigned)(B / seg);
         if ((rc = x.ensure(&b.buckets, wg * B * sizeof(xyzz<F>))) ||
-            (rc = x.ensure(&b.red_keys, (size_t)wg * segs * sizeof(uint32_t))) ||
-            (rc = x.ensure(&b.red_pts, (size_t)wg * segs * sizeof(xyzz<F>))))
+            (rc = x.ensure(&b.red_pts[0], (size_t)wg * segs * sizeof(xyzz<F>))) ||
+            (rc = x.ensure(&b.red_pts[1], (size_t)wg * (segs / 2 + 1) * sizeof(xyzz<F>))))
             return rc;
         for (size_t p0 = 0; p0 < nr; p0 += chunk) {
             size_t np = nr - p0 < chunk ? nr - p0 : chunk;
@@ -234,13 +260,19 @@ int plan_run(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, si
                                                (xyzz<F> *)b.buckets, true)))
                     return rc;
                 x.mark("accumulate");
-                reduce_fn<F> rf{(const xyzz<F> *)b.buckets, segs, seg, B, w0, (uint32_t *)b.red_keys,
-                                (xyzz<F> *)b.red_pts};
+                reduce_fn<F> rf{(const xyzz<F> *)b.buckets, segs, seg, B, (xyzz<F> *)b.red_pts[0]};
                 if ((rc = x.template launch<F>((size_t)g * segs, rf, "bucket reduce"))) return rc;
-                src_partials<F> rs{(const xyzz<F> *)b.red_pts};
-                if ((rc = accumulate_levels<F>(x, b, (const uint32_t *)b.red_keys, rs, (size_t)g * segs, MSM_KP,
-                                               (xyzz<F> *)b.windows, false)))
-                    return rc;
+                if (segs == 1) { /* one segment per window (tiny windows): add it in directly */
+                    addwin_fn<F> af{(const xyzz<F> *)b.red_pts[0], (xyzz<F> *)b.windows, w0};
+                    if ((rc = x.template launch<F>(g, af, "window add"))) return rc;
+                }
+                int cur = 0;
+                for (size_t cnt = segs; cnt >= 2; cnt /= 2) {
+                    tree_fn<F> tf{cnt / 2, (const xyzz<F> *)b.red_pts[cur], (xyzz<F> *)b.red_pts[cur ^ 1],
+                                  (xyzz<F> *)b.windows, w0};
+                    if ((rc = x.template launch<F>((size_t)g * (cnt / 2), tf, "window tree"))) return rc;
+                    cur ^= 1;
+                }
                 x.mark("reduce");
             }
         }

@@ -23,7 +23,7 @@ int g1_jac_is_inf(const g1_jac *p);
 void g1_jac_set_inf(g1_jac *r);
 void g1_jac_from_aff(g1_jac *r, const g1_aff *p);
 void g1_jac_to_aff(g1_aff *r, const g1_jac *p);
-void g1_batch_to_aff(g1_aff *out, const g1_jac *in, size_t n); /* one inversion */
+void g1_batch_to_aff(g1_aff *out, const g1_jac *in, size_t n); /* one inversion; out, in apart */
 void g1_jac_add(g1_jac *r, const g1_jac *a, const g1_jac *b);  /* complete for all inputs */
 void g1_jac_add_aff(g1_jac *r, const g1_jac *a, const g1_aff *b);
 void g1_jac_dbl(g1_jac *r, const g1_jac *a);
@@ -40,7 +40,7 @@ int g2_jac_is_inf(const g2_jac *p);
 void g2_jac_set_inf(g2_jac *r);
 void g2_jac_from_aff(g2_jac *r, const g2_aff *p);
 void g2_jac_to_aff(g2_aff *r, const g2_jac *p);
-void g2_batch_to_aff(g2_aff *out, const g2_jac *in, size_t n);
+void g2_batch_to_aff(g2_aff *out, const g2_jac *in, size_t n); /* one inversion; out, in apart */
 void g2_jac_add(g2_jac *r, const g2_jac *a, const g2_jac *b);
 void g2_jac_add_aff(g2_jac *r, const g2_jac *a, const g2_aff *b);
 void g2_jac_dbl(g2_jac *r, const g2_jac *a);

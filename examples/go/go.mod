@@ -1,0 +1,3 @@
+module libcuzk.example/cuzk
+
+go 1.19

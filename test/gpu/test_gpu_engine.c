@@ -1,0 +1,201 @@
+/* The engine on the CUDA backend, through the public API. Oracle: the CPU backend (another
+ * engine, same r and s) must give byte-identical proofs on several PoRep-shaped circuits of
+ * different sizes and scalar forms, and each proof verifies. Faults: a partition that cannot
+ * fit the device budget is refused while the next one is proved. Exits 77 without a GPU. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "cuda_util.h"
+#include "cuzk/cuzk.h"
+#include "groth16/groth16.h"
+#include "groth16/synth.h"
+#include "support/testutil.h"
+
+static cuzk_engine *make_engine(int32_t backend, uint64_t dev_budget)
+{
+    cuzk_config *cfg;
+    assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_BACKEND, backend), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_VERIFY, 1), CUZK_OK);
+    if (dev_budget) assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_DEVICE_BUDGET_BYTES, (int64_t)dev_budget), CUZK_OK);
+    cuzk_engine *e;
+    int rc = cuzk_engine_create(cfg, &e);
+    if (rc) fprintf(stderr, "engine: %s\n", cuzk_last_error());
+    assert_int_equal(rc, CUZK_OK);
+    cuzk_config_free(cfg);
+    return e;
+}
+
+static cuzk_result poll1(cuzk_engine *e)
+{
+    cuzk_result r = {.struct_size = sizeof r};
+    assert_int_equal(cuzk_poll_result(e, &r, 120 * 1000000000ll), CUZK_OK);
+    return r;
+}
+
+/* A key for a circuit of n constraints, written to path; returns it parsed. */
+static groth16_params *make_key(synth_cfg *scfg, uint64_t n, const char *path)
+{
+    uint8_t seed[32];
+    test_rand_bytes(seed, sizeof seed);
+    synth_cfg_default(scfg, n, seed);
+    cs sys;
+    fr_t *in, *aux;
+    assert_int_equal(synth_cs(scfg, &sys, &in, &aux), CUZK_OK);
+    groth16_toxic t;
+    groth16_toxic_from_seed(&t, seed);
+    groth16_params *pk;
+    assert_int_equal(groth16_setup(&sys, &t, NULL, &pk), CUZK_OK);
+    assert_int_equal(groth16_params_write(path, pk), CUZK_OK);
+    cs_free(&sys);
+    free(in);
+    free(aux);
+    return pk;
+}
+
+/* Proves one partition of scfg on engine e with r, s; returns status, proof in out. */
+static int32_t prove_on(cuzk_engine *e, cuzk_srs *srs, const synth_cfg *scfg, int32_t form, const fr_t *r,
+                        const fr_t *s, uint8_t out[192], cuzk_fr *pub, uint64_t *npub, int32_t *device,
+                        cuzk_result *resout)
+{
+    cuzk_partition p;
+    assert_int_equal(synth_partition(scfg, form, &p), CUZK_OK);
+    cuzk_fr rs[2];
+    if (form == CUZK_FR_CANONICAL) {
+        fr_from_mont((fr_t *)&rs[0], r);
+        fr_from_mont((fr_t *)&rs[1], s);
+    } else {
+        memcpy(&rs[0], r, sizeof *r);
+        memcpy(&rs[1], s, sizeof *s);
+    }
+    p.r = &rs[0];
+    p.s = &rs[1];
+    if (pub) {
+        *npub = p.num_inputs - 1;
+        memcpy(pub, p.inputs + 1, *npub * sizeof(cuzk_fr));
+    }
+    cuzk_job h;
+    int rc = cuzk_submit_partition(e, srs, &p, &h);
+    if (rc) {
+        if (p.release) p.release(p.release_user);
+        return rc;
+    }
+    cuzk_result res = poll1(e);
+    if (res.status) fprintf(stderr, "job: status %d\n", res.status);
+    memcpy(out, res.proof, 192);
+    if (device) *device = res.device;
+    if (resout) *resout = res;
+    return res.status;
+}
+
+static void proofs_match_cpu(void **state)
+{
+    (void)state;
+    cuzk_engine *ge = make_engine(CUZK_BACKEND_CUDA, 0), *ce = make_engine(CUZK_BACKEND_CPU, 0);
+    cuzk_stats st = {.struct_size = sizeof st};
+    assert_int_equal(cuzk_engine_stats(ge, &st), CUZK_OK);
+    assert_int_equal(st.backend, CUZK_BACKEND_CUDA);
+    assert_true(st.devices >= 1);
+    /* AUTO picks the GPU when there is one */
+    cuzk_engine *ae = make_engine(CUZK_BACKEND_AUTO, 0);
+    assert_int_equal(cuzk_engine_stats(ae, &st), CUZK_OK);
+    assert_int_equal(st.backend, CUZK_BACKEND_CUDA);
+    cuzk_engine_destroy(ae);
+
+    static const uint64_t sizes[] = {1, 300, 5000, 40000, 60000};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        char path[64];
+        snprintf(path, sizeof path, "/tmp/cuzk-gpu-engine-%d-%zu.params", (int)getpid(), k);
+        synth_cfg scfg;
+        groth16_params *pk = make_key(&scfg, sizes[k], path);
+        uint8_t *vk;
+        size_t vk_len;
+        assert_int_equal(groth16_vk_serialize(&pk->vk, &vk, &vk_len), CUZK_OK);
+        cuzk_srs *gs, *cs_;
+        assert_int_equal(cuzk_srs_load(ge, path, 0, &gs), CUZK_OK);
+        assert_int_equal(cuzk_srs_load(ce, path, 0, &cs_), CUZK_OK);
+        for (int form = 0; form < 2; form++) {
+            int32_t f = form ? CUZK_FR_CANONICAL : CUZK_FR_MONTGOMERY;
+            fr_t r, s;
+            uint8_t seed[32], pg[192], pc[192];
+            test_rand_bytes(seed, sizeof seed);
+            groth16_rs_from_seed(&r, &s, seed);
+            static cuzk_fr pub[4096];
+            uint64_t npub;
+            int32_t dev = -2;
+            cuzk_result rg, rc_;
+            assert_int_equal(prove_on(ge, gs, &scfg, f, &r, &s, pg, pub, &npub, &dev, &rg), CUZK_OK);
+            assert_int_equal(prove_on(ce, cs_, &scfg, f, &r, &s, pc, NULL, NULL, NULL, &rc_), CUZK_OK);
+            /* figures for the log only (never asserted) */
+            printf("# n=%llu form=%d device=%d gpu device_ns=%llu total_ns=%llu cpu total_ns=%llu\n",
+                   (unsigned long long)sizes[k], f, dev, (unsigned long long)rg.device_ns,
+                   (unsigned long long)rg.total_ns, (unsigned long long)rc_.total_ns);
+            assert_true(dev >= 0);
+            assert_memory_equal(pg, pc, 192);
+            assert_int_equal(cuzk_verify(vk, vk_len, pg, pub, npub, f), CUZK_OK);
+        }
+        cuzk_srs_release(gs);
+        cuzk_srs_release(cs_);
+        free(vk);
+        groth16_params_free(pk);
+        unlink(path);
+    }
+    cuzk_engine_destroy(ge);
+    cuzk_engine_destroy(ce);
+}
+
+static void budget_fault_then_success(void **state)
+{
+    (void)state;
+    char small_path[64], big_path[64];
+    snprintf(small_path, sizeof small_path, "/tmp/cuzk-gpu-engine-%d-s.params", (int)getpid());
+    snprintf(big_path, sizeof big_path, "/tmp/cuzk-gpu-engine-%d-b.params", (int)getpid());
+    synth_cfg ss, bs;
+    groth16_params *pks = make_key(&ss, 100, small_path), *pkb = make_key(&bs, 20000, big_path);
+    /* a budget between what the two need: the MSM scratch is shared, the H vectors differ */
+    uint64_t budget = ((uint64_t)1 << 26) * 16 + ((uint64_t)1 << 20); /* scratch + 1 MiB */
+    cuzk_engine *e = make_engine(CUZK_BACKEND_CUDA, budget);
+    cuzk_srs *s1, *s2;
+    assert_int_equal(cuzk_srs_load(e, small_path, 0, &s1), CUZK_OK);
+    assert_int_equal(cuzk_srs_load(e, big_path, 0, &s2), CUZK_OK);
+    fr_t r, s;
+    uint8_t seed[32], pr[192];
+    test_rand_bytes(seed, sizeof seed);
+    groth16_rs_from_seed(&r, &s, seed);
+    assert_int_equal(prove_on(e, s2, &bs, CUZK_FR_MONTGOMERY, &r, &s, pr, NULL, NULL, NULL, NULL), CUZK_EBUDGET);
+    assert_int_equal(prove_on(e, s1, &ss, CUZK_FR_MONTGOMERY, &r, &s, pr, NULL, NULL, NULL, NULL), CUZK_OK);
+    uint8_t expect[192];
+    cuzk_partition p;
+    assert_int_equal(synth_partition(&ss, CUZK_FR_MONTGOMERY, &p), CUZK_OK);
+    assert_int_equal(groth16_prove(pks, &p, &r, &s, NULL, expect), CUZK_OK);
+    if (p.release) p.release(p.release_user);
+    assert_memory_equal(pr, expect, 192);
+    cuzk_srs_release(s1);
+    cuzk_srs_release(s2);
+    cuzk_engine_destroy(e);
+    groth16_params_free(pks);
+    groth16_params_free(pkb);
+    unlink(small_path);
+    unlink(big_path);
+}
+
+int main(void)
+{
+    if (gpu_device_count() == 0) {
+        printf("SKIP: no CUDA device\n");
+        return 77;
+    }
+    test_seed();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(proofs_match_cpu),
+        cmocka_unit_test(budget_fault_then_success),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
