@@ -15,9 +15,10 @@
 #include "groth16/groth16.h"
 #include "msm.h"
 
-/* The GPU H step (kernels/ntt.h) only when built with -DCUZK_GPU_H_STEP=1 and the tree has
- * it: that path has not yet been run on a device; the CPU's H step otherwise. */
-#if defined(__has_include) && defined(CUZK_GPU_H_STEP) && CUZK_GPU_H_STEP
+/* The GPU H step (kernels/ntt.h) when the tree has it (checked on an H200 merged with
+ * gpu-ntt: byte-identical proofs); the CPU's H step otherwise. -DCUZK_GPU_H_STEP=0 forces
+ * the CPU's. */
+#if defined(__has_include) && !(defined(CUZK_GPU_H_STEP) && !CUZK_GPU_H_STEP)
 #if __has_include("ntt.h")
 #include "ntt.h"
 #define CUDA_BE_GPU_H 1
