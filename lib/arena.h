@@ -4,7 +4,7 @@
  * process and never gives one back. A heap allocates only on the thread that created it,
  * and is destroyed (everything at once) when its partition ends. A housekeeping thread per
  * engine returns the freed pages to the OS with mi_collect, off every worker's path.
- * Nothing here touches the process's malloc, and nothing calls malloc_trim.
+ * Nothing here touches the process's malloc, and nothing trims the C heap (the design forbids it).
  */
 #ifndef CUZK_ARENA_H
 #define CUZK_ARENA_H
