@@ -11,7 +11,7 @@
 
 #include "bench.h"
 #include "cuzk/cuzk.h"
-#include "engine.h"
+#include "engine/engine.h"
 
 static _Atomic uint64_t events_seen;
 

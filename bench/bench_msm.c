@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "bench.h"
-#include "msm_cpu.h"
+#include "msm/msm_cpu.h"
 
 typedef struct {
     void *bases;

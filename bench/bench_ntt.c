@@ -1,6 +1,6 @@
 /*
  * cuzk-bench ntt: Fr NTT timings, GPU (CUDA events, median of several runs after warm-up,
- * data resident on the device) or CPU (wall clock, lib/ntt_cpu.h), over a range of sizes.
+ * data resident on the device) or CPU (wall clock, lib/ntt/ntt_cpu.h), over a range of sizes.
  *   cuzk-bench ntt --log 20..27 [--backend cuda|cpu] [--runs N] [--json]
  */
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include "bench.h"
 #include "cuzk/cuzk.h"
 #include "field/field.h"
-#include "ntt_cpu.h"
+#include "ntt/ntt_cpu.h"
 #include "threadpool.h"
 #ifdef CUZK_HAVE_CUDA
 #include "cuda_util.h"

@@ -2,7 +2,7 @@
  * Number-theoretic transforms over Fr and the Groth16 H step on the GPU (C interface).
  * Elements are Fr in Montgomery form (32 bytes, the CPU's fr_t layout) in device memory;
  * the domain is 2^log_n (1 <= log_n <= 28) with bellperson's root of unity and coset
- * shift g = 7, the same transforms as lib/ntt_cpu.h. Everything is asynchronous on the
+ * shift g = 7, the same transforms as lib/ntt/ntt_cpu.h. Everything is asynchronous on the
  * given stream (a cudaStream_t; NULL = the legacy default stream) and works on the
  * current device; twiddle tables are built once per device and size on first use (that
  * first call blocks). Calls on different streams may run concurrently.

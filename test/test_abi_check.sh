@@ -37,7 +37,7 @@ fresh
 sed -i '/uint8_t proof\[192\]/{n;s/int32_t device;/int64_t device;/}' "$tmp/t/include/cuzk/cuzk.h"
 grep -q 'int64_t device;' "$tmp/t/include/cuzk/cuzk.h" || echo "not ok - the header edit did not apply"
 find "$tmp/t/b/obj" -name '*.o' -exec touch {} +
-rm -f "$tmp/t/b/obj/lib/engine_api.o"
+rm -f "$tmp/t/b/obj/lib/engine/engine_api.o"
 check_copy fail "cuzk_result.device changed type" "INCOMPATIBLE"
 
 fresh

@@ -13,10 +13,10 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "arena.h"
-#include "budget.h"
+#include "engine/arena.h"
+#include "engine/budget.h"
 #include "cuzk/cuzk.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "support/testutil.h"
 
 #define MiB (1ull << 20)

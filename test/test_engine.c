@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "cuzk/cuzk.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "support/testutil.h"
 
 static uint64_t mono_ns(void)

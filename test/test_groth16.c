@@ -17,7 +17,7 @@
 #include "cs_fixture.h"
 #include "cuzk/cuzk.h"
 #include "groth16/groth16.h"
-#include "ntt_cpu.h"
+#include "ntt/ntt_cpu.h"
 #include "support/testutil.h"
 
 static threadpool *tp;

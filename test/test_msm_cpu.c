@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "msm_cpu.h"
+#include "msm/msm_cpu.h"
 #include "support/testutil.h"
 
 static int quick(void)

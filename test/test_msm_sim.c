@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "cuzk/cuzk.h"
-#include "msm_cpu.h"
+#include "msm/msm_cpu.h"
 #include "support/testutil.h"
 
 #ifdef CUZK_HAVE_CUDA

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ntt_cpu.h"
+#include "ntt/ntt_cpu.h"
 #include "support/testutil.h"
 
 static int quick(void)

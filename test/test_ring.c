@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "cuzk/cuzk.h"
-#include "ring.h"
+#include "engine/ring.h"
 #include "support/testutil.h"
 
 static int quick(void) { return getenv("CUZK_TEST_QUICK") != NULL; }

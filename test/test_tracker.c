@@ -15,8 +15,8 @@
 #include <cmocka.h>
 
 #include "cuzk/cuzk.h"
-#include "engine.h"
-#include "tracker.h"
+#include "engine/engine.h"
+#include "engine/tracker.h"
 #include "support/testutil.h"
 
 static int quick(void) { return getenv("CUZK_TEST_QUICK") != NULL; }

@@ -12,8 +12,8 @@
 #include <time.h>
 
 #include "error.h"
-#include "msm_cpu.h"
-#include "ntt_cpu.h"
+#include "msm/msm_cpu.h"
+#include "ntt/ntt_cpu.h"
 
 #define PAR_CHUNK 8192 /* elements per task in element-wise loops */
 

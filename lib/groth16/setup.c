@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "ntt_cpu.h"
+#include "ntt/ntt_cpu.h"
 #include "sha256.h"
 
 /* ---- toxic waste from a seed (TEST ONLY) ---- */

@@ -11,7 +11,7 @@
 
 #include "error.h"
 #include "field/pairing.h"
-#include "msm_cpu.h"
+#include "msm/msm_cpu.h"
 
 /* Proof points as bellperson's Proof::read takes them: compressed, in the subgroup, not
  * the point at infinity. */

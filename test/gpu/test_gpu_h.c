@@ -18,7 +18,7 @@
 #include "cuzk/cuzk.h"
 #include "gpu_testutil.h"
 #include "ntt.h"
-#include "ntt_cpu.h"
+#include "ntt/ntt_cpu.h"
 #include "threadpool.h"
 
 static threadpool *tp;

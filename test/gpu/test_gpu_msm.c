@@ -1,5 +1,5 @@
 /*
- * The CUDA MSM (kernels/msm.h) against the CPU MSM (lib/msm_cpu.h) on fresh random inputs:
+ * The CUDA MSM (kernels/msm.h) against the CPU MSM (lib/msm/msm_cpu.h) on fresh random inputs:
  * sizes 1, 2, 3, 2^k and 2^k ± 1 up to 2^20 in G1 and G2, edge cases (zero, one, r - 1, mixed
  * scalars; repeated, opposite and infinite bases), scalars on the device, two contexts at once,
  * and at 2^24 against one scalar multiplication (bases of known logarithm). Exits 77 without
@@ -19,7 +19,7 @@
 #include "cuda_util.h"
 #include "cuzk/cuzk.h"
 #include "msm.h"
-#include "msm_cpu.h"
+#include "msm/msm_cpu.h"
 #include "support/testutil.h"
 
 static threadpool *tp;

@@ -1,5 +1,5 @@
 /*
- * The GPU NTT (kernels/ntt.h) against the CPU NTT (lib/ntt_cpu.h) on fresh random inputs:
+ * The GPU NTT (kernels/ntt.h) against the CPU NTT (lib/ntt/ntt_cpu.h) on fresh random inputs:
  * every size 2^1..2^22, forward/inverse, with and without coset, all four input/output
  * orders; round trips at 2^26; two transforms in flight on two streams; bad arguments.
  * Exits 77 without a CUDA device.
@@ -18,7 +18,7 @@
 #include "cuzk/cuzk.h"
 #include "gpu_testutil.h"
 #include "ntt.h"
-#include "ntt_cpu.h"
+#include "ntt/ntt_cpu.h"
 #include "threadpool.h"
 
 static threadpool *tp;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "error.h"
 
 static _Atomic uint32_t engine_tags; /* names each engine in its handles (12 bits) */

@@ -11,8 +11,8 @@
 #include <stdint.h>
 
 #include "cuzk/cuzk.h"
-#include "evcount.h"
-#include "ring.h"
+#include "engine/evcount.h"
+#include "engine/ring.h"
 
 typedef struct trace {
     ring events;                                       /* cuzk_trace_event               */

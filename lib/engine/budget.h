@@ -10,7 +10,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "evcount.h"
+#include "engine/evcount.h"
 
 typedef struct budget {
     _Alignas(CUZK_CACHELINE) _Atomic uint64_t reserved;

@@ -1,7 +1,7 @@
 /* The slot table's state machine (see tracker.h). Each transition is a CAS on the slot's
  * control word; the rings carry handles between owners and publish the payload (their
  * push/pop are release/acquire), so the control word itself can use acquire/release. */
-#include "tracker.h"
+#include "engine/tracker.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 #include "error.h"
 
 typedef struct trivial_key {

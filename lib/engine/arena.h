@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "evcount.h"
+#include "engine/evcount.h"
 
 typedef struct mi_heap_s arena_heap;
 

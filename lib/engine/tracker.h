@@ -19,7 +19,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "ring.h"
+#include "engine/ring.h"
 
 #define TRACKER_MAX_CAPACITY (1u << 20)
 #define TRACKER_LEVELS 8

@@ -12,7 +12,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "ring.h"
+#include "engine/ring.h"
 
 #define EVC_ALL 0x7fffffff
 

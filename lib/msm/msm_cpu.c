@@ -3,7 +3,7 @@
  * pool, affine buckets added in batches with one shared inversion (XYZZ buckets for small
  * sizes and for collisions), running-sum bucket reduction in XYZZ, Horner over the windows.
  */
-#include "msm_cpu.h"
+#include "msm/msm_cpu.h"
 
 #include <stdatomic.h>
 #include <stdint.h>

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 #include "cuda_util.h"
 #include "error.h"
 #include "groth16/groth16.h"

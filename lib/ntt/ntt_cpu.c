@@ -3,7 +3,7 @@
  * NTT_BLOCK_LOG stages run block by block inside the cache; the stages above run two at a
  * time (radix-4 passes) so a large transform streams through memory half as often.
  */
-#include "ntt_cpu.h"
+#include "ntt/ntt_cpu.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

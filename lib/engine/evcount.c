@@ -1,7 +1,7 @@
 /* Event count on a Linux futex (see evcount.h for the protocol). The seq_cst operations
  * on seq and waiters form a Dekker pair: either the waiter sees the new work, or the
  * publisher sees the waiter and wakes it (and the futex value check catches the race). */
-#include "evcount.h"
+#include "engine/evcount.h"
 
 #include <errno.h>
 #include <linux/futex.h>

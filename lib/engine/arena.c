@@ -1,7 +1,7 @@
 /* mimalloc arenas and heaps for partitions' working memory, and the housekeeping thread.
  * See DESIGN.md's notes on Debian's mimalloc 2.0.9: exclusive arenas are a hard ceiling,
  * handed out in 32 MiB blocks, and mi_collect(true) returns freed segments at once. */
-#include "arena.h"
+#include "engine/arena.h"
 
 #include <mimalloc.h>
 #include <stdio.h>

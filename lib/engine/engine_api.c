@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "error.h"
 #if CUZK_HAVE_CUDA
 #include "cuda_util.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 #include "error.h"
 #include "groth16/groth16.h"
 
@@ -67,7 +67,7 @@ static int cpu_check(void *be, void *key, const cuzk_partition *p, backend_estim
     const groth16_params *pk = key;
     int rc = groth16_check_partition(pk, p);
     if (rc) return rc;
-    /* What the prover holds at its peak (lib/groth16/prover.c, lib/msm_cpu.c): two domain
+    /* What the prover holds at its peak (lib/groth16/prover.c, lib/msm/msm_cpu.c): two domain
      * vectors for the H step (the a/b/c share, freed when H is done), h itself, then the
      * canonical h and MSM scalars, and the MSM's signed digits (about 32 bytes per point). */
     uint64_t m = (uint64_t)1 << log2_ceil(p->abc_len), fr = sizeof(fr_t);

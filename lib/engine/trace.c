@@ -1,5 +1,5 @@
 /* Trace ring and its dispatcher thread (see trace.h). */
-#include "trace.h"
+#include "engine/trace.h"
 
 #include <string.h>
 #include <time.h>

@@ -1,6 +1,6 @@
 /* Vyukov's bounded MPMC queue. Cell i holds seq == pos when free for the push at pos, and
  * seq == pos + 1 when it holds the element pushed at pos, ready for the pop at pos. */
-#include "ring.h"
+#include "engine/ring.h"
 
 #include <sched.h>
 #include <stdlib.h>

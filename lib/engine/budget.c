@@ -1,5 +1,5 @@
 /* Atomic reservations against a fixed total; waiting through an event count. */
-#include "budget.h"
+#include "engine/budget.h"
 
 void budget_init(budget *b, uint64_t total)
 {

@@ -9,13 +9,13 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "arena.h"
-#include "backend.h"
-#include "budget.h"
+#include "engine/arena.h"
+#include "backend/backend.h"
+#include "engine/budget.h"
 #include "cuzk/cuzk.h"
-#include "evcount.h"
-#include "trace.h"
-#include "tracker.h"
+#include "engine/evcount.h"
+#include "engine/trace.h"
+#include "engine/tracker.h"
 
 #define CUZK_OPT_LAST CUZK_OPT_IDLE_SPIN_NS
 #define CONFIG_MAGIC 0x6366677a75u /* "uzcfg" */
