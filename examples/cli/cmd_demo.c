@@ -292,6 +292,20 @@ int cmd_demo(int argc, char **argv)
         cli_fail_lib(rc);
         goto out;
     }
+    if (!workers_s) { /* on a GPU two workers per device: one's host preparation overlaps the other's kernels */
+        cuzk_stats s0;
+        memset(&s0, 0, sizeof s0);
+        s0.struct_size = sizeof s0;
+        if (!cuzk_engine_stats(e, &s0) && s0.backend == CUZK_BACKEND_CUDA) {
+            cuzk_engine_destroy(e);
+            e = NULL;
+            atomic_store(&log.n, 0);
+            if ((rc = cuzk_config_set(cfg, CUZK_OPT_WORKERS_PER_DEVICE, 2)) || (rc = cuzk_engine_create(cfg, &e))) {
+                cli_fail_lib(rc);
+                goto out;
+            }
+        }
+    }
     uint64_t tk = mono_ns();
     if ((rc = cuzk_srs_load(e, params, 0, &key))) {
         cli_fail_lib(rc);

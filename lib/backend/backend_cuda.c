@@ -394,7 +394,6 @@ static int cuda_start_work(cuda_worker *w, backend_job *job)
     uint64_t t0 = bjob_now_ns();
     if ((rc = pick_rs(&st->r, p->r, p->scalar_form, "r")) || (rc = pick_rs(&st->s, p->s, p->scalar_form, "s")))
         return rc;
-    if ((rc = groth16_check_scalars(p, tp))) return rc;
     if (bjob_canceled(job)) return CUZK_ECANCELED;
     unsigned log_m = log2_ceil(p->abc_len);
     size_t m = (size_t)1 << log_m, fr = sizeof(fr_t), len = p->abc_len;
@@ -430,9 +429,12 @@ static int cuda_start_work(cuda_worker *w, backend_job *job)
         (rc = stage_end(w, ST_H, w->stream, 3 * len * fr)))
         return rc ? rc : dev_fail(w, "the H step");
 
-    /* while the H step runs: the A and B scalars, compacted on the host into pinned memory,
-     * then copied with aux on the copy stream (after the H step's own copies) */
+    /* while the H step runs: the range check of every scalar (the transforms are harmless on
+     * values >= r, and nothing reads their output until the check has passed: the first MSM
+     * is enqueued below), then the A and B scalars compacted on the host into pinned memory
+     * and copied with aux on the copy stream (after the H step's own copies) */
     uint64_t t2 = bjob_now_ns();
+    if ((rc = groth16_check_scalars(p, tp))) return rc;
     if (aux_stage) prep_copy(tp, h_aux, p->aux, p->num_aux, 0);
     uint64_t ka, kb;
     if ((rc = prep_compact(tp, p, h_a, h_b, &ka, &kb))) return rc;
