@@ -398,8 +398,7 @@ static int cuda_start_work(cuda_worker *w, backend_job *job)
     unsigned log_m = log2_ceil(p->abc_len);
     size_t m = (size_t)1 << log_m, fr = sizeof(fr_t), len = p->abc_len;
     int canon = p->scalar_form == CUZK_FR_CANONICAL;
-    uint64_t n_a, n_b;
-    prep_counts(p, &n_a, &n_b);
+    uint64_t n_a = pk->n_a, n_b = pk->n_b_g1; /* submit checked them against the densities */
     /* what goes through the pinned staging buffer: a/b/c unless page-locked and Montgomery,
      * aux unless page-locked, and always the compacted A and B scalars */
     int abc_direct = !canon && gpu_host_is_pinned(p->a) && gpu_host_is_pinned(p->b) && gpu_host_is_pinned(p->c);
@@ -436,9 +435,8 @@ static int cuda_start_work(cuda_worker *w, backend_job *job)
     uint64_t t2 = bjob_now_ns();
     if ((rc = groth16_check_scalars(p, tp))) return rc;
     if (aux_stage) prep_copy(tp, h_aux, p->aux, p->num_aux, 0);
-    uint64_t ka, kb;
+    uint64_t ka = n_a, kb = n_b;
     if ((rc = prep_compact(tp, p, h_a, h_b, &ka, &kb))) return rc;
-    if (ka != n_a || kb != n_b) return err_set(CUZK_EINVAL, "CUDA backend: density counts changed during the job");
     bjob_trace(job, CUZK_TRACE_HOST_PREP, t2, bjob_now_ns(), (aux_stage + n_a + n_b) * fr);
     fr_t *d_aux = w->d_sc, *d_a = d_aux + p->num_aux, *d_b = d_a + n_a;
     size_t sc_bytes = (p->num_aux + n_a + n_b) * fr;

@@ -68,22 +68,14 @@ static void compact_chunk(void *arg, size_t c)
     }
 }
 
-void prep_counts(const cuzk_partition *p, uint64_t *n_a, uint64_t *n_b)
-{
-    uint64_t ni = p->num_inputs, na = p->num_aux;
-    *n_a = ni + (na ? bits_in(p->a_aux_density, 0, na) : 0);
-    *n_b = bits_in(p->b_input_density, 0, ni) + (na ? bits_in(p->b_aux_density, 0, na) : 0);
-}
-
 int prep_compact(threadpool *tp, const cuzk_partition *p, fr_t *a, fr_t *b, uint64_t *n_a, uint64_t *n_b)
 {
+    uint64_t cap_a = *n_a, cap_b = *n_b;
     uint64_t ni = p->num_inputs, na = p->num_aux;
     /* a: every input, then the aux values a_aux_density selects; b: the inputs b_input_density
      * selects, then the aux values b_aux_density selects (groth16_msm_scalars_make's order) */
-    memcpy(a, p->inputs, ni * sizeof(fr_t));
     uint64_t kb = 0;
-    for (uint64_t i = 0; i < ni; i++)
-        if (p->b_input_density[i / 64] >> (i % 64) & 1) memcpy(&b[kb++], &p->inputs[i], sizeof(fr_t));
+    for (uint64_t i = 0; i < ni; i++) kb += p->b_input_density[i / 64] >> (i % 64) & 1;
     size_t nc = (na + PREP_CHUNK - 1) / PREP_CHUNK;
     uint64_t small[2 * 64], *off = nc <= 64 ? small : malloc(2 * nc * sizeof(uint64_t));
     if (!off) return err_set(CUZK_ENOMEM, "CUDA backend: cannot allocate %zu chunk offsets", nc);
@@ -97,6 +89,15 @@ int prep_compact(threadpool *tp, const cuzk_partition *p, fr_t *a, fr_t *b, uint
         ka += ca;
         kb += cb;
     }
+    if (ka != cap_a || kb != cap_b) { /* the densities changed since submit checked them */
+        if (off != small) free(off);
+        return err_set(CUZK_EINVAL, "partition's densities select %llu A and %llu B scalars, the key has %llu and %llu",
+                       (unsigned long long)ka, (unsigned long long)kb, (unsigned long long)cap_a,
+                       (unsigned long long)cap_b);
+    }
+    memcpy(a, p->inputs, ni * sizeof(fr_t));
+    for (uint64_t i = 0, k = 0; i < ni; i++)
+        if (p->b_input_density[i / 64] >> (i % 64) & 1) memcpy(&b[k++], &p->inputs[i], sizeof(fr_t));
     j.pass = 1;
     threadpool_parallel_for(tp, nc, compact_chunk, &j);
     if (off != small) free(off);

@@ -15,10 +15,10 @@
 
 /* dst[i] = src[i] (to_mont 0) or fr_to_mont(src[i]) (to_mont 1), i < n, on tp's threads. */
 void prep_copy(threadpool *tp, fr_t *dst, const cuzk_fr *src, size_t n, int to_mont);
-/* The A and B scalar counts of p (inputs included), from its densities. */
-void prep_counts(const cuzk_partition *p, uint64_t *n_a, uint64_t *n_b);
 /* The A and B MSM scalars of p in p's own scalar form, in groth16_msm_scalars_make's order,
- * into a (room for n_a) and b (room for n_b), on tp's threads. CUZK_ENOMEM only. */
+ * into a and b, on tp's threads. *n_a and *n_b give the counts expected (the key's, which
+ * submit checked against the densities): CUZK_EINVAL, with nothing written, when the
+ * densities select other counts; CUZK_ENOMEM. */
 int prep_compact(threadpool *tp, const cuzk_partition *p, fr_t *a, fr_t *b, uint64_t *n_a, uint64_t *n_b);
 
 #endif
