@@ -285,6 +285,7 @@ static int tune_fits(const tune_t *t, size_t n)
                     fail_msg(#G " collisions pattern %d plan %d: wrong sum", pattern, t);          \
                 /* a caller's allocator: a tiny XYZZ reserve, so most overflowing windows      \
                  * settle their batches early instead; allocations on this thread only */       \
+                if (pattern == 1 || pattern == 2) continue; /* 0 and 3 overflow the most */      \
                 counting_alloc ca = {.owner = pthread_self()};                                     \
                 scratch_alloc sa = {ca_alloc, ca_free, &ca};                                       \
                 msm_##G##_ex(&got, bases, k, n, t == 1 ? tp : NULL, &sa);                          \

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/backend_common.h"
 #include "error.h"
 #include "groth16/groth16.h"
 #include "msm/msm_cpu.h"
@@ -20,13 +21,6 @@ typedef struct cpu_job {      /* start -> finish, in the engine's per-job space 
     groth16_msm_out msm;
     fr_t r, s;                /* Montgomery */
 } cpu_job;
-
-static unsigned log2_ceil(uint64_t n)
-{
-    unsigned k = 0;
-    while (k < 64 && ((uint64_t)1 << k) < n) k++;
-    return k;
-}
 
 static int cpu_create(const backend_config *cfg, void **be, uint32_t *devices)
 {
@@ -72,7 +66,7 @@ static int cpu_check(void *be, void *key, const cuzk_partition *p, backend_estim
      * the partition's heap: two domain vectors for the H step (the a/b/c share, freed when
      * H is done), h itself, then the canonical h, the inputs and MSM scalars, and the working
      * memory of the largest MSM (digits, buckets; the MSMs run one after another). */
-    uint64_t m = (uint64_t)1 << log2_ceil(p->abc_len), fr = sizeof(fr_t);
+    uint64_t m = (uint64_t)1 << backend_log2_ceil(p->abc_len), fr = sizeof(fr_t);
     uint64_t aux_copy = p->scalar_form == CUZK_FR_CANONICAL ? 0 : p->num_aux;
     unsigned thr = threadpool_size(b->tp);
     const uint64_t msm_sizes[5] = {pk->n_h, pk->n_l, pk->n_a, pk->n_b_g1, pk->n_b_g2};
@@ -96,23 +90,6 @@ static int cpu_worker_init(void *be, uint32_t device, uint32_t worker, void **ws
     return CUZK_OK;
 }
 
-static int is_below_r(const cuzk_fr *x)
-{
-    for (int i = 3; i >= 0; i--)
-        if (x->l[i] != FR_MODULUS[i]) return x->l[i] < FR_MODULUS[i];
-    return 0;
-}
-
-/* r or s: the partition's own (in its scalar form) or a fresh one from the OS. */
-static int pick_rs(fr_t *out, const cuzk_fr *given, int32_t form, const char *name)
-{
-    if (!given) return groth16_random_fr(out);
-    if (!is_below_r(given)) return err_set(CUZK_EINVAL, "partition's %s is not below r", name);
-    if (form == CUZK_FR_CANONICAL) fr_to_mont(out, (const fr_t *)given);
-    else memcpy(out, given, sizeof *out);
-    return CUZK_OK;
-}
-
 /* The prover's working memory comes from the partition's heap: allocated on this (the
  * worker) thread only; the prover hands slices to its pool threads. */
 static void *job_alloc(void *ctx, size_t bytes) { return bjob_alloc(ctx, bytes); }
@@ -126,11 +103,12 @@ static int cpu_start(void *ws, backend_job *job)
     cpu_job *st = job->priv;
     const scratch_alloc sa = {job_alloc, job_free, job};
     int rc;
-    if ((rc = pick_rs(&st->r, p->r, p->scalar_form, "r")) || (rc = pick_rs(&st->s, p->s, p->scalar_form, "s")))
+    if ((rc = backend_pick_rs(&st->r, p->r, p->scalar_form, "r")) ||
+        (rc = backend_pick_rs(&st->s, p->s, p->scalar_form, "s")))
         return rc;
     if ((rc = groth16_check_scalars_ex(p, b->tp, &sa))) return rc;
     if (bjob_canceled(job)) return CUZK_ECANCELED;
-    unsigned log_m = log2_ceil(p->abc_len);
+    unsigned log_m = backend_log2_ceil(p->abc_len);
     fr_t *h = bjob_alloc(job, ((size_t)1 << log_m) * sizeof(fr_t));
     if (!h) return err_set(CUZK_ENOMEM, "CPU backend: no working memory for 2^%u H scalars", log_m);
     uint64_t t0 = bjob_now_ns();
