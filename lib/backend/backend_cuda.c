@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/backend_common.h"
 #include "cuda_util.h"
 #include "error.h"
 #include "groth16/groth16.h"
@@ -72,13 +73,6 @@ typedef struct cuda_job {
  * generated on each device (msm_gpu_bases_generate); proofs made with it do not verify.
  * Hidden like every internal symbol: not part of the ABI. */
 const groth16_params *cuda_backend_synthetic_shape;
-
-static unsigned log2_ceil(uint64_t n)
-{
-    unsigned k = 0;
-    while (k < 64 && ((uint64_t)1 << k) < n) k++;
-    return k;
-}
 
 static int cuda_create(const backend_config *cfg, void **be, uint32_t *devices)
 {
@@ -210,7 +204,7 @@ static int cuda_check(void *be, void *key, const cuzk_partition *p, backend_esti
     const groth16_params *pk = k->pk;
     int rc = groth16_check_partition(pk, p);
     if (rc) return rc;
-    uint64_t m = (uint64_t)1 << log2_ceil(p->abc_len), fr = sizeof(fr_t);
+    uint64_t m = (uint64_t)1 << backend_log2_ceil(p->abc_len), fr = sizeof(fr_t);
     /* host: what this partition makes its worker hold in pinned staging (a/b/c when they are
      * not page-locked or come canonical, aux when not page-locked, the compacted A and B
      * scalars); the worker's buffers are grown to it once and then reused */
@@ -260,22 +254,6 @@ static int cuda_worker_init(void *be, uint32_t device, uint32_t worker, void **w
             return rc;
         }
     *ws = w;
-    return CUZK_OK;
-}
-
-static int is_below_r(const cuzk_fr *x)
-{
-    for (int i = 3; i >= 0; i--)
-        if (x->l[i] != FR_MODULUS[i]) return x->l[i] < FR_MODULUS[i];
-    return 0;
-}
-
-static int pick_rs(fr_t *out, const cuzk_fr *given, int32_t form, const char *name)
-{
-    if (!given) return groth16_random_fr(out);
-    if (!is_below_r(given)) return err_set(CUZK_EINVAL, "partition's %s is not below r", name);
-    if (form == CUZK_FR_CANONICAL) fr_to_mont(out, (const fr_t *)given);
-    else memcpy(out, given, sizeof *out);
     return CUZK_OK;
 }
 
@@ -392,10 +370,10 @@ static int cuda_start_work(cuda_worker *w, backend_job *job)
     threadpool *tp = w->b->tp;
     int rc;
     uint64_t t0 = bjob_now_ns();
-    if ((rc = pick_rs(&st->r, p->r, p->scalar_form, "r")) || (rc = pick_rs(&st->s, p->s, p->scalar_form, "s")))
+    if ((rc = backend_pick_rs(&st->r, p->r, p->scalar_form, "r")) || (rc = backend_pick_rs(&st->s, p->s, p->scalar_form, "s")))
         return rc;
     if (bjob_canceled(job)) return CUZK_ECANCELED;
-    unsigned log_m = log2_ceil(p->abc_len);
+    unsigned log_m = backend_log2_ceil(p->abc_len);
     size_t m = (size_t)1 << log_m, fr = sizeof(fr_t), len = p->abc_len;
     int canon = p->scalar_form == CUZK_FR_CANONICAL;
     uint64_t n_a = pk->n_a, n_b = pk->n_b_g1; /* submit checked them against the densities */
