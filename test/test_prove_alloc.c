@@ -17,6 +17,7 @@
 #include "cuzk/cuzk.h"
 #include "groth16/groth16.h"
 #include "groth16/synth.h"
+#include "ntt/ntt_cpu.h"
 #include "support/testutil.h"
 
 #define BIG ((size_t)64 << 10)
@@ -86,6 +87,9 @@ static int setup(void **state)
     (void)state;
     uint8_t seed[32];
     test_seed();
+    /* NTT twiddle tables above 2^11 built per call, as PoRep's 2^27 ones are (the process
+     * keeps those up to 2^20): the H step must take them from the partition's heap too */
+    ntt_cpu_set_cache_limit(LOG_M - 1);
     test_rand_bytes(seed, sizeof seed);
     synth_cfg_for_domain(&scfg, LOG_M, seed);
     cs sys;

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "groth16/groth16.h"
 #include "msm/msm_cpu.h"
+#include "ntt/ntt_cpu.h"
 
 typedef struct cpu_backend {
     threadpool *tp;
@@ -75,7 +76,7 @@ static int cpu_check(void *be, void *key, const cuzk_partition *p, backend_estim
         uint64_t x = msm_cpu_scratch_bytes((size_t)msm_sizes[i], thr, i == 4);
         if (x > msm_max) msm_max = x;
     }
-    est->host_abc_bytes = 2 * m * fr;
+    est->host_abc_bytes = 2 * m * fr + ntt_cpu_table_bytes(backend_log2_ceil(p->abc_len));
     est->host_bytes = est->host_abc_bytes + m * fr /* h */ +
                       ((uint64_t)pk->n_h + p->num_inputs + aux_copy + pk->n_a + pk->n_b_g1) * fr +
                       msm_max + msm_max / 8 /* allocator rounding */ + ((uint64_t)1 << 20);

@@ -227,18 +227,24 @@ int groth16_compute_h_ex(fr_t *h, const cuzk_partition *p, unsigned log_m, threa
     }
     int canon = p->scalar_form == CUZK_FR_CANONICAL;
     size_t chunks = (size_t)((m + PAR_CHUNK - 1) / PAR_CHUNK);
+    /* Above the NTT's process-wide cache, one twiddle table for all six transforms, in the
+     * caller's memory (NULL if it cannot be had: each transform then builds its own). */
+    size_t twb = ntt_cpu_table_bytes(log_m);
+    fr_t *tw = twb ? scratch_get(sa, twb) : NULL;
+    if (tw) ntt_cpu_table_fill(tw, log_m, tp);
 
     load_padded(x, p->a, p->abc_len, m, canon, tp);
-    ntt_inverse(x, log_m, tp);
-    ntt_coset_forward(x, log_m, tp);
+    ntt_inverse_tw(x, log_m, tp, tw);
+    ntt_coset_forward_tw(x, log_m, tp, tw);
     load_padded(y, p->b, p->abc_len, m, canon, tp);
-    ntt_inverse(y, log_m, tp);
-    ntt_coset_forward(y, log_m, tp);
+    ntt_inverse_tw(y, log_m, tp, tw);
+    ntt_coset_forward_tw(y, log_m, tp, tw);
     ew_job j = {.x = x, .y = y, .n = m};
     threadpool_parallel_for(tp, chunks, mul_chunk, &j);
-    ntt_coset_inverse(x, log_m, tp);          /* coefficients of A·B mod (X^m - 7^m) */
+    ntt_coset_inverse_tw(x, log_m, tp, tw);   /* coefficients of A·B mod (X^m - 7^m) */
     load_padded(y, p->c, p->abc_len, m, canon, tp);
-    ntt_inverse(y, log_m, tp);                /* coefficients of C */
+    ntt_inverse_tw(y, log_m, tp, tw);         /* coefficients of C */
+    scratch_put(sa, tw);
 
     fr_t z; /* 1 / (7^m - 1): the vanishing polynomial on the coset */
     fr_pow_u64(&z, &FR_COSET_GEN, m);
