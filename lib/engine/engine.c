@@ -11,6 +11,8 @@
 
 #include "engine/engine.h"
 #include "error.h"
+#include "fault.h"
+#include "field/curve.h"
 
 static _Atomic uint32_t engine_tags; /* names each engine in its handles (12 bits) */
 
@@ -246,6 +248,22 @@ static void *worker_main(void *arg)
 
 /* ---- finishers ---- */
 
+/* FAULT_MSM_CORRUPT: C += G1 generator, as a wrong L or H MSM output would make it (C sums
+ * them). The proof still decodes; only the self-check can tell. */
+static void fault_corrupt_proof(uint8_t proof[192])
+{
+    g1_aff c;
+    g1_jac cj;
+    if (g1_decode(&c, proof + 144, 48, 0) != 0) {
+        proof[191] ^= 1; /* not a point already: any change will do */
+        return;
+    }
+    g1_jac_from_aff(&cj, &c);
+    g1_jac_add_aff(&cj, &cj, &G1_GENERATOR);
+    g1_jac_to_aff(&c, &cj);
+    g1_encode_compressed(proof + 144, &c);
+}
+
 static void finish_job(cuzk_engine *e, uint64_t h)
 {
     job *j = engine_job(e, h);
@@ -256,6 +274,7 @@ static void finish_job(cuzk_engine *e, uint64_t h)
         int rc = e->ops->finish(e->be, bj);
         if (rc != CUZK_OK) bj->status = rc;
     }
+    if (bj->status == CUZK_OK && FAULT_HIT(FAULT_MSM_CORRUPT)) fault_corrupt_proof(bj->proof);
     uint64_t t1 = now_ns();
     if (bj->status == CUZK_OK && e->o.verify && !bjob_canceled(bj)) {
         int rc = e->ops->verify(e->be, j->srs->key, bj);
