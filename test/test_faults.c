@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "cuzk/cuzk.h"
+#include "engine/engine.h"
 #include "fault.h"
 #include "groth16/groth16.h"
 #include "groth16/synth.h"
@@ -65,11 +66,7 @@ static cuzk_engine *engine_with(int verify, int retry)
     assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_BACKEND, CUZK_BACKEND_CPU), CUZK_OK);
     assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_VERIFY, verify), CUZK_OK);
     assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_CPU_THREADS, 2), CUZK_OK);
-#ifdef CUZK_OPT_RETRY_ON_CPU
     assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_RETRY_ON_CPU, retry), CUZK_OK);
-#else
-    assert_int_equal(retry, 0);
-#endif
     cuzk_engine *e;
     assert_int_equal(cuzk_engine_create(cfg, &e), CUZK_OK);
     cuzk_config_free(cfg);
@@ -310,6 +307,88 @@ static void random_faults_in_flight(void **state)
     cuzk_engine_destroy(e);
 }
 
+static uint64_t retries(cuzk_engine *e) { return atomic_load(&e->retried.v); }
+
+/* CUZK_OPT_RETRY_ON_CPU on the CPU backend (the path a GPU failure takes, testable without
+ * one): a corrupted result is proven again once; a second failure is the result; errors
+ * outside the retried set (ENOMEM) are not retried; a failure inside the retry cleans up. */
+static void retry_on_cpu_policy(void **state)
+{
+    (void)state;
+    cuzk_config *cfg;
+    assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_RETRY_ON_CPU, 2), CUZK_EINVAL);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_RETRY_ON_CPU, -1), CUZK_EINVAL);
+    int64_t v = -1;
+    assert_int_equal(cuzk_config_get(cfg, CUZK_OPT_RETRY_ON_CPU, &v), CUZK_OK);
+    assert_int_equal(v, 0); /* off by default */
+    cuzk_config_free(cfg);
+
+    cuzk_engine *e = engine_with(1, 1);
+    cuzk_srs *srs;
+    assert_int_equal(cuzk_srs_load(e, params_path, 0, &srs), CUZK_OK);
+    /* 1. corrupted once: the retry's proof comes back, and it verifies (prove1 checks) */
+    fault_arm(FAULT_MSM_CORRUPT, 1, 1);
+    cuzk_result r = prove1(e, srs, CUZK_FR_CANONICAL);
+    assert_int_equal(r.status, CUZK_OK);
+    assert_int_equal(r.device, -1);
+    assert_int_equal(fault_calls(FAULT_MSM_CORRUPT), 2); /* two passes through the check */
+    assert_int_equal(fault_hits(FAULT_MSM_CORRUPT), 1);
+    assert_int_equal(retries(e), 1);
+    /* 2. corrupted twice: once only, then the failure stands */
+    fault_arm(FAULT_MSM_CORRUPT, 1, 2);
+    r = prove1(e, srs, CUZK_FR_MONTGOMERY);
+    assert_int_equal(r.status, CUZK_EVERIFY);
+    assert_int_equal(fault_calls(FAULT_MSM_CORRUPT), 2);
+    assert_int_equal(retries(e), 2);
+    /* 3. out of working memory is not retried */
+    fault_disarm_all();
+    fault_arm(FAULT_HEAP_ALLOC, 1, 1);
+    r = prove1(e, srs, CUZK_FR_MONTGOMERY);
+    assert_int_equal(r.status, CUZK_ENOMEM);
+    assert_int_equal(retries(e), 2);
+    /* 4. the retry itself runs out of memory: its error is the result, its heap is gone */
+    fault_disarm_all();
+    fault_arm(FAULT_MSM_CORRUPT, 1, 1);
+    fault_arm(FAULT_HEAP_ALLOC, 2, 1);
+    r = prove1(e, srs, CUZK_FR_CANONICAL);
+    assert_int_equal(fault_hits(FAULT_HEAP_ALLOC), 1);
+    assert_int_equal(r.status, CUZK_ENOMEM);
+    assert_int_equal(retries(e), 3);
+    /* 5. a witness that does not satisfy the circuit fails twice, released once */
+    fault_disarm_all();
+    tracked *t = malloc(sizeof *t);
+    assert_non_null(t);
+    tracked_make(t, CUZK_FR_CANONICAL);
+    ((cuzk_fr *)t->p.aux)[3].l[0] ^= 1;
+    cuzk_job h;
+    assert_int_equal(cuzk_submit_partition(e, srs, &t->p, &h), CUZK_OK);
+    r = (cuzk_result){.struct_size = sizeof r};
+    assert_int_equal(cuzk_poll_result(e, &r, 60 * 1000000000ll), CUZK_OK);
+    assert_int_equal(r.status, CUZK_EVERIFY);
+    assert_int_equal(atomic_load(&t->releases), 1);
+    assert_int_equal(retries(e), 4);
+    free(t);
+    cuzk_stats st = {.struct_size = sizeof st};
+    assert_int_equal(cuzk_engine_stats(e, &st), CUZK_OK);
+    assert_int_equal(st.host_reserved_bytes, 0); /* the retries' reservations given back */
+    next_one_proves(e, srs);
+    assert_int_equal(retries(e), 4);
+    cuzk_srs_release(srs);
+    cuzk_engine_destroy(e);
+
+    /* without the option the same corruption is the result */
+    e = engine_with(1, 0);
+    assert_int_equal(cuzk_srs_load(e, params_path, 0, &srs), CUZK_OK);
+    fault_arm(FAULT_MSM_CORRUPT, 1, 1);
+    r = prove1(e, srs, CUZK_FR_CANONICAL);
+    assert_int_equal(r.status, CUZK_EVERIFY);
+    assert_int_equal(retries(e), 0);
+    fault_disarm_all();
+    cuzk_srs_release(srs);
+    cuzk_engine_destroy(e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -319,6 +398,7 @@ int main(void)
         cmocka_unit_test(key_load_fails),
         cmocka_unit_test(msm_corruption_is_caught),
         cmocka_unit_test(random_faults_in_flight),
+        cmocka_unit_test(retry_on_cpu_policy),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
