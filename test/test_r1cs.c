@@ -663,7 +663,7 @@ static int setup_dir(void **state)
 static int remove_dir(void **state)
 {
     (void)state;
-    const char *names[] = {"t.r1cs", "cut.r1cs", "tiny.r1cs", "trunc.r1cs", "t.wtns", "trunc.wtns"};
+    const char *names[] = {"t.r1cs", "cut.r1cs", "tiny.r1cs", "trunc.r1cs", "huge.r1cs", "t.wtns", "trunc.wtns"};
     char p[160];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(p, sizeof p, "%s/%s", tmpdir, names[i]);
