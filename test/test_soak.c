@@ -43,6 +43,7 @@ typedef struct tracked {
     int key;
     _Atomic int submitted; /* set before the submit call: its result may come first */
     int canceled;        /* cuzk_cancel returned CUZK_OK (read after the submitters joined) */
+    int cancel_gone;     /* ... returned CUZK_ENOTFOUND: the result was polled already */
     cuzk_job h;          /* written by submit (after the job may have run) */
     int polled;          /* the poller's: the result was seen, with this job and status */
     cuzk_job result_job;
@@ -170,8 +171,10 @@ static void *submitter(void *arg)
             if (splitmix(&s) % 6 == 0) {
                 if (splitmix(&s) % 2) usleep((useconds_t)(splitmix(&s) % 500));
                 rc = cuzk_cancel(c->e, t->h);
-                /* OK, or too late (finished; the result waits), never another code */
-                if (rc != CUZK_OK && rc != CUZK_EAGAIN) {
+                /* OK; too late (finished, the result waits); or the result was polled
+                 * already and the handle is stale (checked after the join) */
+                if (rc == CUZK_ENOTFOUND) t->cancel_gone = 1;
+                else if (rc != CUZK_OK && rc != CUZK_EAGAIN) {
                     fprintf(stderr, "cuzk_cancel: %d %s\n", rc, cuzk_last_error());
                     abort();
                 }
@@ -283,6 +286,8 @@ static void soak(void **state)
             } else {
                 assert_true(destroy_early); /* only a destroy discards results */
             }
+            if (t->cancel_gone && !t->polled)
+                fail_msg("partition %u: cancel said not found before its result was polled", i);
             free(t->pub);
         }
         if (destroy_early) early++;
