@@ -120,9 +120,13 @@ $(STATIC): $(LIB_OBJS)
 # Programs around the library link the static archive so tests and benches reach internals.
 PROG_CFLAGS := $(ALL_CFLAGS) -Iinclude -Ilib -Ikernels -Itest $(if $(filter 1,$(USE_CUDA)),-DCUZK_HAVE_CUDA=1)
 
+# test_prove_alloc counts the library's own calls to the C heap (--wrap redirects the
+# archive's references to malloc & co. to the test's counters).
+$(BUILD)/test/test_prove_alloc: TEST_LDFLAGS := $(foreach f,malloc calloc realloc aligned_alloc posix_memalign,-Wl,--wrap=$(f))
+
 $(BUILD)/test/%: test/%.c $(STATIC) $(TESTLIB_SRCS)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_SRCS) $(STATIC) -lcmocka $(LDLIBS)
+	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_SRCS) $(STATIC) -lcmocka $(LDLIBS) $(TEST_LDFLAGS)
 
 # test/tools/*.c: helper programs for script tests (corpus emitters, oracle drivers).
 $(BUILD)/test/tools/%: test/tools/%.c $(STATIC) $(TESTLIB_SRCS)
@@ -188,7 +192,7 @@ test-gpu: check-deps
 
 # The engine's concurrency tests (ring, tracker + 8x8 stress, life cycle, budget, CPU proofs) in reduced
 # sizes under ThreadSanitizer: a separate CPU-only build in build-tsan.
-TSAN_TESTS := test_ring test_tracker test_engine test_budget test_engine_cpu
+TSAN_TESTS := test_ring test_tracker test_tracker_race test_engine test_budget test_engine_cpu
 test-tsan: check-deps
 	@$(MAKE) --no-print-directory BUILD=build-tsan CUZK_CUDA=0 SANITIZE=thread OPT=-O1 \
 	    $(TSAN_TESTS:%=build-tsan/test/%)

@@ -59,11 +59,72 @@ static int submit1(cuzk_engine *e, cuzk_srs *s, uint64_t tag)
     return cuzk_submit_partition(e, s, &p, &h);
 }
 
+static int poll_r(cuzk_engine *e, cuzk_result *r)
+{
+    r->struct_size = sizeof *r;
+    int rc = cuzk_poll_result(e, r, -1);
+    return rc ? rc : r->status;
+}
+
 static int poll1(cuzk_engine *e)
 {
-    cuzk_result r = {.struct_size = sizeof r};
-    int rc = cuzk_poll_result(e, &r, -1);
-    return rc ? rc : r.status;
+    cuzk_result r;
+    return poll_r(e, &r);
+}
+
+/* Where one round trip's time goes (medians, µs): host -> worker (the result's queued_ns),
+ * worker and finisher up to the post (total_ns - queued_ns), post -> host's poll returning. */
+static double lat_split[3];
+
+/* The floor under every hand-off: two threads passing a token back and forth through the
+ * engine's event counts (sleep on a futex, wake by the other), one way = half a round. */
+typedef struct {
+    evcount ev[2];
+    _Atomic uint64_t token;
+    int rounds;
+} pingpong;
+
+static void pp_wait(pingpong *p, int side, uint64_t want)
+{
+    while (atomic_load(&p->token) != want) {
+        uint32_t key = evc_prepare(&p->ev[side]);
+        if (atomic_load(&p->token) == want) { evc_cancel(&p->ev[side]); break; }
+        evc_wait(&p->ev[side], key, 0);
+    }
+}
+
+static void *pp_peer(void *arg)
+{
+    pingpong *p = arg;
+    for (int i = 0; i < p->rounds; i++) {
+        pp_wait(p, 1, 2 * (uint64_t)i + 1);
+        atomic_store(&p->token, 2 * (uint64_t)i + 2);
+        evc_notify_if_waiting(&p->ev[0], 1);
+    }
+    return NULL;
+}
+
+static double hop_us(int rounds)
+{
+    pingpong p;
+    evc_init(&p.ev[0]);
+    evc_init(&p.ev[1]);
+    atomic_init(&p.token, 0);
+    p.rounds = rounds;
+    pthread_t t;
+    pthread_create(&t, NULL, pp_peer, &p);
+    double *v = malloc((size_t)rounds * sizeof *v);
+    for (int i = 0; i < rounds; i++) {
+        uint64_t t0 = bench_now_ns();
+        atomic_store(&p.token, 2 * (uint64_t)i + 1);
+        evc_notify_if_waiting(&p.ev[1], 1);
+        pp_wait(&p, 0, 2 * (uint64_t)i + 2);
+        v[i] = (double)(bench_now_ns() - t0) / 2e3;
+    }
+    pthread_join(t, NULL);
+    double m = bench_median(v, rounds);
+    free(v);
+    return m;
 }
 
 /* One job at a time: submit, wait for its result. */
@@ -72,15 +133,26 @@ static void latency(int n, double *median_us, double *p99_us, double *best_us)
     cuzk_engine *e = engine(1, 1, 0, 64, 0);
     cuzk_srs *s;
     cuzk_srs_load(e, "trivial:", 0, &s);
-    double *v = malloc((size_t)n * sizeof *v);
+    double *v = malloc((size_t)n * sizeof *v), *part[3];
+    for (int k = 0; k < 3; k++) part[k] = malloc((size_t)n * sizeof *part[k]);
     for (int i = 0; i < n + 1000; i++) { /* 1000 warm-up round trips */
+        cuzk_result r;
         uint64_t t0 = bench_now_ns();
-        if (submit1(e, s, (uint64_t)i) || poll1(e)) fprintf(stderr, "latency: job failed\n");
-        if (i >= 1000) v[i - 1000] = (double)(bench_now_ns() - t0) / 1e3;
+        if (submit1(e, s, (uint64_t)i) || poll_r(e, &r)) fprintf(stderr, "latency: job failed\n");
+        uint64_t t = bench_now_ns() - t0;
+        if (i < 1000) continue;
+        v[i - 1000] = (double)t / 1e3;
+        part[0][i - 1000] = (double)r.queued_ns / 1e3;
+        part[1][i - 1000] = (double)(r.total_ns - r.queued_ns) / 1e3;
+        part[2][i - 1000] = t > r.total_ns ? (double)(t - r.total_ns) / 1e3 : 0;
     }
     *median_us = bench_median(v, n); /* sorts */
     *best_us = v[0];
     *p99_us = v[(int)(n * 0.99)];
+    for (int k = 0; k < 3; k++) {
+        lat_split[k] = bench_median(part[k], n);
+        free(part[k]);
+    }
     free(v);
     cuzk_srs_release(s);
     cuzk_engine_destroy(e);
@@ -112,14 +184,15 @@ static double throughput(int n, int window, int trace, uint32_t trace_capacity, 
 
 int bench_engine(int argc, char **argv)
 {
-    int json = 0, n = 20000, reps = 3;
+    int json = 0, n = 20000, reps = 3, only_latency = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) json = 1;
         else if (!strcmp(argv[i], "--jobs") && i + 1 < argc) n = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--spin-ns") && i + 1 < argc) spin_ns = atoll(argv[++i]);
+        else if (!strcmp(argv[i], "--latency")) only_latency = 1;
         else {
-            fprintf(stderr, "usage: cuzk-bench engine [--jobs N] [--reps R] [--spin-ns NS|-1] [--json]\n");
+            fprintf(stderr, "usage: cuzk-bench engine [--jobs N] [--reps R] [--spin-ns NS|-1] [--latency] [--json]\n");
             return 2;
         }
     }
@@ -127,6 +200,15 @@ int bench_engine(int argc, char **argv)
     if (reps < 1 || reps > 15) reps = 3;
     double lat_med, lat_p99, lat_best;
     latency(n, &lat_med, &lat_p99, &lat_best);
+    if (only_latency) { /* the round trip alone, reps times */
+        for (int r = 0;; r++) {
+            printf("latency: median %.2f us, p99 %.2f us, best %.2f us; parts: host -> worker %.2f, "
+                   "worker + finisher %.2f, post -> host %.2f us; one futex hop alone %.2f us\n", lat_med,
+                   lat_p99, lat_best, lat_split[0], lat_split[1], lat_split[2], hop_us(n));
+            if (r + 1 >= reps) return 0;
+            latency(n, &lat_med, &lat_p99, &lat_best);
+        }
+    }
 
     /* throughput: best of reps (the machine is shared), tracing off then on */
     double off[16], on[16], slow_off[16], slow_on[16], work_on[16], cpu_off[16], cpu_on[16];
@@ -165,6 +247,8 @@ int bench_engine(int argc, char **argv)
     printf("  submit -> result, one job at a time (1 worker, 1 finisher), %d jobs:\n", n);
     printf("      median %.2f us, p99 %.2f us, best %.2f us        target: median <= 5 us\n", lat_med, lat_p99,
            lat_best);
+    printf("      medians of its parts: host -> worker %.2f us, worker + finisher %.2f us, post -> host %.2f us\n",
+           lat_split[0], lat_split[1], lat_split[2]);
     printf("  throughput, 256 in flight, %d jobs, median of %d runs:\n", n * 5, reps);
     printf("      trace off %.0f jobs/s, trace on %.0f jobs/s (%+.1f %%; %llu events dropped)\n", off_m, on_m,
            100.0 * (on_m - off_m) / off_m, (unsigned long long)dropped);

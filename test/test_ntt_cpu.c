@@ -134,11 +134,18 @@ static void small_sizes_match_naive(void **state)
     fr_t g = FR_COSET_GEN, ginv, one = FR_ONE;
     fr_inv(&ginv, &g);
     unsigned max_log = quick() ? 8 : 10;
-    for (int variant = 0; variant < 3; variant++) {
+    /* variants: one thread; the pool; twiddles on the fly; tables above 2^5 per call, in a
+     * caller's buffer (the *_tw forms, as the H step of the engine uses them) */
+    for (int variant = 0; variant < 4; variant++) {
         threadpool *p = variant == 0 ? NULL : tp;
         ntt_cpu_set_table_limit(variant == 2 ? 0 : 32);
+        ntt_cpu_set_cache_limit(variant == 3 ? 5 : 20);
         for (unsigned log_n = 0; log_n <= max_log; log_n++) {
             size_t n = (size_t)1 << log_n;
+            size_t twb = ntt_cpu_table_bytes(log_n);
+            assert_int_equal(twb, variant == 3 && log_n > 5 ? (n / 2) * sizeof(fr_t) : 0);
+            fr_t *tw = twb ? malloc(twb) : NULL;
+            if (tw) ntt_cpu_table_fill(tw, log_n, p);
             fr_t w, winv, ninv;
             fr_root_of_unity(&w, log_n);
             fr_inv(&winv, &w);
@@ -154,12 +161,14 @@ static void small_sizes_match_naive(void **state)
 
                 memcpy(x, a, n * sizeof *a);
                 naive_dft(want, a, log_n, &winv, &one, &ninv);
-                ntt_inverse(x, log_n, p);
+                if (variant == 3) ntt_inverse_tw(x, log_n, p, tw);
+                else ntt_inverse(x, log_n, p);
                 assert_vec_eq(x, want, n, "inverse", log_n);
 
                 memcpy(x, a, n * sizeof *a);
                 naive_dft(want, a, log_n, &w, &g, &one); /* evaluations at 7·ω^i */
-                ntt_coset_forward(x, log_n, p);
+                if (variant == 3) ntt_coset_forward_tw(x, log_n, p, tw);
+                else ntt_coset_forward(x, log_n, p);
                 assert_vec_eq(x, want, n, "coset forward", log_n);
 
                 /* coset inverse: coefficient j = 7^-j · (1/n) sum_i a_i ω^-ij */
@@ -170,15 +179,18 @@ static void small_sizes_match_naive(void **state)
                     fr_mul(&want[j], &want[j], &gj);
                     fr_mul(&gj, &gj, &ginv);
                 }
-                ntt_coset_inverse(x, log_n, p);
+                if (variant == 3) ntt_coset_inverse_tw(x, log_n, p, tw);
+                else ntt_coset_inverse(x, log_n, p);
                 assert_vec_eq(x, want, n, "coset inverse", log_n);
                 free(x);
             }
+            free(tw);
             free(a);
             free(want);
         }
     }
     ntt_cpu_set_table_limit(32);
+    ntt_cpu_set_cache_limit(20);
     threadpool_destroy(tp);
 }
 

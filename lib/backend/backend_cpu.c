@@ -8,8 +8,11 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/backend_common.h"
 #include "error.h"
 #include "groth16/groth16.h"
+#include "msm/msm_cpu.h"
+#include "ntt/ntt_cpu.h"
 
 typedef struct cpu_backend {
     threadpool *tp;
@@ -19,13 +22,6 @@ typedef struct cpu_job {      /* start -> finish, in the engine's per-job space 
     groth16_msm_out msm;
     fr_t r, s;                /* Montgomery */
 } cpu_job;
-
-static unsigned log2_ceil(uint64_t n)
-{
-    unsigned k = 0;
-    while (k < 64 && ((uint64_t)1 << k) < n) k++;
-    return k;
-}
 
 static int cpu_create(const backend_config *cfg, void **be, uint32_t *devices)
 {
@@ -65,19 +61,27 @@ static void *cpu_key_params(void *key) { return key; } /* the key is the params 
 
 static int cpu_check(void *be, void *key, const cuzk_partition *p, backend_estimate *est)
 {
-    (void)be;
+    cpu_backend *b = be;
     const groth16_params *pk = key;
     int rc = groth16_check_partition(pk, p);
     if (rc) return rc;
-    /* What the prover holds at its peak (lib/groth16/prover.c, lib/msm/msm_cpu.c): two domain
-     * vectors for the H step (the a/b/c share, freed when H is done), h itself, then the
-     * canonical h and MSM scalars, and the MSM's signed digits (about 32 bytes per point). */
-    uint64_t m = (uint64_t)1 << log2_ceil(p->abc_len), fr = sizeof(fr_t);
+    /* What the prover holds at its peak (lib/groth16/prover.c, lib/msm/msm_cpu.c), all from
+     * the partition's heap: two domain vectors for the H step (the a/b/c share, freed when
+     * H is done), h itself, then the canonical h, the inputs and MSM scalars, and the working
+     * memory of the largest MSM (digits, buckets; the MSMs run one after another). */
+    uint64_t m = (uint64_t)1 << backend_log2_ceil(p->abc_len), fr = sizeof(fr_t);
     uint64_t aux_copy = p->scalar_form == CUZK_FR_CANONICAL ? 0 : p->num_aux;
-    est->host_abc_bytes = 2 * m * fr;
+    unsigned thr = threadpool_size(b->tp);
+    const uint64_t msm_sizes[5] = {pk->n_h, pk->n_l, pk->n_a, pk->n_b_g1, pk->n_b_g2};
+    uint64_t msm_max = 0;
+    for (int i = 0; i < 5; i++) {
+        uint64_t x = msm_cpu_scratch_bytes((size_t)msm_sizes[i], thr, i == 4);
+        if (x > msm_max) msm_max = x;
+    }
+    est->host_abc_bytes = 2 * m * fr + ntt_cpu_table_bytes(backend_log2_ceil(p->abc_len));
     est->host_bytes = est->host_abc_bytes + m * fr /* h */ +
-                      ((uint64_t)pk->n_h + aux_copy + pk->n_a + pk->n_b_g1) * fr +
-                      (uint64_t)pk->n_h * 32 /* digits of the largest MSM */ + ((uint64_t)1 << 20);
+                      ((uint64_t)pk->n_h + p->num_inputs + aux_copy + pk->n_a + pk->n_b_g1) * fr +
+                      msm_max + msm_max / 8 /* allocator rounding */ + ((uint64_t)1 << 20);
     est->device_bytes = 0;
     return CUZK_OK;
 }
@@ -89,22 +93,10 @@ static int cpu_worker_init(void *be, uint32_t device, uint32_t worker, void **ws
     return CUZK_OK;
 }
 
-static int is_below_r(const cuzk_fr *x)
-{
-    for (int i = 3; i >= 0; i--)
-        if (x->l[i] != FR_MODULUS[i]) return x->l[i] < FR_MODULUS[i];
-    return 0;
-}
-
-/* r or s: the partition's own (in its scalar form) or a fresh one from the OS. */
-static int pick_rs(fr_t *out, const cuzk_fr *given, int32_t form, const char *name)
-{
-    if (!given) return groth16_random_fr(out);
-    if (!is_below_r(given)) return err_set(CUZK_EINVAL, "partition's %s is not below r", name);
-    if (form == CUZK_FR_CANONICAL) fr_to_mont(out, (const fr_t *)given);
-    else memcpy(out, given, sizeof *out);
-    return CUZK_OK;
-}
+/* The prover's working memory comes from the partition's heap: allocated on this (the
+ * worker) thread only; the prover hands slices to its pool threads. */
+static void *job_alloc(void *ctx, size_t bytes) { return bjob_alloc(ctx, bytes); }
+static void job_free(void *ctx, void *p) { bjob_free(ctx, p); }
 
 static int cpu_start(void *ws, backend_job *job)
 {
@@ -112,22 +104,24 @@ static int cpu_start(void *ws, backend_job *job)
     const groth16_params *pk = job->key;
     const cuzk_partition *p = job->p;
     cpu_job *st = job->priv;
+    const scratch_alloc sa = {job_alloc, job_free, job};
     int rc;
-    if ((rc = pick_rs(&st->r, p->r, p->scalar_form, "r")) || (rc = pick_rs(&st->s, p->s, p->scalar_form, "s")))
+    if ((rc = backend_pick_rs(&st->r, p->r, p->scalar_form, "r")) ||
+        (rc = backend_pick_rs(&st->s, p->s, p->scalar_form, "s")))
         return rc;
-    if ((rc = groth16_check_scalars(p, b->tp))) return rc;
+    if ((rc = groth16_check_scalars_ex(p, b->tp, &sa))) return rc;
     if (bjob_canceled(job)) return CUZK_ECANCELED;
-    unsigned log_m = log2_ceil(p->abc_len);
+    unsigned log_m = backend_log2_ceil(p->abc_len);
     fr_t *h = bjob_alloc(job, ((size_t)1 << log_m) * sizeof(fr_t));
     if (!h) return err_set(CUZK_ENOMEM, "CPU backend: no working memory for 2^%u H scalars", log_m);
     uint64_t t0 = bjob_now_ns();
-    if ((rc = groth16_compute_h(h, p, log_m, b->tp))) return rc;
+    if ((rc = groth16_compute_h_ex(h, p, log_m, b->tp, &sa))) return rc;
     uint64_t t1 = bjob_now_ns();
     bjob_trace(job, CUZK_TRACE_H_STEP, t0, t1, ((uint64_t)3 << log_m) * sizeof(fr_t));
     bjob_release_abc(job);
     if (bjob_canceled(job)) return CUZK_ECANCELED;
     groth16_stage_ns t = {0};
-    if ((rc = groth16_msms_cpu_timed(&st->msm, pk, p, h, b->tp, &t))) return rc;
+    if ((rc = groth16_msms_cpu_ex(&st->msm, pk, p, h, b->tp, &t, &sa))) return rc;
     /* the MSMs ran one after another: rebuild their spans from the durations, ending now */
     uint64_t end = bjob_now_ns(), begin = end - (t.msm_b_g2 + t.msm_b_g1 + t.msm_a + t.msm_l + t.msm_h);
     const struct { int32_t kind; uint64_t ns, n; } spans[] = {

@@ -12,6 +12,7 @@
 #include "cuzk/cuzk.h"
 #include "field/curve.h"
 #include "groth16/cs.h"
+#include "scratch.h"
 #include "threadpool.h"
 
 typedef struct groth16_vk {
@@ -52,8 +53,14 @@ int groth16_check_partition(const groth16_params *pk, const cuzk_partition *p);
  * CUZK_EINVAL naming the first one. O(n), parallel; groth16_prove calls it. */
 int groth16_check_scalars(const cuzk_partition *p, threadpool *tp);
 
+/* The *_ex forms take their working memory from sa (NULL: malloc), allocating only on the
+ * calling thread, so an engine worker can feed them its partition's heap. */
+int groth16_check_scalars_ex(const cuzk_partition *p, threadpool *tp, const scratch_alloc *sa);
+
 /* The H scalars: h[0 .. 2^log_m - 1) (m - 1 values, Montgomery), from a, b, c. */
 int groth16_compute_h(fr_t *h, const cuzk_partition *p, unsigned log_m, threadpool *tp);
+int groth16_compute_h_ex(fr_t *h, const cuzk_partition *p, unsigned log_m, threadpool *tp,
+                         const scratch_alloc *sa);
 
 typedef struct groth16_msm_out {
     g1_jac h, l, a, b_g1;
@@ -75,8 +82,11 @@ typedef struct groth16_msm_scalars {
     fr_t *a, *b;
     uint64_t n_aux, n_a, n_b;
     fr_t *owned_aux;              /* internal */
+    const scratch_alloc *sa;      /* internal: where a, b, owned_aux came from */
 } groth16_msm_scalars;
 int groth16_msm_scalars_make(groth16_msm_scalars *s, const cuzk_partition *p, threadpool *tp);
+int groth16_msm_scalars_make_ex(groth16_msm_scalars *s, const cuzk_partition *p, threadpool *tp,
+                                const scratch_alloc *sa);
 void groth16_msm_scalars_free(groth16_msm_scalars *s);
 
 /* The five MSMs of a partition on the CPU (h as computed above). */
@@ -84,6 +94,8 @@ int groth16_msms_cpu(groth16_msm_out *out, const groth16_params *pk, const cuzk_
                      const fr_t *h, threadpool *tp);
 int groth16_msms_cpu_timed(groth16_msm_out *out, const groth16_params *pk, const cuzk_partition *p,
                            const fr_t *h, threadpool *tp, groth16_stage_ns *t);
+int groth16_msms_cpu_ex(groth16_msm_out *out, const groth16_params *pk, const cuzk_partition *p,
+                        const fr_t *h, threadpool *tp, groth16_stage_ns *t, const scratch_alloc *sa);
 /* A, B, C from the MSM results and r, s (Montgomery) -> the 192-byte proof. */
 void groth16_assemble(uint8_t proof[192], const groth16_params *pk, const groth16_msm_out *m,
                       const fr_t *r, const fr_t *s);

@@ -121,11 +121,16 @@ static void scan_chunk(void *arg, size_t c)
 
 int groth16_check_scalars(const cuzk_partition *p, threadpool *tp)
 {
+    return groth16_check_scalars_ex(p, tp, NULL);
+}
+
+int groth16_check_scalars_ex(const cuzk_partition *p, threadpool *tp, const scratch_alloc *sa)
+{
     static const char *const names[5] = {"a", "b", "c", "inputs", "aux"};
     scan_job j = {.v = {p->a, p->b, p->c, p->inputs, p->aux},
                   .n = {p->abc_len, p->abc_len, p->abc_len, p->num_inputs, p->num_aux}};
     for (int s = 0; s < 5; s++) j.first[s + 1] = j.first[s] + (j.n[s] + PAR_CHUNK - 1) / PAR_CHUNK;
-    j.bad = calloc(j.first[5] ? j.first[5] : 1, sizeof *j.bad);
+    j.bad = scratch_zget(sa, (j.first[5] ? j.first[5] : 1) * sizeof *j.bad);
     if (!j.bad) return err_set(CUZK_ENOMEM, "cannot allocate the scalar scan");
     threadpool_parallel_for(tp, j.first[5], scan_chunk, &j);
     int rc = CUZK_OK;
@@ -138,7 +143,7 @@ int groth16_check_scalars(const cuzk_partition *p, threadpool *tp)
                      p->scalar_form == CUZK_FR_CANONICAL ? "canonical" : "Montgomery");
         break;
     }
-    free(j.bad);
+    scratch_put(sa, j.bad);
     return rc;
 }
 
@@ -201,6 +206,12 @@ static void sub_scale_chunk(void *arg, size_t c) /* out = (x - y)·k */
  * (test_groth16 checks it against the seven-transform form). */
 int groth16_compute_h(fr_t *h, const cuzk_partition *p, unsigned log_m, threadpool *tp)
 {
+    return groth16_compute_h_ex(h, p, log_m, tp, NULL);
+}
+
+int groth16_compute_h_ex(fr_t *h, const cuzk_partition *p, unsigned log_m, threadpool *tp,
+                         const scratch_alloc *sa)
+{
     if (!h && log_m) return err_set(CUZK_EINVAL, "h is NULL");
     if (log_m > 32) return err_set(CUZK_EINVAL, "domain 2^%u is beyond Fr's 2^32", log_m);
     uint64_t m = (uint64_t)1 << log_m;
@@ -208,26 +219,32 @@ int groth16_compute_h(fr_t *h, const cuzk_partition *p, unsigned log_m, threadpo
         return err_set(CUZK_EMISMATCH, "abc_len %llu exceeds the domain 2^%u",
                        (unsigned long long)p->abc_len, log_m);
     if (m == 1) return CUZK_OK; /* no h scalars */
-    fr_t *x = malloc(m * sizeof(fr_t)), *y = malloc(m * sizeof(fr_t));
+    fr_t *x = scratch_get(sa, m * sizeof(fr_t)), *y = scratch_get(sa, m * sizeof(fr_t));
     if (!x || !y) {
-        free(x);
-        free(y);
+        scratch_put(sa, x);
+        scratch_put(sa, y);
         return err_set(CUZK_ENOMEM, "cannot allocate 2 x %llu scalars for the H step", (unsigned long long)m);
     }
     int canon = p->scalar_form == CUZK_FR_CANONICAL;
     size_t chunks = (size_t)((m + PAR_CHUNK - 1) / PAR_CHUNK);
+    /* Above the NTT's process-wide cache, one twiddle table for all six transforms, in the
+     * caller's memory (NULL if it cannot be had: each transform then builds its own). */
+    size_t twb = ntt_cpu_table_bytes(log_m);
+    fr_t *tw = twb ? scratch_get(sa, twb) : NULL;
+    if (tw) ntt_cpu_table_fill(tw, log_m, tp);
 
     load_padded(x, p->a, p->abc_len, m, canon, tp);
-    ntt_inverse(x, log_m, tp);
-    ntt_coset_forward(x, log_m, tp);
+    ntt_inverse_tw(x, log_m, tp, tw);
+    ntt_coset_forward_tw(x, log_m, tp, tw);
     load_padded(y, p->b, p->abc_len, m, canon, tp);
-    ntt_inverse(y, log_m, tp);
-    ntt_coset_forward(y, log_m, tp);
+    ntt_inverse_tw(y, log_m, tp, tw);
+    ntt_coset_forward_tw(y, log_m, tp, tw);
     ew_job j = {.x = x, .y = y, .n = m};
     threadpool_parallel_for(tp, chunks, mul_chunk, &j);
-    ntt_coset_inverse(x, log_m, tp);          /* coefficients of A·B mod (X^m - 7^m) */
+    ntt_coset_inverse_tw(x, log_m, tp, tw);   /* coefficients of A·B mod (X^m - 7^m) */
     load_padded(y, p->c, p->abc_len, m, canon, tp);
-    ntt_inverse(y, log_m, tp);                /* coefficients of C */
+    ntt_inverse_tw(y, log_m, tp, tw);         /* coefficients of C */
+    scratch_put(sa, tw);
 
     fr_t z; /* 1 / (7^m - 1): the vanishing polynomial on the coset */
     fr_pow_u64(&z, &FR_COSET_GEN, m);
@@ -236,8 +253,8 @@ int groth16_compute_h(fr_t *h, const cuzk_partition *p, unsigned log_m, threadpo
     j.out = h;
     j.n = m - 1;                              /* the last coefficient is dropped */
     threadpool_parallel_for(tp, (size_t)((m - 1 + PAR_CHUNK - 1) / PAR_CHUNK), sub_scale_chunk, &j);
-    free(x);
-    free(y);
+    scratch_put(sa, x);
+    scratch_put(sa, y);
     return CUZK_OK;
 }
 
@@ -265,25 +282,32 @@ static void to_canonical(fr_t *dst, const fr_t *src, uint64_t n, threadpool *tp)
 void groth16_msm_scalars_free(groth16_msm_scalars *s)
 {
     if (!s) return;
-    free(s->owned_aux);
-    free(s->a);
-    free(s->b);
+    scratch_put(s->sa, s->owned_aux);
+    scratch_put(s->sa, s->a);
+    scratch_put(s->sa, s->b);
     memset(s, 0, sizeof *s);
 }
 
 int groth16_msm_scalars_make(groth16_msm_scalars *s, const cuzk_partition *p, threadpool *tp)
 {
+    return groth16_msm_scalars_make_ex(s, p, tp, NULL);
+}
+
+int groth16_msm_scalars_make_ex(groth16_msm_scalars *s, const cuzk_partition *p, threadpool *tp,
+                                const scratch_alloc *sa)
+{
     memset(s, 0, sizeof *s);
+    s->sa = sa;
     uint64_t ni = p->num_inputs, na = p->num_aux;
     int canon = p->scalar_form == CUZK_FR_CANONICAL;
-    fr_t in_c[64], *inputs_c = ni <= 64 ? in_c : malloc(ni * sizeof(fr_t));
+    fr_t in_c[64], *inputs_c = ni <= 64 ? in_c : scratch_get(sa, ni * sizeof(fr_t));
     if (!inputs_c) return err_set(CUZK_ENOMEM, "cannot allocate %llu input scalars", (unsigned long long)ni);
     if (canon) memcpy(inputs_c, p->inputs, ni * sizeof(fr_t));
     else to_canonical(inputs_c, (const fr_t *)p->inputs, ni, NULL);
     if (canon || !na) {
         s->aux = (const fr_t *)p->aux;
     } else {
-        s->owned_aux = malloc(na * sizeof(fr_t));
+        s->owned_aux = scratch_get(sa, na * sizeof(fr_t));
         if (!s->owned_aux) goto nomem;
         to_canonical(s->owned_aux, (const fr_t *)p->aux, na, tp);
         s->aux = s->owned_aux;
@@ -293,8 +317,8 @@ int groth16_msm_scalars_make(groth16_msm_scalars *s, const cuzk_partition *p, th
     uint64_t pbi = popcount_bits(p->b_input_density, ni), pba = na ? popcount_bits(p->b_aux_density, na) : 0;
     s->n_a = ni + pa;
     s->n_b = pbi + pba;
-    s->a = malloc((s->n_a ? s->n_a : 1) * sizeof(fr_t));
-    s->b = malloc((s->n_b ? s->n_b : 1) * sizeof(fr_t));
+    s->a = scratch_get(sa, (s->n_a ? s->n_a : 1) * sizeof(fr_t));
+    s->b = scratch_get(sa, (s->n_b ? s->n_b : 1) * sizeof(fr_t));
     if (!s->a || !s->b) goto nomem;
     /* a: every input, then aux by a_aux_density; b: inputs then aux by their densities */
     memcpy(s->a, inputs_c, ni * sizeof(fr_t));
@@ -305,10 +329,10 @@ int groth16_msm_scalars_make(groth16_msm_scalars *s, const cuzk_partition *p, th
         if (bit_set(p->a_aux_density, i)) s->a[ka++] = s->aux[i];
         if (bit_set(p->b_aux_density, i)) s->b[kb++] = s->aux[i];
     }
-    if (inputs_c != in_c) free(inputs_c);
+    if (inputs_c != in_c) scratch_put(sa, inputs_c);
     return CUZK_OK;
 nomem:
-    if (inputs_c != in_c) free(inputs_c);
+    if (inputs_c != in_c) scratch_put(sa, inputs_c);
     groth16_msm_scalars_free(s);
     return err_set(CUZK_ENOMEM, "cannot allocate the MSM scalars (%llu aux)", (unsigned long long)na);
 }
@@ -316,28 +340,34 @@ nomem:
 int groth16_msms_cpu_timed(groth16_msm_out *out, const groth16_params *pk, const cuzk_partition *p,
                            const fr_t *h, threadpool *tp, groth16_stage_ns *t)
 {
+    return groth16_msms_cpu_ex(out, pk, p, h, tp, t, NULL);
+}
+
+int groth16_msms_cpu_ex(groth16_msm_out *out, const groth16_params *pk, const cuzk_partition *p,
+                        const fr_t *h, threadpool *tp, groth16_stage_ns *t, const scratch_alloc *sa)
+{
     int rc = groth16_check_partition(pk, p);
     if (rc) return rc;
     uint64_t t0 = groth16_now_ns();
-    fr_t *hc = malloc((pk->n_h ? pk->n_h : 1) * sizeof(fr_t));
+    fr_t *hc = scratch_get(sa, (pk->n_h ? pk->n_h : 1) * sizeof(fr_t));
     if (!hc) return err_set(CUZK_ENOMEM, "cannot allocate %u H scalars", pk->n_h);
     to_canonical(hc, h, pk->n_h, tp);
     groth16_msm_scalars s;
-    if ((rc = groth16_msm_scalars_make(&s, p, tp))) {
-        free(hc);
+    if ((rc = groth16_msm_scalars_make_ex(&s, p, tp, sa))) {
+        scratch_put(sa, hc);
         return rc;
     }
     uint64_t t1 = groth16_now_ns();
-    msm_g1(&out->h, pk->h, hc, pk->n_h, tp);
-    free(hc);
+    msm_g1_ex(&out->h, pk->h, hc, pk->n_h, tp, sa);
+    scratch_put(sa, hc);
     uint64_t t2 = groth16_now_ns();
-    msm_g1(&out->l, pk->l, s.aux, s.n_aux, tp);
+    msm_g1_ex(&out->l, pk->l, s.aux, s.n_aux, tp, sa);
     uint64_t t3 = groth16_now_ns();
-    msm_g1(&out->a, pk->a, s.a, s.n_a, tp);
+    msm_g1_ex(&out->a, pk->a, s.a, s.n_a, tp, sa);
     uint64_t t4 = groth16_now_ns();
-    msm_g1(&out->b_g1, pk->b_g1, s.b, s.n_b, tp);
+    msm_g1_ex(&out->b_g1, pk->b_g1, s.b, s.n_b, tp, sa);
     uint64_t t5 = groth16_now_ns();
-    msm_g2(&out->b_g2, pk->b_g2, s.b, s.n_b, tp);
+    msm_g2_ex(&out->b_g2, pk->b_g2, s.b, s.n_b, tp, sa);
     uint64_t t6 = groth16_now_ns();
     groth16_msm_scalars_free(&s);
     if (t) {

@@ -199,10 +199,27 @@ static void msm_digits(int16_t *digits, const fr_t *scalars, size_t len, const m
 #include "msm_cpu_tmpl.inc"
 
 /* Inversion over multiplication cost (Fermat inversion): ~540 in Fp, ~160 in Fp2. */
+size_t msm_cpu_scratch_bytes(size_t n, unsigned threads, int g2)
+{
+    if (!threads) threads = 1;
+    return g2 ? msm2_scratch_bytes(n, threads, 160) : msm1_scratch_bytes(n, threads, 540);
+}
+
 void msm_g1(g1_jac *out, const g1_aff *bases, const fr_t *scalars, size_t n, threadpool *tp)
 {
+    msm_g1_ex(out, bases, scalars, n, tp, NULL);
+}
+
+void msm_g2(g2_jac *out, const g2_aff *bases, const fr_t *scalars, size_t n, threadpool *tp)
+{
+    msm_g2_ex(out, bases, scalars, n, tp, NULL);
+}
+
+void msm_g1_ex(g1_jac *out, const g1_aff *bases, const fr_t *scalars, size_t n, threadpool *tp,
+               const scratch_alloc *sa)
+{
     g1_jac_set_inf(out);
-    if (n == 0 || msm1_msm(out, bases, scalars, n, tp, 540)) return;
+    if (n == 0 || msm1_msm(out, bases, scalars, n, tp, 540, sa)) return;
     /* Out of memory for the buckets: the slow way, which needs none. */
     for (size_t i = 0; i < n; i++) {
         g1_jac p, q;
@@ -212,10 +229,11 @@ void msm_g1(g1_jac *out, const g1_aff *bases, const fr_t *scalars, size_t n, thr
     }
 }
 
-void msm_g2(g2_jac *out, const g2_aff *bases, const fr_t *scalars, size_t n, threadpool *tp)
+void msm_g2_ex(g2_jac *out, const g2_aff *bases, const fr_t *scalars, size_t n, threadpool *tp,
+               const scratch_alloc *sa)
 {
     g2_jac_set_inf(out);
-    if (n == 0 || msm2_msm(out, bases, scalars, n, tp, 160)) return;
+    if (n == 0 || msm2_msm(out, bases, scalars, n, tp, 160, sa)) return;
     for (size_t i = 0; i < n; i++) {
         g2_jac p, q;
         g2_jac_from_aff(&p, &bases[i]);

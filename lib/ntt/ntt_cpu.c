@@ -16,6 +16,12 @@
 #define NTT_CACHE_LOG 20u
 
 static atomic_uint table_limit_log = 32;
+static atomic_uint cache_log = NTT_CACHE_LOG;
+
+void ntt_cpu_set_cache_limit(unsigned log_n)
+{
+    atomic_store(&cache_log, log_n < NTT_CACHE_LOG ? log_n : NTT_CACHE_LOG);
+}
 
 void ntt_cpu_set_table_limit(unsigned log_n)
 {
@@ -71,14 +77,25 @@ static void tw_fill(void *p, size_t b, size_t e)
     }
 }
 
+void ntt_cpu_table_fill(fr_t *tw, unsigned log_n, threadpool *tp)
+{
+    if (log_n == 0) return;
+    tw_job t = {tw, {{0}}};
+    fr_root_of_unity(&t.w, log_n);
+    par_range(tp, (size_t)1 << (log_n - 1), 1024, tw_fill, &t);
+}
+
+size_t ntt_cpu_table_bytes(unsigned log_n)
+{
+    if (log_n == 0 || log_n <= atomic_load(&cache_log) || log_n > atomic_load(&table_limit_log)) return 0;
+    return ((size_t)1 << (log_n - 1)) * sizeof(fr_t);
+}
+
 static fr_t *tw_build(unsigned log_n, threadpool *tp)
 {
     size_t half = (size_t)1 << (log_n - 1);
     fr_t *tw = malloc(half * sizeof *tw);
-    if (!tw) return NULL;
-    tw_job t = {tw, {{0}}};
-    fr_root_of_unity(&t.w, log_n);
-    par_range(tp, half, 1024, tw_fill, &t);
+    if (tw) ntt_cpu_table_fill(tw, log_n, tp);
     return tw;
 }
 
@@ -91,7 +108,7 @@ static const fr_t *tw_get(unsigned log_n, threadpool *tp, int *owned)
 {
     *owned = 0;
     if (log_n > atomic_load(&table_limit_log)) return NULL;
-    if (log_n > NTT_CACHE_LOG) {
+    if (log_n > atomic_load(&cache_log)) {
         fr_t *tw = tw_build(log_n, tp);
         *owned = tw != NULL;
         return tw;
@@ -245,7 +262,7 @@ static void stage4_range(void *p, size_t b, size_t e)
 }
 
 /* Natural order in, natural order out: evaluations at ω_n^i. */
-static void ntt_core(fr_t *a, unsigned log_n, threadpool *tp)
+static void ntt_core(fr_t *a, unsigned log_n, threadpool *tp, const fr_t *given)
 {
     if (log_n == 0) return;
     size_t n = (size_t)1 << log_n;
@@ -254,8 +271,8 @@ static void ntt_core(fr_t *a, unsigned log_n, threadpool *tp)
     ntt_ctx c = {.a = a, .n = n, .log_n = log_n};
     c.log_b = log_n < NTT_BLOCK_LOG ? log_n : NTT_BLOCK_LOG;
     int owned = 0, tb_owned = 0;
-    c.tw = tw_get(log_n, tp, &owned);
-    c.tb = tw_get(c.log_b, tp, &tb_owned);
+    c.tw = given ? given : tw_get(log_n, tp, &owned);
+    c.tb = given && c.log_b == log_n ? given : tw_get(c.log_b, tp, &tb_owned);
     fr_t *tb_local = NULL;
     if (!c.tb) {
         /* No memory for even the block table: build one on the stack's behalf, small. */
@@ -352,29 +369,35 @@ static void n_inverse(fr_t *r, unsigned log_n)
 
 void ntt_forward(fr_t *a, unsigned log_n, threadpool *tp)
 {
-    ntt_core(a, log_n, tp);
+    ntt_core(a, log_n, tp, NULL);
 }
 
-void ntt_inverse(fr_t *a, unsigned log_n, threadpool *tp)
+void ntt_inverse(fr_t *a, unsigned log_n, threadpool *tp) { ntt_inverse_tw(a, log_n, tp, NULL); }
+
+void ntt_inverse_tw(fr_t *a, unsigned log_n, threadpool *tp, const fr_t *tw)
 {
     fr_t ninv;
     n_inverse(&ninv, log_n);
-    ntt_core(a, log_n, tp);
+    ntt_core(a, log_n, tp, tw);
     reverse_scale(a, log_n, &ninv, tp);
 }
 
-void ntt_coset_forward(fr_t *a, unsigned log_n, threadpool *tp)
+void ntt_coset_forward(fr_t *a, unsigned log_n, threadpool *tp) { ntt_coset_forward_tw(a, log_n, tp, NULL); }
+
+void ntt_coset_forward_tw(fr_t *a, unsigned log_n, threadpool *tp, const fr_t *tw)
 {
     scale_powers(a, (size_t)1 << log_n, &FR_ONE, &FR_COSET_GEN, tp);
-    ntt_core(a, log_n, tp);
+    ntt_core(a, log_n, tp, tw);
 }
 
-void ntt_coset_inverse(fr_t *a, unsigned log_n, threadpool *tp)
+void ntt_coset_inverse(fr_t *a, unsigned log_n, threadpool *tp) { ntt_coset_inverse_tw(a, log_n, tp, NULL); }
+
+void ntt_coset_inverse_tw(fr_t *a, unsigned log_n, threadpool *tp, const fr_t *tw)
 {
     fr_t ninv, ginv;
     n_inverse(&ninv, log_n);
     fr_inv(&ginv, &FR_COSET_GEN);
-    ntt_core(a, log_n, tp);
+    ntt_core(a, log_n, tp, tw);
     reverse_scale(a, log_n, &FR_ONE, tp);
     scale_powers(a, (size_t)1 << log_n, &ninv, &ginv, tp);
 }

@@ -1,0 +1,30 @@
+/* The helpers of backend_common.h. */
+#include "backend/backend_common.h"
+
+#include <string.h>
+
+#include "error.h"
+#include "groth16/groth16.h"
+
+unsigned backend_log2_ceil(uint64_t n)
+{
+    unsigned k = 0;
+    while (k < 64 && ((uint64_t)1 << k) < n) k++;
+    return k;
+}
+
+int backend_fr_below_r(const cuzk_fr *x)
+{
+    for (int i = 3; i >= 0; i--)
+        if (x->l[i] != FR_MODULUS[i]) return x->l[i] < FR_MODULUS[i];
+    return 0;
+}
+
+int backend_pick_rs(fr_t *out, const cuzk_fr *given, int32_t form, const char *name)
+{
+    if (!given) return groth16_random_fr(out);
+    if (!backend_fr_below_r(given)) return err_set(CUZK_EINVAL, "partition's %s is not below r", name);
+    if (form == CUZK_FR_CANONICAL) fr_to_mont(out, (const fr_t *)given);
+    else memcpy(out, given, sizeof *out);
+    return CUZK_OK;
+}
