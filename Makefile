@@ -153,7 +153,7 @@ $(HELLO): examples/hello.c $(SO_LINK)
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # ---- dependencies ----
-DEB_PACKAGES := libmimalloc-dev libcmocka-dev libcjson-dev pkg-config nodejs npm golang-go abigail-tools
+DEB_PACKAGES := libmimalloc-dev libcmocka-dev libcjson-dev pkg-config nodejs npm golang-go abigail-tools valgrind
 check-deps:
 	@missing=""; \
 	 test -f /usr/include/mimalloc.h || missing="$$missing mimalloc"; \
@@ -166,7 +166,7 @@ check-deps:
 # libcjson-dev: cuzk-bench JSON output; pkg-config: the install test; nodejs/npm: the
 # independent BLS12-381 oracles (@noble/curves, snarkjs) and circom used by the tests;
 # golang-go: the Go binding's tests (examples/go, cgo); abigail-tools: abidw/abidiff for
-# make abi-check. (cargo/rustc for examples/rust come with the CI image, not from apt.)
+# make abi-check; valgrind: test/test_valgrind.sh (a short soak under memcheck). (cargo/rustc for examples/rust come with the CI image, not from apt.)
 deps:
 	@pkgs="$(DEB_PACKAGES)"; \
 	 if command -v node >/dev/null && command -v npm >/dev/null; then \

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -75,6 +77,8 @@ typedef struct knobs {
     uint32_t version, n8, nwires, nout, nin, nprv, ncons;
     int nsec_extra, header_extra, dup_header, no_header, no_cons, custom_gates, map_bytes_off;
     int trailing, cons_extra_bytes, bad_wire, big_coeff, truncate_terms, swap_order, dup_wire;
+    int no_map;       /* no wire-to-label section (optional): nwires is then bounded by nothing */
+    int long_dup;     /* c0's A: 20 terms on wires 100.., term 17 repeats term 5's wire */
     const uint8_t *prime; /* n8 bytes; NULL = r */
 } knobs;
 
@@ -122,7 +126,10 @@ static void build_r1cs(buf *f, const knobs *k)
     for (int i = 0; i < k->header_extra; i++) put(&hdr, "", 1);
 
     if (k->dup_wire) lc(&cons, 2, 2u, (int64_t)1, 2u, (int64_t)1); /* c0: A = x + x */
-    else lc(&cons, 1, 2u, (int64_t)1);                         /* c0: A = x */
+    else if (k->long_dup) {
+        u32(&cons, 20);
+        for (uint32_t t = 0; t < 20; t++) u32(&cons, t == 17 ? 105u : 100u + t), fr_small(&cons, 1);
+    } else lc(&cons, 1, 2u, (int64_t)1);                       /* c0: A = x */
     lc(&cons, 1, 3u, (int64_t)1);                              /*     B = y */
     lc(&cons, 1, 4u, (int64_t)1);                              /*     C = t */
     lc(&cons, 2, 4u, (int64_t)1, 0u, (int64_t)1);              /* c1: A = t + ONE */
@@ -143,7 +150,7 @@ static void build_r1cs(buf *f, const knobs *k)
     for (uint32_t i = 0; i < 5; i++) u64(&map, i);
     map.n = (size_t)((int)map.n + k->map_bytes_off);
 
-    int nsec = 3 - k->no_header - k->no_cons + k->dup_header + 2 * k->custom_gates;
+    int nsec = 3 - k->no_header - k->no_cons - k->no_map + k->dup_header + 2 * k->custom_gates;
     put(f, k->magic, 4);
     u32(f, k->version);
     u32(f, (uint32_t)(nsec + k->nsec_extra));
@@ -151,7 +158,7 @@ static void build_r1cs(buf *f, const knobs *k)
     for (int h = 0; h < 1 + k->dup_header; h++)
         if (!k->no_header) { u32(f, 1); u64(f, hdr.n); put(f, hdr.d, hdr.n); }
     if (!k->no_cons && !k->swap_order) { u32(f, 2); u64(f, cons.n); put(f, cons.d, cons.n); }
-    u32(f, 3); u64(f, map.n); put(f, map.d, map.n);
+    if (!k->no_map) { u32(f, 3); u64(f, map.n); put(f, map.d, map.n); }
     if (k->custom_gates) { u32(f, 4); u64(f, 4); u32(f, 0); u32(f, 5); u64(f, 4); u32(f, 0); }
     for (int i = 0; i < k->trailing; i++) put(f, "x", 1);
 }
@@ -270,6 +277,59 @@ static void r1cs_count_errors(void **state)
     k = good(); k.big_coeff = 1; expect_r1cs(&k, CUZK_EFORMAT, "constraint 1: C term 0", ">= r");
     k = good(); k.dup_wire = 1; expect_r1cs(&k, CUZK_EFORMAT, "constraint 0: A term 1", "repeats wire 2");
     k = good(); k.truncate_terms = 1; expect_r1cs(&k, CUZK_EFORMAT, "constraint 2: C has 2 terms", NULL);
+}
+
+/* Regression (found by fuzz_r1cs): the reader sized a per-wire table by the header's wire
+ * count, so a file of a few hundred bytes declaring 2^32 - 1 wires (no wire-to-label section
+ * to contradict it) made a 32 GiB allocation. Now memory follows the file's own bytes: the
+ * load runs in a child whose address space is capped at 1 GiB above what it has. */
+static void r1cs_huge_wire_count(void **state)
+{
+    (void)state;
+    knobs k = good();
+    k.no_map = 1;
+    expect_r1cs(&k, CUZK_OK, NULL, NULL); /* the section is optional */
+    k.nwires = 0xffffffffu;
+    buf f = {.n = 0};
+    build_r1cs(&f, &k);
+    const char *path = write_tmp("huge.r1cs", &f);
+    print_message("%zu-byte file declaring %u wires\n", f.n, k.nwires);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    /* sanitizers reserve terabytes of shadow: no address-space cap; load it plainly */
+    cuzk_r1cs *r;
+    assert_int_equal(cuzk_r1cs_load(path, &r), CUZK_OK);
+    assert_int_equal(r->n_wires, 0xffffffffu);
+    cuzk_r1cs_free(r);
+#else
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        FILE *st = fopen("/proc/self/statm", "r");
+        unsigned long long pages = 0;
+        if (!st || fscanf(st, "%llu", &pages) != 1) _exit(3);
+        fclose(st);
+        struct rlimit rl;
+        rl.rlim_cur = rl.rlim_max = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + ((rlim_t)1 << 30);
+        if (setrlimit(RLIMIT_AS, &rl) != 0) _exit(4);
+        cuzk_r1cs *r = NULL;
+        int rc = cuzk_r1cs_load(path, &r);
+        if (rc != CUZK_OK) {
+            fprintf(stderr, "load: %d %s\n", rc, cuzk_last_error());
+            _exit(1);
+        }
+        cuzk_r1cs_free(r);
+        _exit(0);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+#endif
+    /* a repeat in a long combination (the sorted path), far from wire 0 */
+    k.long_dup = 1;
+    expect_r1cs(&k, CUZK_EFORMAT, "constraint 0: A term 17", "repeats wire 105");
+    k.nwires = 110; /* and the same wires against a small count: the range check first */
+    expect_r1cs(&k, CUZK_EFORMAT, "constraint 0: A term 10", "uses wire 110");
 }
 
 static void r1cs_io_and_null(void **state)
@@ -603,7 +663,7 @@ static int setup_dir(void **state)
 static int remove_dir(void **state)
 {
     (void)state;
-    const char *names[] = {"t.r1cs", "cut.r1cs", "tiny.r1cs", "trunc.r1cs", "t.wtns", "trunc.wtns"};
+    const char *names[] = {"t.r1cs", "cut.r1cs", "tiny.r1cs", "trunc.r1cs", "huge.r1cs", "t.wtns", "trunc.wtns"};
     char p[160];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(p, sizeof p, "%s/%s", tmpdir, names[i]);
@@ -620,6 +680,7 @@ int main(void)
         cmocka_unit_test(r1cs_container_errors),
         cmocka_unit_test(r1cs_field_errors),
         cmocka_unit_test(r1cs_count_errors),
+        cmocka_unit_test(r1cs_huge_wire_count),
         cmocka_unit_test(r1cs_io_and_null),
         cmocka_unit_test(wtns_cases),
         cmocka_unit_test(partition_from_reference_circuit),

@@ -111,6 +111,7 @@ type Options struct {
 	HostBudgetBytes  uint64
 	QueueCapacity    int
 	NoVerify         bool // skip the pairing self-check of each proof
+	RetryOnCPU       bool // prove a partition that failed on a device (or its check) once more on the CPU
 }
 
 // Engine proves partitions. Close it when done; jobs still in flight are canceled.
@@ -136,9 +137,12 @@ func NewEngine(o Options) (*Engine, error) {
 	set := func(opt C.int, v int64) error {
 		return check("cuzk_config_set", C.cuzk_config_set(cfg, opt, C.int64_t(v)))
 	}
-	verify := int64(1)
+	verify, retry := int64(1), int64(0)
 	if o.NoVerify {
 		verify = 0
+	}
+	if o.RetryOnCPU {
+		retry = 1
 	}
 	for _, kv := range []struct {
 		opt C.int
@@ -147,7 +151,7 @@ func NewEngine(o Options) (*Engine, error) {
 		{C.CUZK_OPT_BACKEND, int64(o.Backend)}, {C.CUZK_OPT_DEVICE_MASK, int64(o.DeviceMask)},
 		{C.CUZK_OPT_WORKERS_PER_DEVICE, int64(o.WorkersPerDevice)}, {C.CUZK_OPT_CPU_THREADS, int64(o.CPUThreads)},
 		{C.CUZK_OPT_HOST_BUDGET_BYTES, int64(o.HostBudgetBytes)}, {C.CUZK_OPT_QUEUE_CAPACITY, int64(o.QueueCapacity)},
-		{C.CUZK_OPT_VERIFY, verify},
+		{C.CUZK_OPT_VERIFY, verify}, {C.CUZK_OPT_RETRY_ON_CPU, retry},
 	} {
 		if err := set(kv.opt, kv.v); err != nil {
 			return nil, err

@@ -197,9 +197,17 @@ enum {
                                         it (default), 0 = do not                               */
     CUZK_OPT_FINISHER_THREADS = 9,   /* 1..64 threads that finish, verify and post; 0 = 2      */
     CUZK_OPT_TRACE_CAPACITY = 10,    /* trace ring size in events, 16..2^20; 0 = 8192          */
-    CUZK_OPT_IDLE_SPIN_NS = 11       /* how long an idle engine thread (and a waiting poll) polls
+    CUZK_OPT_IDLE_SPIN_NS = 11,      /* how long an idle engine thread (and a waiting poll) polls
                                         before it sleeps, 1..1e9 ns; -1 = never; 0 = 20 us
                                         with 4 or more online CPUs, else never                */
+    CUZK_OPT_RETRY_ON_CPU = 12       /* 1 = a partition that ends with CUZK_EDEVICE, CUZK_EBUDGET
+                                        or CUZK_EVERIFY is proven once more, on the CPU, before
+                                        its result is posted (on a finisher thread; the result's
+                                        device is then -1; a second failure is the result).
+                                        Skipped when canceled, shutting down, or when the host
+                                        budget cannot hold the CPU prover now. The release
+                                        callback still runs once, after the retry. 0 = off
+                                        (default)                                              */
 };
 enum { CUZK_BACKEND_AUTO = 0, CUZK_BACKEND_CPU = 1, CUZK_BACKEND_CUDA = 2 };
 

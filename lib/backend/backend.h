@@ -64,6 +64,9 @@ typedef struct backend_ops {
     int32_t (*device_ordinal)(void *be, uint32_t d);
 
     int (*key_load)(void *be, const char *path, uint32_t flags, void **key);
+    /* Optional: the key's groth16_params (the CPU backend's key), which lets the engine
+     * prove a failed partition again on the CPU (CUZK_OPT_RETRY_ON_CPU). NULL: no retry. */
+    void *(*key_params)(void *key);
     void (*key_free)(void *be, void *key);
     /* Sizes of p against key (CUZK_EMISMATCH / CUZK_EINVAL with details) and its memory.
      * Host thread, any thread, concurrently. */

@@ -57,6 +57,8 @@ static int cpu_key_load(void *be, const char *path, uint32_t flags, void **key)
 
 static void cpu_key_free(void *be, void *key) { (void)be; groth16_params_free(key); }
 
+static void *cpu_key_params(void *key) { return key; } /* the key is the params */
+
 static int cpu_check(void *be, void *key, const cuzk_partition *p, backend_estimate *est)
 {
     cpu_backend *b = be;
@@ -172,6 +174,7 @@ const backend_ops backend_cpu_ops = {
     .device_ordinal = cpu_ordinal,
     .key_load = cpu_key_load,
     .key_free = cpu_key_free,
+    .key_params = cpu_key_params,
     .check = cpu_check,
     .worker_init = cpu_worker_init,
     .worker_fini = NULL,

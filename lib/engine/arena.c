@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "fault.h"
 
 #define ARENA_GRANULE ((size_t)32 << 20)
 
@@ -52,6 +53,7 @@ size_t arena_size(void)
 arena_heap *arena_heap_new(void)
 {
     pthread_once(&arena_once, arena_reserve_once);
+    if (FAULT_HIT(FAULT_HEAP_NEW)) return NULL;
 #if MI_MALLOC_VERSION >= 200
     if (arena_ok) return mi_heap_new_in_arena(arena_id);
 #endif
@@ -65,6 +67,7 @@ void arena_heap_destroy(arena_heap *h)
 
 void *arena_heap_alloc(arena_heap *h, size_t bytes)
 {
+    if (FAULT_HIT(FAULT_HEAP_ALLOC)) return NULL;
     return mi_heap_malloc_aligned(h, bytes ? bytes : 1, 64);
 }
 

@@ -11,6 +11,8 @@
 
 #include "engine/engine.h"
 #include "error.h"
+#include "fault.h"
+#include "field/curve.h"
 
 static _Atomic uint32_t engine_tags; /* names each engine in its handles (12 bits) */
 
@@ -246,25 +248,108 @@ static void *worker_main(void *arg)
 
 /* ---- finishers ---- */
 
-static void finish_job(cuzk_engine *e, uint64_t h)
+/* FAULT_MSM_CORRUPT: C += G1 generator, as a wrong L or H MSM output would make it (C sums
+ * them). The proof still decodes; only the self-check can tell. */
+static void fault_corrupt_proof(uint8_t proof[192])
 {
-    job *j = engine_job(e, h);
+    g1_aff c;
+    g1_jac cj;
+    if (g1_decode(&c, proof + 144, 48, 0) != 0) {
+        proof[191] ^= 1; /* not a point already: any change will do */
+        return;
+    }
+    g1_jac_from_aff(&cj, &c);
+    g1_jac_add_aff(&cj, &cj, &G1_GENERATOR);
+    g1_jac_to_aff(&c, &cj);
+    g1_encode_compressed(proof + 144, &c);
+}
+
+/* finish, then the self-check: bj->status says how it went. */
+static void finish_and_check(cuzk_engine *e, job *j, const backend_ops *ops, void *be, void *key)
+{
     backend_job *bj = &j->bj;
     uint64_t t0 = now_ns();
     if (bj->status == CUZK_OK && bjob_canceled(bj)) bj->status = CUZK_ECANCELED;
     if (bj->status == CUZK_OK) {
-        int rc = e->ops->finish(e->be, bj);
+        int rc = ops->finish(be, bj);
         if (rc != CUZK_OK) bj->status = rc;
     }
+    if (bj->status == CUZK_OK && FAULT_HIT(FAULT_MSM_CORRUPT)) fault_corrupt_proof(bj->proof);
     uint64_t t1 = now_ns();
     if (bj->status == CUZK_OK && e->o.verify && !bjob_canceled(bj)) {
-        int rc = e->ops->verify(e->be, j->srs->key, bj);
+        int rc = ops->verify(be, key, bj);
         uint64_t t2 = now_ns();
-        trace_emit(&e->tr, CUZK_TRACE_VERIFY, bj->device, bj->worker, h, j->p.user_tag, t1, t2, 0);
+        trace_emit(&e->tr, CUZK_TRACE_VERIFY, bj->device, bj->worker, j->handle, j->p.user_tag, t1, t2, 0);
         /* a proof that fails its check is never returned */
         if (rc != CUZK_OK) bj->status = rc == CUZK_EVERIFY ? CUZK_EVERIFY : rc;
     }
-    trace_emit(&e->tr, CUZK_TRACE_FINISH, bj->device, bj->worker, h, j->p.user_tag, t0, now_ns(), 0);
+    trace_emit(&e->tr, CUZK_TRACE_FINISH, bj->device, bj->worker, j->handle, j->p.user_tag, t0, now_ns(), 0);
+}
+
+static int retry_wanted(cuzk_engine *e, job *j)
+{
+    int32_t s = j->bj.status;
+    return e->o.retry_on_cpu && e->retry_be && j->started && !j->retried &&
+           (s == CUZK_EDEVICE || s == CUZK_EBUDGET || s == CUZK_EVERIFY) && !bjob_canceled(&j->bj);
+}
+
+/* CUZK_OPT_RETRY_ON_CPU: the partition once more on the CPU backend, here on the finisher
+ * (a rare path: the device's worker and budget are already free for the next partition).
+ * Its own heap (created and destroyed on this thread), per-job state and host reservation;
+ * on any obstacle the first error stands. */
+static void retry_on_cpu(cuzk_engine *e, job *j)
+{
+    const backend_ops *cpu = &backend_cpu_ops;
+    backend_job *bj = &j->bj;
+    void *key = e->ops->key_params(j->srs->key);
+    backend_estimate est = {0, 0, 0};
+    if (!key || cpu->check(e->retry_be, key, &j->p, &est) != CUZK_OK) return;
+    if (!budget_try_reserve(&e->host, est.host_bytes)) return;
+    size_t priv_bytes = ((size_t)cpu->priv_size + 63) & ~(size_t)63;
+    void *priv = priv_bytes ? aligned_alloc(64, priv_bytes) : NULL;
+    void *ws = NULL;
+    if ((priv_bytes && !priv) || cpu->worker_init(e->retry_be, 0, bj->worker < 0 ? 0 : (uint32_t)bj->worker, &ws) != CUZK_OK) {
+        free(priv);
+        budget_release(&e->host, est.host_bytes);
+        return;
+    }
+    if (priv) memset(priv, 0, priv_bytes);
+    atomic_fetch_add_explicit(&e->retried.v, 1, memory_order_relaxed); /* a statistic */
+    j->retried = 1;
+    void *saved_priv = bj->priv, *saved_key = bj->key;
+    backend_estimate saved_est = j->est;
+    bj->priv = priv;
+    bj->key = key;
+    bj->device = -1;
+    bj->device_ns = 0;
+    bj->status = CUZK_OK;
+    j->est = est;
+    j->host_reserved = est.host_bytes;
+    j->abc_released = 0;
+    uint64_t t0 = now_ns();
+    int rc = cpu->start(ws, bj);
+    if (rc != CUZK_OK && bj->status == CUZK_OK) bj->status = rc;
+    if (j->heap) { /* made by bjob_alloc on this thread during start */
+        arena_heap_destroy(j->heap);
+        j->heap = NULL;
+        housekeeper_poke(&e->hk);
+    }
+    finish_and_check(e, j, cpu, e->retry_be, key);
+    bj->device_ns = now_ns() - t0;
+    if (cpu->worker_fini) cpu->worker_fini(ws);
+    budget_release(&e->host, j->host_reserved);
+    j->host_reserved = 0;
+    j->est = saved_est;
+    bj->priv = saved_priv;
+    bj->key = saved_key;
+    free(priv);
+}
+
+static void finish_job(cuzk_engine *e, uint64_t h)
+{
+    job *j = engine_job(e, h);
+    backend_job *bj = &j->bj;
+    finish_and_check(e, j, e->ops, e->be, j->srs->key);
     /* give the worker its pipeline slot (and the heap) back */
     if (j->device_reserved) {
         budget_release(&e->dev[j->device_index], j->device_reserved);
@@ -282,6 +367,7 @@ static void finish_job(cuzk_engine *e, uint64_t h)
         atomic_fetch_sub_explicit(&w->inflight, 1, memory_order_relaxed); /* evc orders it */
         evc_notify_if_waiting(&w->slot_free, 1);
     }
+    if (retry_wanted(e, j)) retry_on_cpu(e, j);
     /* the host's buffers are free once release returns: before the result is visible */
     if (j->p.release) {
         uint64_t t3 = now_ns();
@@ -376,6 +462,21 @@ int engine_create_with_backend(const cuzk_config *cfg, const backend_ops *ops, c
         e->be = NULL;
         engine_free(e);
         return rc;
+    }
+    if (e->o.retry_on_cpu && ops->key_params) {
+        /* the CPU backend retries run on: the engine's own, or one of its own beside a GPU's */
+        if (ops == &backend_cpu_ops) {
+            e->retry_be = e->be;
+        } else {
+            backend_config cbc = {0, 1, e->o.cpu_threads, 0};
+            uint32_t ndev = 0;
+            if ((rc = backend_cpu_ops.create(&cbc, &e->retry_be, &ndev)) != CUZK_OK) {
+                e->retry_be = NULL;
+                engine_free(e);
+                return rc;
+            }
+            e->retry_be_owned = 1;
+        }
     }
     uint32_t tag = atomic_fetch_add_explicit(&engine_tags, 1, memory_order_relaxed) % 4095 + 1;
     rc = tracker_init(&e->trk, e->o.queue_capacity, tag);
@@ -489,6 +590,7 @@ static void engine_free(cuzk_engine *e)
     }
     pthread_mutex_unlock(&e->srs_lock);
     engine_host_allocs_free_all(e);
+    if (e->retry_be_owned) backend_cpu_ops.destroy(e->retry_be);
     if (e->be) e->ops->destroy(e->be);
     tracker_destroy(&e->trk);
     free(e->jobs);

@@ -17,7 +17,7 @@
 #include "engine/trace.h"
 #include "engine/tracker.h"
 
-#define CUZK_OPT_LAST CUZK_OPT_IDLE_SPIN_NS
+#define CUZK_OPT_LAST CUZK_OPT_RETRY_ON_CPU
 #define CONFIG_MAGIC 0x6366677a75u /* "uzcfg" */
 #define ENGINE_MAGIC 0x656e677a75u
 #define SRS_MAGIC 0x7372737a75u
@@ -37,6 +37,7 @@ typedef struct engine_opts {
     uint64_t host_budget, device_budget;
     uint64_t spin_ns;
     int verify;
+    int retry_on_cpu;
 } engine_opts;
 void config_resolve(const cuzk_config *cfg, engine_opts *o);
 
@@ -64,6 +65,7 @@ typedef struct job {
     uint32_t device_index;
     uint32_t abc_released;
     uint32_t started;            /* counts in its worker's in-flight */
+    uint32_t retried;            /* proven again on the CPU already */
     struct worker *worker;
     arena_heap *heap;
     uint64_t t_submit, t_dequeue, t_start, t_started;
@@ -104,12 +106,15 @@ struct cuzk_engine {
     housekeeper hk;
     counter submitted, dequeued, posted, polled, ok, failed, canceled, verify_failed;
     counter host_alloc_bytes;
+    counter retried;             /* partitions proven again on the CPU (RETRY_ON_CPU) */
     _Alignas(CUZK_CACHELINE) _Atomic uint32_t shutdown;
     _Atomic uint32_t stop;
     uint64_t magic;
     engine_opts o;
     const backend_ops *ops;
     void *be;
+    void *retry_be;              /* the CPU backend retries run on (RETRY_ON_CPU), or NULL */
+    int retry_be_owned;          /* created for retries (not e->be): destroyed with the engine */
     uint32_t devices, nworkers, nfinishers;
     worker *workers;
     pthread_t *finishers;

@@ -9,6 +9,7 @@
 
 #include "engine/engine.h"
 #include "error.h"
+#include "fault.h"
 #if CUZK_HAVE_CUDA
 #include "cuda_util.h"
 #endif
@@ -146,7 +147,7 @@ CUZK_API int cuzk_submit_partition(cuzk_engine *e, cuzk_srs *srs, const cuzk_par
     j->handle = h;
     j->est = est;
     j->host_reserved = j->device_reserved = 0;
-    j->abc_released = j->started = 0;
+    j->abc_released = j->started = j->retried = 0;
     j->heap = NULL;
     j->worker = NULL;
     j->bj.p = &j->p;
@@ -312,8 +313,10 @@ CUZK_API int cuzk_host_alloc(cuzk_engine *e, size_t bytes, void **out)
                        (unsigned long long)e->host.total);
     size_t mapped = bytes + HOST_HDR;
     struct host_block *b = NULL;
-    int how;
-    if (e->ops->host_alloc) {
+    int how, injected = FAULT_HIT(FAULT_HOST_ALLOC);
+    if (injected) {
+        how = 0; /* b stays NULL: the allocation "failed" */
+    } else if (e->ops->host_alloc) {
         void *m = NULL;
         how = 2;
         if (e->ops->host_alloc(e->be, mapped, &m) == CUZK_OK) b = m;
@@ -327,7 +330,8 @@ CUZK_API int cuzk_host_alloc(cuzk_engine *e, size_t bytes, void **out)
     }
     if (!b) {
         budget_release(&e->host, bytes);
-        return err_set(CUZK_ENOMEM, "cuzk_host_alloc: cannot allocate %zu bytes", bytes);
+        return err_set(CUZK_ENOMEM, "cuzk_host_alloc: cannot allocate %zu bytes%s", bytes,
+                       injected ? " (injected fault)" : "");
     }
     b->magic = HOST_BLOCK_MAGIC;
     b->engine = e;

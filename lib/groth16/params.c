@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "fault.h"
 
 #define VK_HEADER_BYTES (3 * G1_UNCOMPRESSED_BYTES + 3 * G2_UNCOMPRESSED_BYTES) /* 864 */
 #define CHUNK 512 /* points per decode task */
@@ -284,6 +285,11 @@ int groth16_params_load(const char *path, int check_subgroup, threadpool *tp, gr
     close(fd); /* the mapping keeps the file */
     int rc = groth16_params_parse(map ? map : (const uint8_t *)"", len, check_subgroup, tp, out);
     if (map) munmap((void *)map, len);
+    if (rc == CUZK_OK && FAULT_HIT(FAULT_KEY_LOAD)) { /* as if the disk failed mid-read */
+        groth16_params_free(*out);
+        *out = NULL;
+        rc = err_set(CUZK_EIO, "read error (injected fault)");
+    }
     if (rc) {
         char detail[512]; /* err_set writes the buffer err_detail() points into */
         snprintf(detail, sizeof detail, "%s", err_detail());

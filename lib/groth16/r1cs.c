@@ -50,13 +50,45 @@ static int parse_header(const cfile_map *m, const cfile_section *s, struct cuzk_
     return CUZK_OK;
 }
 
+/* Scratch for one linear combination's wires (pass 1): as large as the longest combination,
+ * which the section's bytes bound — never sized by the header's wire count, which a file of
+ * a few bytes can set to 2^32. */
+typedef struct lc_scratch {
+    uint32_t *w;
+    size_t cap;
+} lc_scratch;
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* A wire that appears twice among n (sorted in place), or UINT64_MAX. */
+static uint64_t lc_repeat(uint32_t *w, uint32_t n)
+{
+    if (n < 2) return UINT64_MAX;
+    if (n <= 16) { /* circom's usual size: insertion sort */
+        for (uint32_t i = 1; i < n; i++) {
+            uint32_t v = w[i], j = i;
+            for (; j > 0 && w[j - 1] > v; j--) w[j] = w[j - 1];
+            w[j] = v;
+        }
+    } else {
+        qsort(w, n, sizeof *w, cmp_u32);
+    }
+    for (uint32_t i = 1; i < n; i++)
+        if (w[i] == w[i - 1]) return w[i];
+    return UINT64_MAX;
+}
+
 /* Pass 1 (counts != NULL): check the section's structure and count each side's terms;
- * seen[] (one slot per wire) catches a wire repeated within one linear combination, which
- * circom never writes and snarkjs would read as its last term only. Pass 2: fill the CSR
- * rows. A zero coefficient is dropped: it contributes nothing, and keeping it would put a
- * variable into a density with a zero query point. */
+ * a wire repeated within one linear combination (which circom never writes and snarkjs
+ * would read as its last term only) is found by sorting the combination's wires in scratch.
+ * Pass 2: fill the CSR rows. A zero coefficient is dropped: it contributes nothing, and
+ * keeping it would put a variable into a density with a zero query point. */
 static int walk_constraints(const cfile_map *m, const cfile_section *s, uint32_t n_constraints,
-                            uint32_t n_wires, uint64_t counts[3], uint64_t *seen, cs *sys)
+                            uint32_t n_wires, uint64_t counts[3], lc_scratch *scratch, cs *sys)
 {
     static const char side[3] = {'A', 'B', 'C'};
     const uint8_t *d = m->data + s->off;
@@ -79,6 +111,13 @@ static int walk_constraints(const cfile_map *m, const cfile_section *s, uint32_t
                                k, side[w], nt, (unsigned long long)nt * TERM_BYTES,
                                (unsigned long long)(s->off + pos), (unsigned long long)(end - pos));
             if (rows[w]->off) rows[w]->off[k] = fill[w];
+            if (scratch && nt > scratch->cap) { /* nt * 36 bytes exist in the file */
+                uint32_t *g = realloc(scratch->w, (size_t)nt * sizeof *g);
+                if (!g) return err_set(CUZK_ENOMEM, "cannot allocate %u terms' wires", nt);
+                scratch->w = g;
+                scratch->cap = nt;
+            }
+            const uint64_t lc_pos = pos;
             for (uint32_t t = 0; t < nt; t++, pos += TERM_BYTES) {
                 const uint8_t *p = d + pos;
                 uint32_t wire = cfile_u32(p);
@@ -87,13 +126,7 @@ static int walk_constraints(const cfile_map *m, const cfile_section *s, uint32_t
                                    ".r1cs constraint %u: %c term %u (offset %llu) uses wire %u, but "
                                    "the circuit has %u wires",
                                    k, side[w], t, (unsigned long long)(s->off + pos), wire, n_wires);
-                uint64_t stamp = (uint64_t)k * 3 + (uint64_t)w + 1;
-                if (seen && seen[wire] == stamp)
-                    return err_set(CUZK_EFORMAT,
-                                   ".r1cs constraint %u: %c term %u (offset %llu) repeats wire %u "
-                                   "within one linear combination",
-                                   k, side[w], t, (unsigned long long)(s->off + pos), wire);
-                if (seen) seen[wire] = stamp;
+                if (scratch) scratch->w[t] = wire;
                 fr_t coeff;
                 if (!fr_from_le32(&coeff, p + 4))
                     return err_set(CUZK_EFORMAT,
@@ -106,6 +139,21 @@ static int walk_constraints(const cfile_map *m, const cfile_section *s, uint32_t
                     rows[w]->terms[fill[w]].coeff = coeff;
                 }
                 fill[w]++;
+            }
+            uint64_t rep = scratch ? lc_repeat(scratch->w, nt) : UINT64_MAX;
+            if (rep != UINT64_MAX) {
+                /* name the second occurrence, as a reader going term by term would */
+                uint32_t t = 0, first = 1;
+                for (;; t++) {
+                    if (cfile_u32(d + lc_pos + (uint64_t)t * TERM_BYTES) != rep) continue;
+                    if (first) first = 0;
+                    else break;
+                }
+                return err_set(CUZK_EFORMAT,
+                               ".r1cs constraint %u: %c term %u (offset %llu) repeats wire %u "
+                               "within one linear combination",
+                               k, side[w], t, (unsigned long long)(s->off + lc_pos + (uint64_t)t * TERM_BYTES),
+                               (uint32_t)rep);
             }
         }
     }
@@ -149,10 +197,9 @@ static int load_mapped(const cfile_map *m, struct cuzk_r1cs *r)
     sys->num_aux = r->n_wires - sys->num_inputs;
     sys->num_constraints = nc;
     uint64_t counts[3];
-    uint64_t *seen = calloc(r->n_wires ? r->n_wires : 1, sizeof *seen);
-    if (!seen) return err_set(CUZK_ENOMEM, "cannot allocate %u wires", r->n_wires);
-    rc = walk_constraints(m, &sec[SEC_CONSTRAINTS], nc, r->n_wires, counts, seen, sys);
-    free(seen);
+    lc_scratch scratch = {NULL, 0};
+    rc = walk_constraints(m, &sec[SEC_CONSTRAINTS], nc, r->n_wires, counts, &scratch, sys);
+    free(scratch.w);
     if (rc) return rc;
     cs_lc_rows *rows[3] = {&sys->a, &sys->b, &sys->c};
     for (int w = 0; w < 3; w++) {

@@ -71,6 +71,8 @@ pub struct Options {
     pub workers_per_device: i64,
     pub queue_capacity: i64,
     pub verify: Option<bool>,
+    /// Prove a partition that failed on a device (or its self-check) once more on the CPU.
+    pub retry_on_cpu: bool,
 }
 
 /// A proving engine. `'env` is the lifetime of the buffers its partitions borrow.
@@ -95,7 +97,8 @@ impl<'env> Engine<'env> {
                 .and_then(|_| set(sys::CUZK_OPT_CPU_THREADS, o.cpu_threads))
                 .and_then(|_| set(sys::CUZK_OPT_WORKERS_PER_DEVICE, o.workers_per_device))
                 .and_then(|_| set(sys::CUZK_OPT_QUEUE_CAPACITY, o.queue_capacity))
-                .and_then(|_| set(sys::CUZK_OPT_VERIFY, o.verify.unwrap_or(true) as i64));
+                .and_then(|_| set(sys::CUZK_OPT_VERIFY, o.verify.unwrap_or(true) as i64))
+                .and_then(|_| set(sys::CUZK_OPT_RETRY_ON_CPU, o.retry_on_cpu as i64));
             let mut raw = ptr::null_mut();
             let r = r.and_then(|_| check(sys::cuzk_engine_create(cfg, &mut raw)));
             sys::cuzk_config_free(cfg);

@@ -13,6 +13,7 @@ pub const CUZK_OPT_CPU_THREADS: c_int = 4;
 pub const CUZK_OPT_HOST_BUDGET_BYTES: c_int = 5;
 pub const CUZK_OPT_QUEUE_CAPACITY: c_int = 7;
 pub const CUZK_OPT_VERIFY: c_int = 8;
+pub const CUZK_OPT_RETRY_ON_CPU: c_int = 12;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

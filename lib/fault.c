@@ -1,0 +1,58 @@
+/* Fault injection sites' counters (lib/fault.h): armed by tests, read by the library. All
+ * counters are atomics so a site may fire on any engine thread. */
+#include "fault.h"
+
+_Atomic uint32_t fault_armed_any;
+
+static struct {
+    _Atomic uint32_t armed;
+    _Atomic uint64_t calls, hits;
+    uint64_t nth, count; /* written before armed is set (release), read after (acquire) */
+} sites[FAULT_SITES];
+
+int fault_hit_slow(fault_site site)
+{
+    if ((unsigned)site >= FAULT_SITES) return 0;
+    /* acquire: pairs with fault_arm's release; nth and count are visible */
+    if (!atomic_load_explicit(&sites[site].armed, memory_order_acquire)) return 0;
+    uint64_t n = atomic_fetch_add_explicit(&sites[site].calls, 1, memory_order_relaxed) + 1;
+    if (n < sites[site].nth || (sites[site].count && n >= sites[site].nth + sites[site].count)) return 0;
+    atomic_fetch_add_explicit(&sites[site].hits, 1, memory_order_relaxed);
+    return 1;
+}
+
+void fault_arm(fault_site site, uint64_t nth, uint64_t count)
+{
+    if ((unsigned)site >= FAULT_SITES) return;
+    atomic_store_explicit(&sites[site].armed, 0, memory_order_relaxed);
+    sites[site].nth = nth ? nth : 1;
+    sites[site].count = count;
+    atomic_store_explicit(&sites[site].calls, 0, memory_order_relaxed);
+    atomic_store_explicit(&sites[site].hits, 0, memory_order_relaxed);
+    atomic_store_explicit(&sites[site].armed, 1, memory_order_release);
+    atomic_store_explicit(&fault_armed_any, 1, memory_order_release);
+}
+
+void fault_disarm_all(void)
+{
+    atomic_store_explicit(&fault_armed_any, 0, memory_order_release);
+    for (int i = 0; i < FAULT_SITES; i++) atomic_store_explicit(&sites[i].armed, 0, memory_order_release);
+}
+
+uint64_t fault_calls(fault_site site)
+{
+    return (unsigned)site < FAULT_SITES ? atomic_load_explicit(&sites[site].calls, memory_order_relaxed) : 0;
+}
+
+uint64_t fault_hits(fault_site site)
+{
+    return (unsigned)site < FAULT_SITES ? atomic_load_explicit(&sites[site].hits, memory_order_relaxed) : 0;
+}
+
+const char *fault_site_name(fault_site site)
+{
+    static const char *const names[FAULT_SITES] = {
+        "HEAP_ALLOC", "HEAP_NEW", "HOST_ALLOC", "MSM_CORRUPT", "KEY_LOAD",
+        "CUDA_H", "CUDA_MSM", "CUDA_COPY", "CUDA_ALLOC"};
+    return (unsigned)site < FAULT_SITES ? names[site] : "?";
+}

@@ -1,0 +1,404 @@
+/* Fault injection (lib/fault.h) through the public API on the CPU backend: for each injected
+ * fault the call or the partition fails with its own error, the release callback runs once,
+ * nothing leaks (ASan/LSan in CI's second pass), the engine proves the next partition, and
+ * no proof that comes back CUZK_OK fails cuzk_verify (the independent check of every proof).
+ * Allocation failures are walked over every allocation of a small prove. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "cuzk/cuzk.h"
+#include "engine/engine.h"
+#include "fault.h"
+#include "groth16/groth16.h"
+#include "groth16/synth.h"
+#include "support/testutil.h"
+
+static char params_path[64];
+static groth16_params *pk;
+static uint8_t *vk_bytes;
+static size_t vk_len;
+static synth_cfg scfg;
+
+static int setup(void **state)
+{
+    (void)state;
+    uint8_t seed[32];
+    test_seed();
+    test_rand_bytes(seed, sizeof seed);
+    synth_cfg_default(&scfg, 40, seed); /* a domain of 2^6: each prove takes milliseconds */
+    cs sys;
+    fr_t *in, *aux;
+    assert_int_equal(synth_cs(&scfg, &sys, &in, &aux), CUZK_OK);
+    groth16_toxic t;
+    groth16_toxic_from_seed(&t, seed);
+    assert_int_equal(groth16_setup(&sys, &t, NULL, &pk), CUZK_OK);
+    snprintf(params_path, sizeof params_path, "/tmp/cuzk-faults-%d.params", (int)getpid());
+    assert_int_equal(groth16_params_write(params_path, pk), CUZK_OK);
+    assert_int_equal(groth16_vk_serialize(&pk->vk, &vk_bytes, &vk_len), CUZK_OK);
+    cs_free(&sys);
+    free(in);
+    free(aux);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    fault_disarm_all();
+    unlink(params_path);
+    groth16_params_free(pk);
+    free(vk_bytes);
+    return 0;
+}
+
+static cuzk_engine *engine_with(int verify, int retry)
+{
+    cuzk_config *cfg;
+    assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_BACKEND, CUZK_BACKEND_CPU), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_VERIFY, verify), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_CPU_THREADS, 2), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_RETRY_ON_CPU, retry), CUZK_OK);
+    cuzk_engine *e;
+    assert_int_equal(cuzk_engine_create(cfg, &e), CUZK_OK);
+    cuzk_config_free(cfg);
+    return e;
+}
+
+/* A partition whose release is counted (the real release runs once, on the first call). */
+typedef struct tracked {
+    cuzk_partition p;
+    void (*rel)(void *);
+    void *rel_user;
+    _Atomic int releases;
+    cuzk_fr pub[1024];  /* the public inputs, kept past release */
+    uint64_t npub;
+} tracked;
+
+static void tracked_release(void *u)
+{
+    tracked *t = u;
+    if (atomic_fetch_add(&t->releases, 1) == 0) t->rel(t->rel_user);
+}
+
+static void tracked_make(tracked *t, int32_t form)
+{
+    memset(t, 0, sizeof *t);
+    assert_int_equal(synth_partition(&scfg, form, &t->p), CUZK_OK);
+    t->rel = t->p.release;
+    t->rel_user = t->p.release_user;
+    t->p.release = tracked_release;
+    t->p.release_user = t;
+    t->npub = t->p.num_inputs - 1;
+    assert_true(t->npub <= 1024);
+    memcpy(t->pub, t->p.inputs + 1, t->npub * sizeof(cuzk_fr));
+}
+
+/* Every CUZK_OK proof must verify on its own, whatever was injected. */
+static void check_result(const tracked *t, const cuzk_result *r)
+{
+    assert_int_equal(atomic_load(&((tracked *)t)->releases), 1);
+    if (r->status == CUZK_OK)
+        assert_int_equal(cuzk_verify(vk_bytes, vk_len, r->proof, t->pub, t->npub, t->p.scalar_form), CUZK_OK);
+}
+
+static cuzk_result prove1(cuzk_engine *e, cuzk_srs *srs, int32_t form)
+{
+    tracked *t = malloc(sizeof *t);
+    assert_non_null(t);
+    tracked_make(t, form);
+    cuzk_job h;
+    assert_int_equal(cuzk_submit_partition(e, srs, &t->p, &h), CUZK_OK);
+    cuzk_result r = {.struct_size = sizeof r};
+    assert_int_equal(cuzk_poll_result(e, &r, 60 * 1000000000ll), CUZK_OK);
+    assert_int_equal(r.job, h);
+    check_result(t, &r);
+    free(t);
+    return r;
+}
+
+static void next_one_proves(cuzk_engine *e, cuzk_srs *srs)
+{
+    fault_disarm_all();
+    cuzk_result r = prove1(e, srs, CUZK_FR_MONTGOMERY);
+    assert_int_equal(r.status, CUZK_OK);
+}
+
+/* The N-th allocation from a partition heap fails, for every N until a prove makes fewer. */
+static void heap_alloc_every_nth(void **state)
+{
+    (void)state;
+    cuzk_engine *e = engine_with(1, 0);
+    cuzk_srs *srs;
+    assert_int_equal(cuzk_srs_load(e, params_path, 0, &srs), CUZK_OK);
+    uint64_t n, failures = 0;
+    for (n = 1; n < 100000; n++) {
+        fault_arm(FAULT_HEAP_ALLOC, n, 1);
+        cuzk_result r = prove1(e, srs, n % 2 ? CUZK_FR_MONTGOMERY : CUZK_FR_CANONICAL);
+        uint64_t hits = fault_hits(FAULT_HEAP_ALLOC);
+        fault_disarm_all();
+        if (!hits) { /* the prove made fewer than n allocations: all walked */
+            assert_int_equal(r.status, CUZK_OK);
+            break;
+        }
+        assert_int_equal(hits, 1);
+        /* a failed working allocation is CUZK_ENOMEM, never a wrong proof (checked above) */
+        assert_int_equal(r.status, CUZK_ENOMEM);
+        failures++;
+        next_one_proves(e, srs);
+    }
+    print_message("heap allocations per prove: %llu (each failed once)\n", (unsigned long long)failures);
+    assert_true(failures >= 1); /* the site is on the prover's path */
+    cuzk_stats st = {.struct_size = sizeof st};
+    assert_int_equal(cuzk_engine_stats(e, &st), CUZK_OK);
+    assert_int_equal(st.failed, failures);
+    assert_int_equal(st.host_reserved_bytes, 0); /* budgets given back on every failure */
+    cuzk_srs_release(srs);
+    cuzk_engine_destroy(e);
+}
+
+static void heap_new_fails(void **state)
+{
+    (void)state;
+    cuzk_engine *e = engine_with(1, 0);
+    cuzk_srs *srs;
+    assert_int_equal(cuzk_srs_load(e, params_path, 0, &srs), CUZK_OK);
+    fault_arm(FAULT_HEAP_NEW, 1, 1);
+    cuzk_result r = prove1(e, srs, CUZK_FR_CANONICAL);
+    assert_int_equal(fault_hits(FAULT_HEAP_NEW), 1);
+    assert_int_equal(r.status, CUZK_ENOMEM);
+    next_one_proves(e, srs);
+    cuzk_srs_release(srs);
+    cuzk_engine_destroy(e);
+}
+
+static void host_alloc_fails(void **state)
+{
+    (void)state;
+    cuzk_engine *e = engine_with(1, 0);
+    void *p = NULL, *q = NULL;
+    size_t sizes[] = {64, (size_t)4 << 20}; /* the aligned_alloc and mmap paths */
+    for (size_t i = 0; i < 2; i++) {
+        fault_arm(FAULT_HOST_ALLOC, 1, 1);
+        assert_int_equal(cuzk_host_alloc(e, sizes[i], &p), CUZK_ENOMEM);
+        assert_null(p);
+        assert_non_null(strstr(cuzk_last_error(), "injected"));
+        cuzk_stats st = {.struct_size = sizeof st};
+        assert_int_equal(cuzk_engine_stats(e, &st), CUZK_OK);
+        assert_int_equal(st.host_reserved_bytes, 0); /* the reservation was given back */
+        assert_int_equal(st.host_alloc_bytes, 0);
+        /* the second call is not injected */
+        assert_int_equal(cuzk_host_alloc(e, sizes[i], &q), CUZK_OK);
+        memset(q, 0xa5, sizes[i]);
+        cuzk_host_free(e, q);
+    }
+    fault_disarm_all();
+    cuzk_srs *srs;
+    assert_int_equal(cuzk_srs_load(e, params_path, 0, &srs), CUZK_OK);
+    next_one_proves(e, srs);
+    cuzk_srs_release(srs);
+    cuzk_engine_destroy(e);
+}
+
+static void key_load_fails(void **state)
+{
+    (void)state;
+    cuzk_engine *e = engine_with(1, 0);
+    cuzk_srs *srs = (cuzk_srs *)1;
+    fault_arm(FAULT_KEY_LOAD, 1, 1);
+    assert_int_equal(cuzk_srs_load(e, params_path, 0, &srs), CUZK_EIO);
+    assert_null(srs);
+    assert_non_null(strstr(cuzk_last_error(), "injected"));
+    assert_non_null(strstr(cuzk_last_error(), params_path));
+    assert_int_equal(cuzk_srs_load(e, params_path, CUZK_SRS_CHECK_SUBGROUP, &srs), CUZK_OK);
+    next_one_proves(e, srs);
+    cuzk_srs_release(srs);
+    cuzk_engine_destroy(e);
+}
+
+/* A corrupted MSM output: the self-check catches it (CUZK_EVERIFY); with VERIFY off the
+ * same corruption comes back as CUZK_OK and cuzk_verify refuses it — so the check, not luck,
+ * is what keeps it from the host. */
+static void msm_corruption_is_caught(void **state)
+{
+    (void)state;
+    for (int verify = 1; verify >= 0; verify--) {
+        cuzk_engine *e = engine_with(verify, 0);
+        cuzk_srs *srs;
+        assert_int_equal(cuzk_srs_load(e, params_path, 0, &srs), CUZK_OK);
+        fault_arm(FAULT_MSM_CORRUPT, 1, 1);
+        tracked *t = malloc(sizeof *t);
+        assert_non_null(t);
+        tracked_make(t, CUZK_FR_CANONICAL);
+        cuzk_job h;
+        assert_int_equal(cuzk_submit_partition(e, srs, &t->p, &h), CUZK_OK);
+        cuzk_result r = {.struct_size = sizeof r};
+        assert_int_equal(cuzk_poll_result(e, &r, 60 * 1000000000ll), CUZK_OK);
+        assert_int_equal(fault_hits(FAULT_MSM_CORRUPT), 1);
+        assert_int_equal(atomic_load(&t->releases), 1);
+        if (verify) {
+            assert_int_equal(r.status, CUZK_EVERIFY);
+        } else {
+            assert_int_equal(r.status, CUZK_OK);
+            assert_int_equal(cuzk_verify(vk_bytes, vk_len, r.proof, t->pub, t->npub, t->p.scalar_form),
+                             CUZK_EVERIFY); /* it decodes, it is just wrong */
+        }
+        free(t);
+        cuzk_stats st = {.struct_size = sizeof st};
+        assert_int_equal(cuzk_engine_stats(e, &st), CUZK_OK);
+        assert_int_equal(st.verify_failed, verify ? 1 : 0);
+        next_one_proves(e, srs);
+        cuzk_srs_release(srs);
+        cuzk_engine_destroy(e);
+    }
+}
+
+/* Many partitions in flight while allocations fail and results are corrupted at random
+ * (seeded): every partition ends, releases once, and every CUZK_OK proof verifies. */
+static void random_faults_in_flight(void **state)
+{
+    (void)state;
+    cuzk_engine *e = engine_with(1, 0);
+    cuzk_srs *srs;
+    assert_int_equal(cuzk_srs_load(e, params_path, 0, &srs), CUZK_OK);
+    enum { N = 48 };
+    tracked *t = calloc(N, sizeof *t);
+    assert_non_null(t);
+    int ok = 0, bad = 0;
+    for (int round = 0; round < 3; round++) {
+        /* round 0: every heap allocation fails from a random one on; round 1: N/2 results
+         * corrupted from a random one on; round 2: no fault */
+        fault_disarm_all();
+        if (round == 0) fault_arm(FAULT_HEAP_ALLOC, 1 + test_rand64() % 4, 0);
+        if (round == 1) fault_arm(FAULT_MSM_CORRUPT, 1 + test_rand64() % 3, N / 2);
+        cuzk_job h[N];
+        for (int i = 0; i < N; i++) {
+            tracked_make(&t[i], i % 2 ? CUZK_FR_CANONICAL : CUZK_FR_MONTGOMERY);
+            t[i].p.user_tag = (uint64_t)i;
+            t[i].p.priority = (int32_t)(test_rand64() % 4);
+            assert_int_equal(cuzk_submit_partition(e, srs, &t[i].p, &h[i]), CUZK_OK);
+        }
+        for (int k = 0; k < N; k++) {
+            cuzk_result r = {.struct_size = sizeof r};
+            assert_int_equal(cuzk_poll_result(e, &r, 60 * 1000000000ll), CUZK_OK);
+            assert_true(r.user_tag < N);
+            check_result(&t[r.user_tag], &r);
+            if (r.status == CUZK_OK) ok++;
+            else {
+                assert_true(r.status == CUZK_ENOMEM || r.status == CUZK_EVERIFY);
+                if (round == 2) fail_msg("round 2 has no faults but got %d", r.status);
+                bad++;
+            }
+        }
+    }
+    fault_disarm_all();
+    print_message("%d proofs ok, %d failed by injection\n", ok, bad);
+    assert_true(bad >= N / 2 && ok >= N);
+    free(t);
+    cuzk_srs_release(srs);
+    cuzk_engine_destroy(e);
+}
+
+static uint64_t retries(cuzk_engine *e) { return atomic_load(&e->retried.v); }
+
+/* CUZK_OPT_RETRY_ON_CPU on the CPU backend (the path a GPU failure takes, testable without
+ * one): a corrupted result is proven again once; a second failure is the result; errors
+ * outside the retried set (ENOMEM) are not retried; a failure inside the retry cleans up. */
+static void retry_on_cpu_policy(void **state)
+{
+    (void)state;
+    cuzk_config *cfg;
+    assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_RETRY_ON_CPU, 2), CUZK_EINVAL);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_RETRY_ON_CPU, -1), CUZK_EINVAL);
+    int64_t v = -1;
+    assert_int_equal(cuzk_config_get(cfg, CUZK_OPT_RETRY_ON_CPU, &v), CUZK_OK);
+    assert_int_equal(v, 0); /* off by default */
+    cuzk_config_free(cfg);
+
+    cuzk_engine *e = engine_with(1, 1);
+    cuzk_srs *srs;
+    assert_int_equal(cuzk_srs_load(e, params_path, 0, &srs), CUZK_OK);
+    /* 1. corrupted once: the retry's proof comes back, and it verifies (prove1 checks) */
+    fault_arm(FAULT_MSM_CORRUPT, 1, 1);
+    cuzk_result r = prove1(e, srs, CUZK_FR_CANONICAL);
+    assert_int_equal(r.status, CUZK_OK);
+    assert_int_equal(r.device, -1);
+    assert_int_equal(fault_calls(FAULT_MSM_CORRUPT), 2); /* two passes through the check */
+    assert_int_equal(fault_hits(FAULT_MSM_CORRUPT), 1);
+    assert_int_equal(retries(e), 1);
+    /* 2. corrupted twice: once only, then the failure stands */
+    fault_arm(FAULT_MSM_CORRUPT, 1, 2);
+    r = prove1(e, srs, CUZK_FR_MONTGOMERY);
+    assert_int_equal(r.status, CUZK_EVERIFY);
+    assert_int_equal(fault_calls(FAULT_MSM_CORRUPT), 2);
+    assert_int_equal(retries(e), 2);
+    /* 3. out of working memory is not retried */
+    fault_disarm_all();
+    fault_arm(FAULT_HEAP_ALLOC, 1, 1);
+    r = prove1(e, srs, CUZK_FR_MONTGOMERY);
+    assert_int_equal(r.status, CUZK_ENOMEM);
+    assert_int_equal(retries(e), 2);
+    /* 4. the retry itself runs out of memory: its error is the result, its heap is gone */
+    fault_disarm_all();
+    fault_arm(FAULT_MSM_CORRUPT, 1, 1);
+    fault_arm(FAULT_HEAP_ALLOC, 2, 1);
+    r = prove1(e, srs, CUZK_FR_CANONICAL);
+    assert_int_equal(fault_hits(FAULT_HEAP_ALLOC), 1);
+    assert_int_equal(r.status, CUZK_ENOMEM);
+    assert_int_equal(retries(e), 3);
+    /* 5. a witness that does not satisfy the circuit fails twice, released once */
+    fault_disarm_all();
+    tracked *t = malloc(sizeof *t);
+    assert_non_null(t);
+    tracked_make(t, CUZK_FR_CANONICAL);
+    ((cuzk_fr *)t->p.aux)[3].l[0] ^= 1;
+    cuzk_job h;
+    assert_int_equal(cuzk_submit_partition(e, srs, &t->p, &h), CUZK_OK);
+    r = (cuzk_result){.struct_size = sizeof r};
+    assert_int_equal(cuzk_poll_result(e, &r, 60 * 1000000000ll), CUZK_OK);
+    assert_int_equal(r.status, CUZK_EVERIFY);
+    assert_int_equal(atomic_load(&t->releases), 1);
+    assert_int_equal(retries(e), 4);
+    free(t);
+    cuzk_stats st = {.struct_size = sizeof st};
+    assert_int_equal(cuzk_engine_stats(e, &st), CUZK_OK);
+    assert_int_equal(st.host_reserved_bytes, 0); /* the retries' reservations given back */
+    next_one_proves(e, srs);
+    assert_int_equal(retries(e), 4);
+    cuzk_srs_release(srs);
+    cuzk_engine_destroy(e);
+
+    /* without the option the same corruption is the result */
+    e = engine_with(1, 0);
+    assert_int_equal(cuzk_srs_load(e, params_path, 0, &srs), CUZK_OK);
+    fault_arm(FAULT_MSM_CORRUPT, 1, 1);
+    r = prove1(e, srs, CUZK_FR_CANONICAL);
+    assert_int_equal(r.status, CUZK_EVERIFY);
+    assert_int_equal(retries(e), 0);
+    fault_disarm_all();
+    cuzk_srs_release(srs);
+    cuzk_engine_destroy(e);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(heap_alloc_every_nth),
+        cmocka_unit_test(heap_new_fails),
+        cmocka_unit_test(host_alloc_fails),
+        cmocka_unit_test(key_load_fails),
+        cmocka_unit_test(msm_corruption_is_caught),
+        cmocka_unit_test(random_faults_in_flight),
+        cmocka_unit_test(retry_on_cpu_policy),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
