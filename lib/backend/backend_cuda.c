@@ -13,6 +13,7 @@
 #include "backend/backend_common.h"
 #include "cuda_util.h"
 #include "error.h"
+#include "fault.h"
 #include "groth16/groth16.h"
 #include "msm.h"
 
@@ -125,6 +126,7 @@ static void cuda_key_free(void *be, void *key)
 static int upload(msm_gpu_bases **out, int dev, int curve, const void *pts, uint32_t n)
 {
     if (!n) return CUZK_OK; /* an empty MSM is skipped (its result is infinity) */
+    if (FAULT_HIT(FAULT_CUDA_ALLOC)) return err_set(CUZK_EDEVICE, "injected fault: no device memory for bases");
     return msm_gpu_bases_upload(out, dev, curve, pts, n);
 }
 
@@ -197,6 +199,14 @@ static int cuda_key_load(void *be, const char *path, uint32_t flags, void **key)
     return CUZK_OK;
 }
 
+/* The key's params for a CPU retry (CUZK_OPT_RETRY_ON_CPU); none for the synthetic key,
+ * which has no points on the host. */
+static void *cuda_key_params(void *key)
+{
+    cuda_key *k = key;
+    return k->pk->h || !k->pk->n_h ? k->pk : NULL;
+}
+
 static int cuda_check(void *be, void *key, const cuzk_partition *p, backend_estimate *est)
 {
     (void)be;
@@ -267,6 +277,9 @@ static int dev_fail(cuda_worker *w, const char *what)
 /* Grows a per-worker device buffer (kept for the next partitions). */
 static int ensure_dev(cuda_worker *w, void **buf, size_t *have, size_t bytes, const char *what)
 {
+    if (FAULT_HIT(FAULT_CUDA_ALLOC))
+        return err_set(CUZK_EBUDGET, "CUDA backend: injected fault: device %d has no room for %s (%zu bytes)",
+                       w->ordinal, what, bytes);
     if (*have >= bytes) return CUZK_OK;
     gpu_free(*buf);
     *buf = NULL;
@@ -274,7 +287,7 @@ static int ensure_dev(cuda_worker *w, void **buf, size_t *have, size_t bytes, co
     if (gpu_malloc(buf, bytes)) {
         char msg[512];
         snprintf(msg, sizeof msg, "%s", cuzk_last_error());
-        return err_set(CUZK_EDEVICE, "CUDA backend: device %d has no room for %s (%zu bytes): %s", w->ordinal,
+        return err_set(CUZK_EBUDGET, "CUDA backend: device %d has no room for %s (%zu bytes): %s", w->ordinal,
                        what, bytes, msg);
     }
     *have = bytes;
@@ -318,7 +331,9 @@ static int run_msm(cuda_worker *w, int st, const msm_gpu_bases *bases, const voi
     }
     int rc;
     if ((rc = stage_begin(w, st, w->stream))) return rc;
-    if ((rc = msm_gpu_run(w->ctx, bases, 0, d_scalars, n, form, MSM_SCALARS_DEVICE, out))) {
+    if (FAULT_HIT(FAULT_CUDA_MSM)) rc = err_set(CUZK_EDEVICE, "injected fault: CUDA MSM");
+    else rc = msm_gpu_run(w->ctx, bases, 0, d_scalars, n, form, MSM_SCALARS_DEVICE, out);
+    if (rc) {
         char what[64];
         snprintf(what, sizeof what, "MSM of %zu points", n);
         return dev_fail(w, what);
@@ -402,6 +417,7 @@ static int cuda_start_work(cuda_worker *w, backend_job *job)
     uint64_t t_ref = bjob_now_ns();
     uint8_t *d = w->d_abc;
     if ((rc = stage_begin(w, ST_H, w->stream)) ||
+        (FAULT_HIT(FAULT_CUDA_H) && err_set(CUZK_EDEVICE, "injected fault: CUDA H step")) ||
         gpu_h_step_from_host(d, d + m * fr, d + 2 * m * fr, a, b, c, len, log_m, w->stream, w->copy_stream) ||
         (rc = stage_end(w, ST_H, w->stream, 3 * len * fr)))
         return rc ? rc : dev_fail(w, "the H step");
@@ -419,6 +435,7 @@ static int cuda_start_work(cuda_worker *w, backend_job *job)
     fr_t *d_aux = w->d_sc, *d_a = d_aux + p->num_aux, *d_b = d_a + n_a;
     size_t sc_bytes = (p->num_aux + n_a + n_b) * fr;
     if ((rc = stage_begin(w, ST_COPY, w->copy_stream)) ||
+        (FAULT_HIT(FAULT_CUDA_COPY) && (rc = err_set(CUZK_EDEVICE, "injected fault: CUDA copy of the scalars"))) ||
         (p->num_aux && (rc = gpu_memcpy_async(d_aux, aux_stage ? (const void *)h_aux : (const void *)p->aux,
                                               p->num_aux * fr, w->copy_stream))) ||
         (rc = gpu_memcpy_async(d_a, h_a, (n_a + n_b) * fr, w->copy_stream)) ||
@@ -485,6 +502,7 @@ const backend_ops backend_cuda_ops = {
     .device_ordinal = cuda_ordinal,
     .key_load = cuda_key_load,
     .key_free = cuda_key_free,
+    .key_params = cuda_key_params,
     .check = cuda_check,
     .worker_init = cuda_worker_init,
     .worker_fini = cuda_worker_fini,

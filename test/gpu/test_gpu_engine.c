@@ -14,6 +14,7 @@
 
 #include "cuda_util.h"
 #include "cuzk/cuzk.h"
+#include "fault.h"
 #include "groth16/groth16.h"
 #include "groth16/synth.h"
 #include "support/testutil.h"
@@ -237,6 +238,65 @@ static void pinned_two_workers_match_cpu(void **state)
     unlink(path);
 }
 
+/* Each injected CUDA fault (kernels/ntt H step, an MSM, the scalar copy, a device allocation)
+ * fails only the partition it hits, with CUZK_EDEVICE (CUZK_EBUDGET for the allocation), and
+ * the next partition on the same engine proves byte-identically to the CPU prover; with
+ * CUZK_OPT_RETRY_ON_CPU the faulted partition itself comes back proven on the CPU. */
+static void cuda_faults_fail_one_partition(void **state)
+{
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/cuzk-gpu-engine-%d-f.params", (int)getpid());
+    synth_cfg scfg;
+    groth16_params *pk = make_key(&scfg, 3000, path);
+    static const struct { fault_site site; int32_t want; } cases[] = {
+        {FAULT_CUDA_H, CUZK_EDEVICE}, {FAULT_CUDA_MSM, CUZK_EDEVICE},
+        {FAULT_CUDA_COPY, CUZK_EDEVICE}, {FAULT_CUDA_ALLOC, CUZK_EBUDGET}};
+    for (int retry = 0; retry < 2; retry++) {
+        cuzk_config *cfg;
+        assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
+        assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_BACKEND, CUZK_BACKEND_CUDA), CUZK_OK);
+        assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_RETRY_ON_CPU, retry), CUZK_OK);
+        cuzk_engine *e;
+        assert_int_equal(cuzk_engine_create(cfg, &e), CUZK_OK);
+        cuzk_config_free(cfg);
+        cuzk_srs *srs;
+        assert_int_equal(cuzk_srs_load(e, path, 0, &srs), CUZK_OK);
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            fr_t r, s;
+            uint8_t seed[32], got[192], want[192];
+            test_rand_bytes(seed, sizeof seed);
+            groth16_rs_from_seed(&r, &s, seed);
+            cuzk_partition p;
+            assert_int_equal(synth_partition(&scfg, CUZK_FR_MONTGOMERY, &p), CUZK_OK);
+            assert_int_equal(groth16_prove(pk, &p, &r, &s, NULL, want), CUZK_OK);
+            if (p.release) p.release(p.release_user);
+            fault_arm(cases[c].site, 1, 1);
+            int32_t dev = -2;
+            int32_t st = prove_on(e, srs, &scfg, CUZK_FR_MONTGOMERY, &r, &s, got, NULL, NULL, &dev, NULL);
+            uint64_t hits = fault_hits(cases[c].site);
+            fault_disarm_all();
+            printf("# %s, retry %d: status %d on device %d\n", fault_site_name(cases[c].site), retry, st, dev);
+            assert_int_equal(hits, 1);
+            if (retry) {
+                assert_int_equal(st, CUZK_OK);
+                assert_int_equal(dev, -1); /* proven again on the CPU */
+                assert_memory_equal(got, want, 192);
+            } else {
+                assert_int_equal(st, cases[c].want);
+            }
+            /* the next partition proves on the GPU */
+            assert_int_equal(prove_on(e, srs, &scfg, CUZK_FR_MONTGOMERY, &r, &s, got, NULL, NULL, &dev, NULL), CUZK_OK);
+            assert_true(dev >= 0);
+            assert_memory_equal(got, want, 192);
+        }
+        cuzk_srs_release(srs);
+        cuzk_engine_destroy(e);
+    }
+    groth16_params_free(pk);
+    unlink(path);
+}
+
 static void budget_fault_then_success(void **state)
 {
     (void)state;
@@ -283,6 +343,7 @@ int main(void)
         cmocka_unit_test(proofs_match_cpu),
         cmocka_unit_test(pinned_two_workers_match_cpu),
         cmocka_unit_test(budget_fault_then_success),
+        cmocka_unit_test(cuda_faults_fail_one_partition),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
