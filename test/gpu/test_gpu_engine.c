@@ -1,7 +1,10 @@
 /* The engine on the CUDA backend, through the public API. Oracle: the CPU backend (another
  * engine, same r and s) must give byte-identical proofs on several PoRep-shaped circuits of
- * different sizes and scalar forms, and each proof verifies. Faults: a partition that cannot
- * fit the device budget is refused while the next one is proved. Exits 77 without a GPU. */
+ * different sizes and scalar forms, and each proof verifies; two workers with partitions in
+ * cuzk_host_alloc (pinned) memory, several in flight. Faults: a partition that cannot fit the
+ * device budget is refused while the next one is proved; each injected CUDA fault (lib/fault.h)
+ * fails only its partition, or is proven again on the CPU with CUZK_OPT_RETRY_ON_CPU.
+ * Exits 77 without a GPU. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
