@@ -132,15 +132,16 @@ static void next_one_proves(cuzk_engine *e, cuzk_srs *srs)
     assert_int_equal(r.status, CUZK_OK);
 }
 
-/* The N-th allocation from a partition heap fails, for every N until a prove makes fewer. */
+/* The N-th allocation from a partition heap fails, for every N until a prove makes fewer
+ * (under CUZK_TEST_QUICK, every N up to 64, then every 7th: the sanitizers are slow). */
 static void heap_alloc_every_nth(void **state)
 {
     (void)state;
     cuzk_engine *e = engine_with(1, 0);
     cuzk_srs *srs;
     assert_int_equal(cuzk_srs_load(e, params_path, 0, &srs), CUZK_OK);
-    uint64_t n, failures = 0;
-    for (n = 1; n < 100000; n++) {
+    uint64_t n, failures = 0, recovered = 0, step = getenv("CUZK_TEST_QUICK") ? 7 : 1;
+    for (n = 1; n < 100000; n += n < 64 ? 1 : step) {
         fault_arm(FAULT_HEAP_ALLOC, n, 1);
         cuzk_result r = prove1(e, srs, n % 2 ? CUZK_FR_MONTGOMERY : CUZK_FR_CANONICAL);
         uint64_t hits = fault_hits(FAULT_HEAP_ALLOC);
@@ -150,12 +151,19 @@ static void heap_alloc_every_nth(void **state)
             break;
         }
         assert_int_equal(hits, 1);
-        /* a failed working allocation is CUZK_ENOMEM, never a wrong proof (checked above) */
-        assert_int_equal(r.status, CUZK_ENOMEM);
-        failures++;
-        next_one_proves(e, srs);
+        /* a failed working allocation is CUZK_ENOMEM, or the prover found another way (an
+         * MSM with less scratch) and the proof verified (prove1 checks): never a wrong proof */
+        if (r.status == CUZK_OK) recovered++;
+        else {
+            assert_int_equal(r.status, CUZK_ENOMEM);
+            failures++;
+            print_message("allocation %llu failed: CUZK_ENOMEM\n", (unsigned long long)n);
+        }
+        if (r.status != CUZK_OK || n % 32 == 0) next_one_proves(e, srs); /* nothing stuck */
     }
-    print_message("heap allocations per prove: %llu (each failed once)\n", (unsigned long long)failures);
+    print_message("heap allocations per prove: about %llu; failing one (step %llu): %llu ended "
+                  "CUZK_ENOMEM, %llu proved anyway\n", (unsigned long long)(n - 1),
+                  (unsigned long long)step, (unsigned long long)failures, (unsigned long long)recovered);
     assert_true(failures >= 1); /* the site is on the prover's path */
     cuzk_stats st = {.struct_size = sizeof st};
     assert_int_equal(cuzk_engine_stats(e, &st), CUZK_OK);
@@ -347,12 +355,18 @@ static void retry_on_cpu_policy(void **state)
     r = prove1(e, srs, CUZK_FR_MONTGOMERY);
     assert_int_equal(r.status, CUZK_ENOMEM);
     assert_int_equal(retries(e), 2);
-    /* 4. the retry itself runs out of memory: its error is the result, its heap is gone */
+    /* 4. the retry itself runs out of memory: its error is the result, its heap is gone.
+     * Count one prove's heap allocations (armed, never hit), then fail all after those. */
     fault_disarm_all();
-    fault_arm(FAULT_MSM_CORRUPT, 1, 1);
-    fault_arm(FAULT_HEAP_ALLOC, 2, 1);
+    fault_arm(FAULT_HEAP_ALLOC, UINT64_MAX, 0);
     r = prove1(e, srs, CUZK_FR_CANONICAL);
-    assert_int_equal(fault_hits(FAULT_HEAP_ALLOC), 1);
+    assert_int_equal(r.status, CUZK_OK);
+    uint64_t per_prove = fault_calls(FAULT_HEAP_ALLOC);
+    assert_true(per_prove >= 1);
+    fault_arm(FAULT_MSM_CORRUPT, 1, 1);
+    fault_arm(FAULT_HEAP_ALLOC, per_prove + 1, 0);
+    r = prove1(e, srs, CUZK_FR_CANONICAL);
+    assert_true(fault_hits(FAULT_HEAP_ALLOC) >= 1);
     assert_int_equal(r.status, CUZK_ENOMEM);
     assert_int_equal(retries(e), 3);
     /* 5. a witness that does not satisfy the circuit fails twice, released once */

@@ -329,13 +329,13 @@ static void retry_on_cpu(cuzk_engine *e, job *j)
     uint64_t t0 = now_ns();
     int rc = cpu->start(ws, bj);
     if (rc != CUZK_OK && bj->status == CUZK_OK) bj->status = rc;
-    if (j->heap) { /* made by bjob_alloc on this thread during start */
+    finish_and_check(e, j, cpu, e->retry_be, key);
+    bj->device_ns = now_ns() - t0;
+    if (j->heap) { /* made by bjob_alloc on this thread; kept through finish either way */
         arena_heap_destroy(j->heap);
         j->heap = NULL;
         housekeeper_poke(&e->hk);
     }
-    finish_and_check(e, j, cpu, e->retry_be, key);
-    bj->device_ns = now_ns() - t0;
     if (cpu->worker_fini) cpu->worker_fini(ws);
     budget_release(&e->host, j->host_reserved);
     j->host_reserved = 0;
