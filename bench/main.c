@@ -17,6 +17,7 @@
     X("pairing", bench_pairing, "Miller loop, final exponentiation, pairing (one thread)") \
     X("pipeline", bench_pipeline, "a backlog of partitions through the engine: --shape porep --log N --partitions P [--devices LIST] [--workers W] [--trace f.json] [--svg f.svg] [--json f.json]") \
     X("prove", bench_prove, "one Groth16 partition: --backend cpu|cuda|auto --shape porep --log N [--threads T] (stage times)") \
+    X("srs-load", bench_srs_load, "proving-key load throughput: --log N | --key FILE [--backend cpu|cuda|auto] [--reps R] [--json f]") \
     X("version", bench_version, "print the library version (a smoke test)")
 
 #define DECLARE(name, fn, help) int fn(int argc, char **argv);

@@ -1,0 +1,221 @@
+/*
+ * cuzk-bench srs-load: how fast a proving key (.params) loads through cuzk_srs_load, with and
+ * without the subgroup check, against a plain read of the same file (the "storage speed"
+ * reference), with the split read / decode+check (groth16_params_load) / upload+wrap.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "groth16/groth16.h"
+#include "groth16/synth.h"
+
+static int usage(void)
+{
+    fprintf(stderr,
+            "usage: cuzk-bench srs-load --log N [--backend cpu|cuda|auto] [--reps R] [--threads T]\n"
+            "         [--fill PCT] [--key FILE] [--no-subgroup] [--json out.json]\n"
+            "  Loads a PoRep-shaped key of domain 2^N (a real test-only setup, cached in /tmp under the\n"
+            "  name cuzk-bench pipeline uses) or FILE, R times each with flags 0 and CUZK_SRS_CHECK_SUBGROUP.\n"
+            "  The read reference is read(2) from the page cache (nothing is dropped): a warm-cache\n"
+            "  figure, an upper bound of what storage gives.\n");
+    return 2;
+}
+
+/* Same circuit, seed and cache path as bench_pipeline.c, so either bench reuses the other's file. */
+static int make_key(int log_m, int fill, threadpool *tp, char *path, size_t plen, double *setup_s)
+{
+    snprintf(path, plen, "/tmp/cuzk-bench-pipeline-porep-2^%d-%d.params", log_m, fill);
+    *setup_s = 0;
+    if (!access(path, R_OK)) return 0;
+    uint64_t m = (uint64_t)1 << log_m, target = m * (uint64_t)fill / 100, cons = target;
+    uint64_t pub = cons / 32 < 327 ? cons / 32 : 327;
+    cons = target - 1 - pub;
+    uint8_t seed[32] = {0x91, 0x9e, (uint8_t)log_m, (uint8_t)fill};
+    synth_cfg cfg;
+    synth_cfg_default(&cfg, cons, seed);
+    uint64_t t0 = bench_now_ns();
+    cs sys;
+    fr_t *in, *aux;
+    groth16_params *pk;
+    groth16_toxic tw;
+    groth16_toxic_from_seed(&tw, seed);
+    char tmp[300];
+    snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid()); /* never leave a half-written cache */
+    int rc;
+    if ((rc = synth_cs(&cfg, &sys, &in, &aux))) goto fail;
+    rc = groth16_setup(&sys, &tw, tp, &pk);
+    free(in);
+    free(aux);
+    cs_free(&sys);
+    if (rc) goto fail;
+    rc = groth16_params_write(tmp, pk);
+    groth16_params_free(pk);
+    if (rc || rename(tmp, path)) {
+        unlink(tmp);
+        goto fail;
+    }
+    *setup_s = (double)(bench_now_ns() - t0) / 1e9;
+    return 0;
+fail:
+    fprintf(stderr, "cuzk-bench srs-load: key setup: %s\n", cuzk_last_error());
+    return 2;
+}
+
+/* One plain read(2) of the whole file into buf (already touched, so no page faults). */
+static int read_file(const char *path, uint8_t *buf, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    size_t got = 0;
+    while (got < len) {
+        ssize_t r = read(fd, buf + got, len - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    close(fd);
+    return got == len ? 0 : -1;
+}
+
+typedef struct {
+    double read_s, decode_s[2], load_s[2]; /* [0] flags 0, [1] CUZK_SRS_CHECK_SUBGROUP */
+} figures;
+
+int bench_srs_load(int argc, char **argv)
+{
+    int log_m = -1, reps = 3, threads = 0, fill = 97, subgroup = 1;
+    const char *backend = "auto", *key = NULL, *json = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(argv[i], "--no-subgroup")) { subgroup = 0; continue; }
+        if (!v) return usage();
+        if (!strcmp(argv[i], "--log")) log_m = atoi(v);
+        else if (!strcmp(argv[i], "--backend")) backend = v;
+        else if (!strcmp(argv[i], "--reps")) reps = atoi(v);
+        else if (!strcmp(argv[i], "--threads")) threads = atoi(v);
+        else if (!strcmp(argv[i], "--fill")) fill = atoi(v);
+        else if (!strcmp(argv[i], "--key")) key = v;
+        else if (!strcmp(argv[i], "--json")) json = v;
+        else return usage();
+        i++;
+    }
+    if ((!key && (log_m < 4 || log_m > 26)) || reps < 1 || reps > 1000 || threads < 0 || fill < 1 || fill > 100)
+        return usage();
+    int32_t be = !strcmp(backend, "cuda") ? CUZK_BACKEND_CUDA : !strcmp(backend, "cpu") ? CUZK_BACKEND_CPU
+               : !strcmp(backend, "auto") ? CUZK_BACKEND_AUTO : -1;
+    if (be < 0) return usage();
+
+    threadpool *tp = threadpool_create((unsigned)threads);
+    if (!tp) { fprintf(stderr, "cuzk-bench srs-load: no thread pool\n"); return 2; }
+    char path[256];
+    double setup_s = 0;
+    if (key) snprintf(path, sizeof path, "%s", key);
+    else if (make_key(log_m, fill, tp, path, sizeof path, &setup_s)) return 2;
+    struct stat st;
+    if (stat(path, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+        fprintf(stderr, "cuzk-bench srs-load: %s: not a readable file\n", path);
+        return 2;
+    }
+    size_t len = (size_t)st.st_size;
+    uint8_t *buf = malloc(len);
+    if (!buf) { fprintf(stderr, "cuzk-bench srs-load: cannot allocate %zu bytes\n", len); return 2; }
+    memset(buf, 0, len);
+
+    cuzk_config *cc = NULL;
+    cuzk_engine *e = NULL;
+    int rc;
+    if ((rc = cuzk_config_new(&cc)) || (rc = cuzk_config_set(cc, CUZK_OPT_BACKEND, be)) ||
+        (rc = cuzk_config_set(cc, CUZK_OPT_CPU_THREADS, threads)) || (rc = cuzk_engine_create(cc, &e))) {
+        fprintf(stderr, "cuzk-bench srs-load: engine: %s: %s\n", cuzk_strerror(rc), cuzk_last_error());
+        return 2;
+    }
+    cuzk_stats stats = {.struct_size = sizeof stats};
+    cuzk_engine_stats(e, &stats);
+
+    /* an untimed read and parse first: warms the page cache (nothing is ever dropped, so every
+     * figure below is warm-cache) and gets the counts; then each round interleaves the phases
+     * so a noisy neighbour hurts them alike */
+    if (read_file(path, buf, len)) { fprintf(stderr, "cuzk-bench srs-load: cannot read %s\n", path); return 2; }
+    groth16_params *pk = NULL;
+    if (groth16_params_parse(buf, len, 0, tp, &pk)) {
+        fprintf(stderr, "cuzk-bench srs-load: %s: %s\n", path, cuzk_last_error());
+        return 2;
+    }
+    uint32_t n_h = pk->n_h, n_l = pk->n_l, n_a = pk->n_a, n_b1 = pk->n_b_g1, n_b2 = pk->n_b_g2;
+    groth16_params_free(pk);
+
+    double *v[5];
+    for (int k = 0; k < 5; k++) v[k] = calloc((size_t)reps, sizeof(double));
+    int nflags = subgroup ? 2 : 1;
+    for (int r = 0; r < reps; r++) {
+        uint64_t t0 = bench_now_ns();
+        if (read_file(path, buf, len)) { fprintf(stderr, "cuzk-bench srs-load: read failed\n"); return 2; }
+        v[0][r] = (double)(bench_now_ns() - t0) / 1e9;
+        for (int f = 0; f < nflags; f++) {
+            t0 = bench_now_ns();
+            if ((rc = groth16_params_load(path, f, tp, &pk))) {
+                fprintf(stderr, "cuzk-bench srs-load: %s\n", cuzk_last_error());
+                return 2;
+            }
+            v[1 + f][r] = (double)(bench_now_ns() - t0) / 1e9;
+            groth16_params_free(pk);
+            cuzk_srs *srs = NULL;
+            t0 = bench_now_ns();
+            if ((rc = cuzk_srs_load(e, path, f ? CUZK_SRS_CHECK_SUBGROUP : 0, &srs))) {
+                fprintf(stderr, "cuzk-bench srs-load: cuzk_srs_load: %s: %s\n", cuzk_strerror(rc), cuzk_last_error());
+                return 2;
+            }
+            v[3 + f][r] = (double)(bench_now_ns() - t0) / 1e9;
+            cuzk_srs_release(srs);
+        }
+    }
+    figures fg = {.read_s = bench_median(v[0], reps)};
+    for (int f = 0; f < nflags; f++) {
+        fg.decode_s[f] = bench_median(v[1 + f], reps);
+        fg.load_s[f] = bench_median(v[3 + f], reps);
+    }
+    const char *bname = stats.backend == CUZK_BACKEND_CUDA ? "cuda" : "cpu";
+    double gb = (double)len / 1e9;
+    printf("srs-load: %s (%.3f GB; h %u, l %u, a %u, b_g1 %u, b_g2 %u)%s\n", path, gb, n_h, n_l, n_a, n_b1, n_b2,
+           setup_s > 0 ? "" : " (cached key)");
+    if (setup_s > 0) printf("  key generated in %.1f s (test-only setup, cached for later runs)\n", setup_s);
+    printf("  backend %s, %u device%s, %u host threads; %s; median of %d\n", bname, stats.devices,
+           stats.devices == 1 ? "" : "s", threadpool_size(tp), bench_cpu_name(), reps);
+    printf("  read(2), page cache warm (not storage)   %8.3f s  %7.2f GB/s\n", fg.read_s, gb / fg.read_s);
+    for (int f = 0; f < nflags; f++) {
+        const char *fl = f ? "CUZK_SRS_CHECK_SUBGROUP" : "flags 0";
+        double up = fg.load_s[f] - fg.decode_s[f];
+        printf("  %-23s cuzk_srs_load          %8.3f s  %7.2f GB/s\n", fl, fg.load_s[f], gb / fg.load_s[f]);
+        printf("  %-23s  groth16_params_load   %8.3f s  %7.2f GB/s  (mmap + decode%s)\n", "", fg.decode_s[f],
+               gb / fg.decode_s[f], f ? " + on-curve + subgroup" : " + on-curve");
+        printf("  %-23s  rest (%s)%*s%8.3f s\n", "", stats.backend == CUZK_BACKEND_CUDA ? "upload + wrap" : "wrap",
+               stats.backend == CUZK_BACKEND_CUDA ? 6 : 13, "", up);
+    }
+    if (key) printf("  cuzk-bench srs-load --key %s --backend %s --reps %d\n", key, backend, reps);
+    else printf("  cuzk-bench srs-load --log %d --backend %s --reps %d%s\n", log_m, backend, reps,
+                subgroup ? "" : " --no-subgroup");
+    if (json) {
+        FILE *jf = fopen(json, "w");
+        if (!jf) { fprintf(stderr, "cuzk-bench srs-load: cannot write %s\n", json); return 2; }
+        fprintf(jf, "{\"bench\": \"srs-load\", \"key\": \"%s\", \"bytes\": %zu, \"log\": %d, \"backend\": \"%s\", "
+                    "\"devices\": %u, \"threads\": %u, \"reps\": %d, \"read_s\": %.6f",
+                path, len, log_m, bname, stats.devices, threadpool_size(tp), reps, fg.read_s);
+        for (int f = 0; f < nflags; f++)
+            fprintf(jf, ", \"%s\": {\"load_s\": %.6f, \"load_gbps\": %.4f, \"params_load_s\": %.6f}",
+                    f ? "subgroup" : "plain", fg.load_s[f], gb / fg.load_s[f], fg.decode_s[f]);
+        fprintf(jf, "}\n");
+        fclose(jf);
+    }
+    for (int k = 0; k < 5; k++) free(v[k]);
+    free(buf);
+    cuzk_engine_destroy(e);
+    cuzk_config_free(cc);
+    threadpool_destroy(tp);
+    return 0;
+}
