@@ -19,9 +19,11 @@ static int usage(void)
 {
     fprintf(stderr,
             "usage: cuzk-bench srs-load --log N [--backend cpu|cuda|auto] [--reps R] [--threads T]\n"
-            "         [--fill PCT] [--key FILE] [--no-subgroup] [--json out.json]\n"
+            "         [--fill PCT] [--key FILE] [--subgroup-reps S] [--no-subgroup] [--json out.json]\n"
             "  Loads a PoRep-shaped key of domain 2^N (a real test-only setup, cached in /tmp under the\n"
-            "  name cuzk-bench pipeline uses) or FILE, R times each with flags 0 and CUZK_SRS_CHECK_SUBGROUP.\n"
+            "  name cuzk-bench pipeline uses) or FILE: R times with flags 0 (each also timing\n"
+            "  groth16_params_load alone, the host decode), then S times (default 1: the check is slow)\n"
+            "  with CUZK_SRS_CHECK_SUBGROUP.\n"
             "  The read reference is read(2) from the page cache (nothing is dropped): a warm-cache\n"
             "  figure, an upper bound of what storage gives.\n");
     return 2;
@@ -83,13 +85,9 @@ static int read_file(const char *path, uint8_t *buf, size_t len)
     return got == len ? 0 : -1;
 }
 
-typedef struct {
-    double read_s, decode_s[2], load_s[2]; /* [0] flags 0, [1] CUZK_SRS_CHECK_SUBGROUP */
-} figures;
-
 int bench_srs_load(int argc, char **argv)
 {
-    int log_m = -1, reps = 3, threads = 0, fill = 97, subgroup = 1;
+    int log_m = -1, reps = 3, sreps = 1, threads = 0, fill = 97, subgroup = 1;
     const char *backend = "auto", *key = NULL, *json = NULL;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -98,6 +96,7 @@ int bench_srs_load(int argc, char **argv)
         if (!strcmp(argv[i], "--log")) log_m = atoi(v);
         else if (!strcmp(argv[i], "--backend")) backend = v;
         else if (!strcmp(argv[i], "--reps")) reps = atoi(v);
+        else if (!strcmp(argv[i], "--subgroup-reps")) sreps = atoi(v);
         else if (!strcmp(argv[i], "--threads")) threads = atoi(v);
         else if (!strcmp(argv[i], "--fill")) fill = atoi(v);
         else if (!strcmp(argv[i], "--key")) key = v;
@@ -105,7 +104,7 @@ int bench_srs_load(int argc, char **argv)
         else return usage();
         i++;
     }
-    if ((!key && (log_m < 4 || log_m > 26)) || reps < 1 || reps > 1000 || threads < 0 || fill < 1 || fill > 100)
+    if ((!key && (log_m < 4 || log_m > 26)) || reps < 1 || reps > 1000 || sreps < 1 || sreps > 1000 || threads < 0 || fill < 1 || fill > 100)
         return usage();
     int32_t be = !strcmp(backend, "cuda") ? CUZK_BACKEND_CUDA : !strcmp(backend, "cpu") ? CUZK_BACKEND_CPU
                : !strcmp(backend, "auto") ? CUZK_BACKEND_AUTO : -1;
@@ -150,69 +149,67 @@ int bench_srs_load(int argc, char **argv)
     uint32_t n_h = pk->n_h, n_l = pk->n_l, n_a = pk->n_a, n_b1 = pk->n_b_g1, n_b2 = pk->n_b_g2;
     groth16_params_free(pk);
 
-    double *v[5];
-    for (int k = 0; k < 5; k++) v[k] = calloc((size_t)reps, sizeof(double));
-    int nflags = subgroup ? 2 : 1;
-    for (int r = 0; r < reps; r++) {
-        uint64_t t0 = bench_now_ns();
-        if (read_file(path, buf, len)) { fprintf(stderr, "cuzk-bench srs-load: read failed\n"); return 2; }
-        v[0][r] = (double)(bench_now_ns() - t0) / 1e9;
-        for (int f = 0; f < nflags; f++) {
-            t0 = bench_now_ns();
-            if ((rc = groth16_params_load(path, f, tp, &pk))) {
-                fprintf(stderr, "cuzk-bench srs-load: %s\n", cuzk_last_error());
-                return 2;
+    /* v[0] read, v[1] groth16_params_load, v[2] cuzk_srs_load (flags 0), v[3] cuzk_srs_load (subgroup) */
+    int nmax = reps > sreps ? reps : sreps;
+    double *v[4];
+    for (int k = 0; k < 4; k++) v[k] = calloc((size_t)nmax, sizeof(double));
+    for (int r = 0; r < nmax; r++) {
+        for (int f = 0; f < 2; f++) {
+            if (f ? !subgroup || r >= sreps : r >= reps) continue;
+            uint64_t t0 = bench_now_ns();
+            if (!f) {
+                if (read_file(path, buf, len)) { fprintf(stderr, "cuzk-bench srs-load: read failed\n"); return 2; }
+                v[0][r] = (double)(bench_now_ns() - t0) / 1e9;
+                t0 = bench_now_ns();
+                if ((rc = groth16_params_load(path, 0, tp, &pk))) {
+                    fprintf(stderr, "cuzk-bench srs-load: %s\n", cuzk_last_error());
+                    return 2;
+                }
+                v[1][r] = (double)(bench_now_ns() - t0) / 1e9;
+                groth16_params_free(pk);
+                t0 = bench_now_ns();
             }
-            v[1 + f][r] = (double)(bench_now_ns() - t0) / 1e9;
-            groth16_params_free(pk);
             cuzk_srs *srs = NULL;
-            t0 = bench_now_ns();
             if ((rc = cuzk_srs_load(e, path, f ? CUZK_SRS_CHECK_SUBGROUP : 0, &srs))) {
                 fprintf(stderr, "cuzk-bench srs-load: cuzk_srs_load: %s: %s\n", cuzk_strerror(rc), cuzk_last_error());
                 return 2;
             }
-            v[3 + f][r] = (double)(bench_now_ns() - t0) / 1e9;
+            v[2 + f][r] = (double)(bench_now_ns() - t0) / 1e9;
             cuzk_srs_release(srs);
         }
     }
-    figures fg = {.read_s = bench_median(v[0], reps)};
-    for (int f = 0; f < nflags; f++) {
-        fg.decode_s[f] = bench_median(v[1 + f], reps);
-        fg.load_s[f] = bench_median(v[3 + f], reps);
-    }
+    double read_s = bench_median(v[0], reps), dec_s = bench_median(v[1], reps), load_s = bench_median(v[2], reps),
+           sub_s = subgroup ? bench_median(v[3], sreps) : 0;
     const char *bname = stats.backend == CUZK_BACKEND_CUDA ? "cuda" : "cpu";
     double gb = (double)len / 1e9;
-    printf("srs-load: %s (%.3f GB; h %u, l %u, a %u, b_g1 %u, b_g2 %u)%s\n", path, gb, n_h, n_l, n_a, n_b1, n_b2,
-           setup_s > 0 ? "" : " (cached key)");
+    printf("srs-load: %s (%zu bytes = %.4f GB; h %u, l %u, a %u, b_g1 %u, b_g2 %u)%s\n", path, len, gb, n_h, n_l,
+           n_a, n_b1, n_b2, setup_s > 0 ? "" : " (cached key)");
     if (setup_s > 0) printf("  key generated in %.1f s (test-only setup, cached for later runs)\n", setup_s);
-    printf("  backend %s, %u device%s, %u host threads; %s; median of %d\n", bname, stats.devices,
-           stats.devices == 1 ? "" : "s", threadpool_size(tp), bench_cpu_name(), reps);
-    printf("  read(2), page cache warm (not storage)   %8.3f s  %7.2f GB/s\n", fg.read_s, gb / fg.read_s);
-    for (int f = 0; f < nflags; f++) {
-        const char *fl = f ? "CUZK_SRS_CHECK_SUBGROUP" : "flags 0";
-        double up = fg.load_s[f] - fg.decode_s[f];
-        printf("  %-23s cuzk_srs_load          %8.3f s  %7.2f GB/s\n", fl, fg.load_s[f], gb / fg.load_s[f]);
-        printf("  %-23s  groth16_params_load   %8.3f s  %7.2f GB/s  (mmap + decode%s)\n", "", fg.decode_s[f],
-               gb / fg.decode_s[f], f ? " + on-curve + subgroup" : " + on-curve");
-        printf("  %-23s  rest (%s)%*s%8.3f s\n", "", stats.backend == CUZK_BACKEND_CUDA ? "upload + wrap" : "wrap",
-               stats.backend == CUZK_BACKEND_CUDA ? 6 : 13, "", up);
-    }
+    printf("  backend %s, %u device%s, %u host threads; %s\n", bname, stats.devices, stats.devices == 1 ? "" : "s",
+           threadpool_size(tp), bench_cpu_name());
+    int cuda = stats.backend == CUZK_BACKEND_CUDA;
+    printf("  read(2), page cache warm (not storage)      %8.3f s  %7.2f GB/s  (median of %d)\n", read_s, gb / read_s, reps);
+    printf("  cuzk_srs_load, flags 0                      %8.3f s  %7.2f GB/s  (median of %d)\n", load_s, gb / load_s, reps);
+    printf("    groth16_params_load (mmap, decode, on-curve) %5.3f s  %7.2f GB/s\n", dec_s, gb / dec_s);
+    printf("    rest (%s)%*s%8.3f s\n", cuda ? "upload to the device(s), wrap" : "wrap", cuda ? 9 : 33, "", load_s - dec_s);
+    if (subgroup)
+        printf("  cuzk_srs_load, CUZK_SRS_CHECK_SUBGROUP      %8.3f s  %7.2f GB/s  (median of %d)\n", sub_s,
+               gb / sub_s, sreps);
     if (key) printf("  cuzk-bench srs-load --key %s --backend %s --reps %d\n", key, backend, reps);
-    else printf("  cuzk-bench srs-load --log %d --backend %s --reps %d%s\n", log_m, backend, reps,
-                subgroup ? "" : " --no-subgroup");
+    else printf("  cuzk-bench srs-load --log %d --backend %s --reps %d --threads %d --subgroup-reps %d%s\n", log_m,
+                backend, reps, threads, sreps, subgroup ? "" : " --no-subgroup");
     if (json) {
         FILE *jf = fopen(json, "w");
         if (!jf) { fprintf(stderr, "cuzk-bench srs-load: cannot write %s\n", json); return 2; }
         fprintf(jf, "{\"bench\": \"srs-load\", \"key\": \"%s\", \"bytes\": %zu, \"log\": %d, \"backend\": \"%s\", "
-                    "\"devices\": %u, \"threads\": %u, \"reps\": %d, \"read_s\": %.6f",
-                path, len, log_m, bname, stats.devices, threadpool_size(tp), reps, fg.read_s);
-        for (int f = 0; f < nflags; f++)
-            fprintf(jf, ", \"%s\": {\"load_s\": %.6f, \"load_gbps\": %.4f, \"params_load_s\": %.6f}",
-                    f ? "subgroup" : "plain", fg.load_s[f], gb / fg.load_s[f], fg.decode_s[f]);
+                    "\"devices\": %u, \"threads\": %u, \"reps\": %d, \"read_s\": %.6f, \"load_s\": %.6f, "
+                    "\"load_gbps\": %.4f, \"params_load_s\": %.6f",
+                path, len, log_m, bname, stats.devices, threadpool_size(tp), reps, read_s, load_s, gb / load_s, dec_s);
+        if (subgroup) fprintf(jf, ", \"subgroup_reps\": %d, \"subgroup_load_s\": %.6f", sreps, sub_s);
         fprintf(jf, "}\n");
         fclose(jf);
     }
-    for (int k = 0; k < 5; k++) free(v[k]);
+    for (int k = 0; k < 4; k++) free(v[k]);
     free(buf);
     cuzk_engine_destroy(e);
     cuzk_config_free(cc);
