@@ -62,7 +62,8 @@ extern "C" void gpu_free(void *p)
 extern "C" int gpu_host_alloc(void **p, size_t bytes)
 {
     *p = NULL;
-    cudaError_t e = cudaHostAlloc(p, bytes, cudaHostAllocDefault);
+    /* portable: page-locked for every device's context, so any device copies from it directly */
+    cudaError_t e = cudaHostAlloc(p, bytes, cudaHostAllocPortable);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
         *p = NULL;
@@ -70,6 +71,16 @@ extern "C" int gpu_host_alloc(void **p, size_t bytes)
                        cudaGetErrorName(e), cudaGetErrorString(e));
     }
     return 0;
+}
+
+extern "C" int gpu_host_is_pinned(const void *p)
+{
+    cudaPointerAttributes a;
+    if (!p || cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return a.type == cudaMemoryTypeHost;
 }
 
 extern "C" void gpu_host_free(void *p)

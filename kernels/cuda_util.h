@@ -27,6 +27,8 @@ void gpu_free(void *p);
 /* Page-locked host memory (the copy engine reads it asynchronously). */
 int gpu_host_alloc(void **p, size_t bytes);
 void gpu_host_free(void *p);
+/* 1 when p lies in page-locked host memory (cudaHostAlloc or registered), else 0. */
+int gpu_host_is_pinned(const void *p);
 int gpu_memcpy_to_device(void *dst, const void *src, size_t bytes);   /* synchronous */
 int gpu_memcpy_to_host(void *dst, const void *src, size_t bytes);     /* synchronous */
 int gpu_memcpy_async(void *dst, const void *src, size_t bytes, void *stream); /* any direction */

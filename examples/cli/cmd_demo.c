@@ -178,6 +178,46 @@ static void print_timeline(const demo_log *l, uint32_t n, uint32_t workers, uint
     }
 }
 
+/* GPU utilization from the device-timed stages (CUDA events on the host clock): per device,
+ * busy = the union of its stage intervals over the span from the first to the last; a gap is
+ * the time between the end of everything before a partition and its first device stage. */
+static void print_device_summary(const demo_log *l, uint32_t n)
+{
+    for (int dev = 0; dev < 64; dev++) {
+        uint64_t lo = UINT64_MAX, hi = 0, busy = 0, cur_b = 0, cur_e = 0, gap_max = 0, gap_sum = 0;
+        uint32_t k = 0, ngaps = 0;
+        uint64_t *b = malloc((n ? n : 1) * 2 * sizeof *b);
+        if (!b) return;
+        for (uint32_t i = 0; i < n; i++) { /* device stages, sorted by begin below */
+            const cuzk_trace_event *e = &l->ev[i];
+            if (e->device != dev || e->kind < CUZK_TRACE_H2D_COPY || e->kind > CUZK_TRACE_MSM_ALL) continue;
+            b[2 * k] = e->begin_ns, b[2 * k + 1] = e->end_ns;
+            k++;
+        }
+        if (!k) { free(b); continue; }
+        for (uint32_t i = 1; i < k; i++) /* insertion sort of (begin, end) pairs: a demo's few hundred */
+            for (uint32_t j = i; j > 0 && b[2 * j - 2] > b[2 * j]; j--) {
+                uint64_t t0 = b[2 * j - 2], t1 = b[2 * j - 1];
+                b[2 * j - 2] = b[2 * j], b[2 * j - 1] = b[2 * j + 1], b[2 * j] = t0, b[2 * j + 1] = t1;
+            }
+        lo = b[0], cur_b = b[0], cur_e = b[1];
+        for (uint32_t i = 0; i < k; i++) {
+            if (b[2 * i + 1] > hi) hi = b[2 * i + 1];
+            if (b[2 * i] > cur_e) {
+                uint64_t g = b[2 * i] - cur_e;
+                busy += cur_e - cur_b, cur_b = b[2 * i], cur_e = b[2 * i + 1];
+                gap_sum += g, ngaps++;
+                if (g > gap_max) gap_max = g;
+            } else if (b[2 * i + 1] > cur_e) cur_e = b[2 * i + 1];
+        }
+        busy += cur_e - cur_b;
+        printf("GPU %d: busy %.1f %% of %.1f ms (union of device stages); %u idle stretches, longest %.3f ms, "
+               "mean %.3f ms\n", dev, hi > lo ? 100.0 * (double)busy / (double)(hi - lo) : 0, (hi - lo) / 1e6, ngaps,
+               gap_max / 1e6, ngaps ? gap_sum / 1e6 / ngaps : 0);
+        free(b);
+    }
+}
+
 int cmd_demo(int argc, char **argv)
 {
     const char *log_s = NULL, *count_s = NULL, *workers_s = NULL, *threads_s = NULL, *cache = NULL,
@@ -252,6 +292,20 @@ int cmd_demo(int argc, char **argv)
         cli_fail_lib(rc);
         goto out;
     }
+    if (!workers_s) { /* on a GPU two workers per device: one's host preparation overlaps the other's kernels */
+        cuzk_stats s0;
+        memset(&s0, 0, sizeof s0);
+        s0.struct_size = sizeof s0;
+        if (!cuzk_engine_stats(e, &s0) && s0.backend == CUZK_BACKEND_CUDA) {
+            cuzk_engine_destroy(e);
+            e = NULL;
+            atomic_store(&log.n, 0);
+            if ((rc = cuzk_config_set(cfg, CUZK_OPT_WORKERS_PER_DEVICE, 2)) || (rc = cuzk_engine_create(cfg, &e))) {
+                cli_fail_lib(rc);
+                goto out;
+            }
+        }
+    }
     uint64_t tk = mono_ns();
     if ((rc = cuzk_srs_load(e, params, 0, &key))) {
         cli_fail_lib(rc);
@@ -309,6 +363,7 @@ int cmd_demo(int argc, char **argv)
     uint32_t n = atomic_load(&log.n);
     print_stage_table(&log, n, totals, ok ? count : 1);
     print_timeline(&log, n, st.workers, t0, t1);
+    if (st.backend == CUZK_BACKEND_CUDA) print_device_summary(&log, n);
     if (ok == count && verified == count) ret = CLI_OK;
     else fprintf(stderr, "cuzk demo: %d of %d proofs failed\n", count - (ok < verified ? ok : verified), count);
 out:

@@ -131,7 +131,9 @@ typedef struct cuzk_result {
 /* ---------------------------------------------------------------------------------------- */
 
 /* What a trace event measured. Stage events span [begin_ns, end_ns]; instant events have
- * begin_ns == end_ns. New kinds may be added; hosts should ignore kinds they do not know. */
+ * begin_ns == end_ns. New kinds may be added; hosts should ignore kinds they do not know.
+ * On the CUDA backend H2D_COPY, H_STEP and the MSM kinds are device time: CUDA events mapped
+ * onto the host clock (they may overlap other workers' stages on the same device). */
 enum {
     CUZK_TRACE_SUBMIT = 1,      /* the submit call (host thread)                            */
     CUZK_TRACE_QUEUE_WAIT = 2,  /* accepted -> taken by a worker                            */
@@ -154,7 +156,10 @@ enum {
     CUZK_TRACE_DEVICE_IDLE = 19,/* a worker had nothing to do (worker = -1 for none)        */
     CUZK_TRACE_START = 20,      /* a worker's whole share of one partition (busy time)      */
     CUZK_TRACE_FINISH = 21,     /* a finisher's whole share of one partition                */
-    CUZK_TRACE_RESULT = 22      /* instant: the result was posted; bytes = 0, job, user_tag */
+    CUZK_TRACE_RESULT = 22,     /* instant: the result was posted; bytes = 0, job, user_tag */
+    CUZK_TRACE_HOST_PREP = 23   /* a worker's host preparation of a partition's scalars (range
+                                   checks, staging into pinned memory, density compaction);
+                                   bytes = staged                                         */
 };
 
 typedef struct cuzk_trace_event {

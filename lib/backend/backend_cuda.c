@@ -10,23 +10,16 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/backend_common.h"
 #include "cuda_util.h"
 #include "error.h"
+#include "fault.h"
 #include "groth16/groth16.h"
 #include "msm.h"
 
-/* The GPU H step (kernels/ntt.h) when the tree has it (checked on an H200 merged with
- * gpu-ntt: byte-identical proofs); the CPU's H step otherwise. -DCUZK_GPU_H_STEP=0 forces
- * the CPU's. */
-#if defined(__has_include) && !(defined(CUZK_GPU_H_STEP) && !CUZK_GPU_H_STEP)
-#if __has_include("ntt.h")
 #include "ntt.h"
-#define CUDA_BE_GPU_H 1
-#endif
-#endif
-#ifndef CUDA_BE_GPU_H
-#define CUDA_BE_GPU_H 0
-#endif
+#include "backend/backend_cuda_prep.h"
+#include "field/curve.h"
 
 #define CUDA_BE_MAX_DEV 64
 /* Digit-sort scratch of one MSM context (16 bytes per entry): larger MSMs run in chunks. */
@@ -46,15 +39,29 @@ typedef struct cuda_key {
     } dev[CUDA_BE_MAX_DEV];
 } cuda_key;
 
+/* Device stages timed with CUDA events (one begin/end pair each, on the worker's streams). */
+enum { ST_H, ST_COPY, ST_MSM_H, ST_MSM_L, ST_MSM_A, ST_MSM_B_G1, ST_MSM_B_G2, ST_N };
+static const int32_t stage_kind[ST_N] = {CUZK_TRACE_H_STEP, CUZK_TRACE_H2D_COPY, CUZK_TRACE_MSM_H,
+                                         CUZK_TRACE_MSM_L, CUZK_TRACE_MSM_A, CUZK_TRACE_MSM_B_G1,
+                                         CUZK_TRACE_MSM_B_G2};
+
 typedef struct cuda_worker {
     cuda_backend *b;
     uint32_t device_index;
     int ordinal;
-    void *stream;
+    void *stream;                /* the H step and the MSMs                                 */
+    void *copy_stream;           /* host -> device copies, overlapped with the compute      */
     msm_gpu_ctx *ctx;
-    void *ev0, *ev1;
-    void *d_abc;                 /* 3 domain vectors for the H step, grown on demand */
+    void *ev_ref;                /* recorded on an idle stream: maps event times to the host */
+    void *ev[2 * ST_N];
+    uint8_t stage_used[ST_N];
+    uint64_t stage_bytes[ST_N];
+    void *d_abc;                 /* 3 domain vectors for the H step, grown on demand        */
     size_t d_abc_bytes;
+    void *d_sc;                  /* the L, A and B scalars on the device, grown on demand   */
+    size_t d_sc_bytes;
+    void *h_stage;               /* pinned staging, grown on demand (never per partition)   */
+    size_t h_stage_bytes;
 } cuda_worker;
 
 typedef struct cuda_job {
@@ -62,12 +69,11 @@ typedef struct cuda_job {
     fr_t r, s;
 } cuda_job;
 
-static unsigned log2_ceil(uint64_t n)
-{
-    unsigned k = 0;
-    while (k < 64 && ((uint64_t)1 << k) < n) k++;
-    return k;
-}
+/* Bench-only (cuzk-bench pipeline at sizes no test setup reaches): while set, key_load ignores
+ * the file and builds a key of this shape (counts and vk) whose bases are valid random points
+ * generated on each device (msm_gpu_bases_generate); proofs made with it do not verify.
+ * Hidden like every internal symbol: not part of the ABI. */
+const groth16_params *cuda_backend_synthetic_shape;
 
 static int cuda_create(const backend_config *cfg, void **be, uint32_t *devices)
 {
@@ -120,7 +126,33 @@ static void cuda_key_free(void *be, void *key)
 static int upload(msm_gpu_bases **out, int dev, int curve, const void *pts, uint32_t n)
 {
     if (!n) return CUZK_OK; /* an empty MSM is skipped (its result is infinity) */
+    if (FAULT_HIT(FAULT_CUDA_ALLOC)) return err_set(CUZK_EDEVICE, "injected fault: no device memory for bases");
     return msm_gpu_bases_upload(out, dev, curve, pts, n);
+}
+
+static int gen(msm_gpu_bases **out, int dev, int curve, uint32_t n, uint64_t seed)
+{
+    if (!n) return CUZK_OK;
+    const void *g = curve == MSM_CURVE_G1 ? (const void *)&G1_GENERATOR : (const void *)&G2_GENERATOR;
+    return msm_gpu_bases_generate(out, dev, curve, n, g, seed, 0x9e3779b97f4a7c15ull ^ seed);
+}
+
+/* The synthetic key (cuda_backend_synthetic_shape): host copy of the counts and the vk only. */
+static int synthetic_params(groth16_params **out)
+{
+    const groth16_params *sh = cuda_backend_synthetic_shape;
+    groth16_params *pk = calloc(1, sizeof *pk);
+    if (!pk) return err_set(CUZK_ENOMEM, "CUDA backend: out of memory");
+    pk->vk = sh->vk;
+    pk->vk.ic = malloc((sh->vk.n_ic ? sh->vk.n_ic : 1) * sizeof(g1_aff));
+    if (!pk->vk.ic) {
+        free(pk);
+        return err_set(CUZK_ENOMEM, "CUDA backend: out of memory");
+    }
+    for (uint32_t i = 0; i < sh->vk.n_ic; i++) pk->vk.ic[i] = G1_GENERATOR;
+    pk->n_h = sh->n_h, pk->n_l = sh->n_l, pk->n_a = sh->n_a, pk->n_b_g1 = sh->n_b_g1, pk->n_b_g2 = sh->n_b_g2;
+    *out = pk;
+    return CUZK_OK;
 }
 
 static int cuda_key_load(void *be, const char *path, uint32_t flags, void **key)
@@ -128,13 +160,27 @@ static int cuda_key_load(void *be, const char *path, uint32_t flags, void **key)
     cuda_backend *b = be;
     cuda_key *k = calloc(1, sizeof *k);
     if (!k) return err_set(CUZK_ENOMEM, "CUDA backend: out of memory");
-    int rc = groth16_params_load(path, (flags & CUZK_SRS_CHECK_SUBGROUP) != 0, b->tp, &k->pk);
+    int synthetic = cuda_backend_synthetic_shape != NULL;
+    int rc = synthetic ? synthetic_params(&k->pk)
+                       : groth16_params_load(path, (flags & CUZK_SRS_CHECK_SUBGROUP) != 0, b->tp, &k->pk);
     if (rc) {
         free(k);
         return rc;
     }
     const groth16_params *pk = k->pk;
-    for (uint32_t d = 0; d < b->ndev; d++) {
+    for (uint32_t d = 0; d < b->ndev && synthetic; d++) {
+        int dev = b->ordinal[d];
+        k->ndev = d + 1;
+        if ((rc = gen(&k->dev[d].h, dev, MSM_CURVE_G1, pk->n_h, 11)) ||
+            (rc = gen(&k->dev[d].l, dev, MSM_CURVE_G1, pk->n_l, 12)) ||
+            (rc = gen(&k->dev[d].a, dev, MSM_CURVE_G1, pk->n_a, 13)) ||
+            (rc = gen(&k->dev[d].b_g1, dev, MSM_CURVE_G1, pk->n_b_g1, 14)) ||
+            (rc = gen(&k->dev[d].b_g2, dev, MSM_CURVE_G2, pk->n_b_g2, 15))) {
+            cuda_key_free(be, k);
+            return rc;
+        }
+    }
+    for (uint32_t d = 0; d < b->ndev && !synthetic; d++) {
         int dev = b->ordinal[d];
         k->ndev = d + 1;
         if ((rc = upload(&k->dev[d].h, dev, MSM_CURVE_G1, pk->h, pk->n_h)) ||
@@ -153,6 +199,14 @@ static int cuda_key_load(void *be, const char *path, uint32_t flags, void **key)
     return CUZK_OK;
 }
 
+/* The key's params for a CPU retry (CUZK_OPT_RETRY_ON_CPU); none for the synthetic key,
+ * which has no points on the host. */
+static void *cuda_key_params(void *key)
+{
+    cuda_key *k = key;
+    return k->pk->h || !k->pk->n_h ? k->pk : NULL;
+}
+
 static int cuda_check(void *be, void *key, const cuzk_partition *p, backend_estimate *est)
 {
     (void)be;
@@ -160,17 +214,14 @@ static int cuda_check(void *be, void *key, const cuzk_partition *p, backend_esti
     const groth16_params *pk = k->pk;
     int rc = groth16_check_partition(pk, p);
     if (rc) return rc;
-    uint64_t m = (uint64_t)1 << log2_ceil(p->abc_len), fr = sizeof(fr_t);
-    /* host: the canonical MSM scalars (and, without the GPU H step, h and its two domain
-     * vectors; with it, a Montgomery copy of a, b, c when they come canonical) */
-    uint64_t aux_copy = p->scalar_form == CUZK_FR_CANONICAL ? 0 : p->num_aux;
-    est->host_abc_bytes = CUDA_BE_GPU_H ? (p->scalar_form == CUZK_FR_CANONICAL ? 3 * m * fr : 0) : 2 * m * fr;
-    est->host_bytes = est->host_abc_bytes + (CUDA_BE_GPU_H ? 0 : m * fr) +
-                      (aux_copy + pk->n_a + pk->n_b_g1) * fr + ((uint64_t)1 << 20);
-    /* device: the H step's three vectors, the scalars of one MSM, the sort scratch */
-    uint64_t big = pk->n_l > pk->n_a ? pk->n_l : pk->n_a;
-    if (pk->n_b_g1 > big) big = pk->n_b_g1;
-    est->device_bytes = (CUDA_BE_GPU_H ? 3 * m * fr : m * fr) + big * fr + CUDA_BE_MSM_ENTRIES * 16;
+    uint64_t m = (uint64_t)1 << backend_log2_ceil(p->abc_len), fr = sizeof(fr_t);
+    /* host: what this partition makes its worker hold in pinned staging (a/b/c when they are
+     * not page-locked or come canonical, aux when not page-locked, the compacted A and B
+     * scalars); the worker's buffers are grown to it once and then reused */
+    est->host_abc_bytes = 0;
+    est->host_bytes = (3 * (uint64_t)p->abc_len + p->num_aux + pk->n_a + pk->n_b_g1) * fr + ((uint64_t)1 << 20);
+    /* device: the H step's three vectors, the L/A/B scalars, the MSM sort scratch */
+    est->device_bytes = 3 * m * fr + ((uint64_t)pk->n_l + pk->n_a + pk->n_b_g1) * fr + CUDA_BE_MSM_ENTRIES * 16;
     return CUZK_OK;
 }
 
@@ -180,9 +231,13 @@ static void cuda_worker_fini(void *ws)
     if (!w) return;
     gpu_set_device(w->ordinal);
     if (w->ctx) msm_gpu_ctx_free(w->ctx);
-    if (w->d_abc) gpu_free(w->d_abc);
-    if (w->ev0) gpu_event_destroy(w->ev0);
-    if (w->ev1) gpu_event_destroy(w->ev1);
+    gpu_free(w->d_abc);
+    gpu_free(w->d_sc);
+    if (w->h_stage) gpu_host_free(w->h_stage);
+    if (w->ev_ref) gpu_event_destroy(w->ev_ref);
+    for (int i = 0; i < 2 * ST_N; i++)
+        if (w->ev[i]) gpu_event_destroy(w->ev[i]);
+    if (w->copy_stream) gpu_stream_destroy(w->copy_stream);
     if (w->stream) gpu_stream_destroy(w->stream);
     free(w);
 }
@@ -198,143 +253,209 @@ static int cuda_worker_init(void *be, uint32_t device, uint32_t worker, void **w
     w->ordinal = b->ordinal[device];
     int rc;
     if ((rc = gpu_set_device(w->ordinal)) || (rc = gpu_stream_create(&w->stream)) ||
-        (rc = gpu_event_create(&w->ev0)) || (rc = gpu_event_create(&w->ev1)) ||
+        (rc = gpu_stream_create(&w->copy_stream)) || (rc = gpu_event_create(&w->ev_ref)) ||
         (rc = msm_gpu_ctx_create(&w->ctx, w->ordinal, w->stream, CUDA_BE_MSM_ENTRIES))) {
         cuda_worker_fini(w);
         return rc;
     }
+    for (int i = 0; i < 2 * ST_N; i++)
+        if ((rc = gpu_event_create(&w->ev[i]))) {
+            cuda_worker_fini(w);
+            return rc;
+        }
     *ws = w;
     return CUZK_OK;
 }
 
-static int is_below_r(const cuzk_fr *x)
+static int dev_fail(cuda_worker *w, const char *what)
 {
-    for (int i = 3; i >= 0; i--)
-        if (x->l[i] != FR_MODULUS[i]) return x->l[i] < FR_MODULUS[i];
-    return 0;
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", cuzk_last_error());
+    return err_set(CUZK_EDEVICE, "CUDA backend: %s on device %d failed: %s", what, w->ordinal, msg);
 }
 
-static int pick_rs(fr_t *out, const cuzk_fr *given, int32_t form, const char *name)
+/* Grows a per-worker device buffer (kept for the next partitions). */
+static int ensure_dev(cuda_worker *w, void **buf, size_t *have, size_t bytes, const char *what)
 {
-    if (!given) return groth16_random_fr(out);
-    if (!is_below_r(given)) return err_set(CUZK_EINVAL, "partition's %s is not below r", name);
-    if (form == CUZK_FR_CANONICAL) fr_to_mont(out, (const fr_t *)given);
-    else memcpy(out, given, sizeof *out);
+    if (FAULT_HIT(FAULT_CUDA_ALLOC))
+        return err_set(CUZK_EBUDGET, "CUDA backend: injected fault: device %d has no room for %s (%zu bytes)",
+                       w->ordinal, what, bytes);
+    if (*have >= bytes) return CUZK_OK;
+    gpu_free(*buf);
+    *buf = NULL;
+    *have = 0;
+    if (gpu_malloc(buf, bytes)) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", cuzk_last_error());
+        return err_set(CUZK_EBUDGET, "CUDA backend: device %d has no room for %s (%zu bytes): %s", w->ordinal,
+                       what, bytes, msg);
+    }
+    *have = bytes;
     return CUZK_OK;
 }
 
-/* msm_gpu_run for one of the five MSMs; n = 0 leaves infinity (all-zero Jacobian). */
-static int run_msm(cuda_worker *w, backend_job *job, int32_t kind, const msm_gpu_bases *bases,
-                   const void *scalars, size_t n, int form, int where, void *out, size_t out_size)
+static int ensure_stage(cuda_worker *w, size_t bytes)
+{
+    if (w->h_stage_bytes >= bytes) return CUZK_OK;
+    if (w->h_stage) gpu_host_free(w->h_stage);
+    w->h_stage = NULL;
+    w->h_stage_bytes = 0;
+    if (gpu_host_alloc(&w->h_stage, bytes)) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", cuzk_last_error());
+        return err_set(CUZK_ENOMEM, "CUDA backend: no pinned staging memory (%zu bytes): %s", bytes, msg);
+    }
+    w->h_stage_bytes = bytes;
+    return CUZK_OK;
+}
+
+static int stage_begin(cuda_worker *w, int st, void *stream)
+{
+    w->stage_used[st] = 1;
+    return gpu_event_record(w->ev[2 * st], stream);
+}
+
+static int stage_end(cuda_worker *w, int st, void *stream, uint64_t bytes)
+{
+    w->stage_bytes[st] = bytes;
+    return gpu_event_record(w->ev[2 * st + 1], stream);
+}
+
+/* One of the five MSMs, its scalars on the device; n = 0 leaves infinity (all-zero Jacobian). */
+static int run_msm(cuda_worker *w, int st, const msm_gpu_bases *bases, const void *d_scalars, size_t n, int form,
+                   void *out, size_t out_size)
 {
     if (!n || !bases) {
         memset(out, 0, out_size);
         return CUZK_OK;
     }
-    uint64_t t0 = bjob_now_ns();
-    int rc = msm_gpu_run(w->ctx, bases, 0, scalars, n, form, where, out);
+    int rc;
+    if ((rc = stage_begin(w, st, w->stream))) return rc;
+    if (FAULT_HIT(FAULT_CUDA_MSM)) rc = err_set(CUZK_EDEVICE, "injected fault: CUDA MSM");
+    else rc = msm_gpu_run(w->ctx, bases, 0, d_scalars, n, form, MSM_SCALARS_DEVICE, out);
     if (rc) {
-        char msg[512];
-        snprintf(msg, sizeof msg, "%s", cuzk_last_error());
-        return err_set(CUZK_EDEVICE, "CUDA backend: MSM of %zu points on device %d failed: %s", n,
-                       w->ordinal, msg);
+        char what[64];
+        snprintf(what, sizeof what, "MSM of %zu points", n);
+        return dev_fail(w, what);
     }
-    bjob_trace(job, kind, t0, bjob_now_ns(), (uint64_t)n * sizeof(fr_t));
-    return CUZK_OK;
+    return stage_end(w, st, w->stream, (uint64_t)n * sizeof(fr_t));
 }
 
-#if CUDA_BE_GPU_H
-static int ensure_abc(cuda_worker *w, size_t bytes)
+/* Reports each device stage of this partition on the host clock: ev_ref was recorded on an
+ * idle stream and seen complete at t_ref, so an event e happened at t_ref + (e - ev_ref). */
+static void report_stages(cuda_worker *w, backend_job *job, uint64_t t_ref)
 {
-    if (w->d_abc_bytes >= bytes) return CUZK_OK;
-    if (w->d_abc) gpu_free(w->d_abc);
-    w->d_abc = NULL;
-    w->d_abc_bytes = 0;
-    if (gpu_malloc(&w->d_abc, bytes)) {
-        char msg[512];
-        snprintf(msg, sizeof msg, "%s", cuzk_last_error());
-        return err_set(CUZK_EDEVICE, "CUDA backend: device %d has no room for the H step (%zu bytes): %s",
-                       w->ordinal, bytes, msg);
+    float first = -1, last = 0;
+    for (int st = 0; st < ST_N; st++) {
+        float b, e;
+        if (!w->stage_used[st] || gpu_event_elapsed_ms(&b, w->ev_ref, w->ev[2 * st]) ||
+            gpu_event_elapsed_ms(&e, w->ev_ref, w->ev[2 * st + 1]))
+            continue;
+        if (first < 0 || b < first) first = b;
+        if (e > last) last = e;
+        bjob_trace(job, stage_kind[st], t_ref + (uint64_t)((double)b * 1e6), t_ref + (uint64_t)((double)e * 1e6),
+                   w->stage_bytes[st]);
     }
-    w->d_abc_bytes = bytes;
-    return CUZK_OK;
+    if (first >= 0) job->device_ns = (uint64_t)((double)(last - first) * 1e6);
 }
-#endif
+
+static int cuda_start_work(cuda_worker *w, backend_job *job);
 
 static int cuda_start(void *ws, backend_job *job)
 {
     cuda_worker *w = ws;
+    job->device = w->ordinal;
+    int rc = gpu_set_device(w->ordinal);
+    if (rc) return rc;
+    memset(w->stage_used, 0, sizeof w->stage_used);
+    rc = cuda_start_work(w, job);
+    /* whatever happened, nothing on the device may still read the staging or the host's
+     * buffers once start returns */
+    int rc1 = gpu_stream_sync(w->copy_stream), rc2 = gpu_stream_sync(w->stream);
+    if (!rc && (rc1 || rc2)) rc = dev_fail(w, "the partition's device work");
+    return rc;
+}
+
+static int cuda_start_work(cuda_worker *w, backend_job *job)
+{
     const cuda_key *k = job->key;
     const groth16_params *pk = k->pk;
     const cuzk_partition *p = job->p;
     cuda_job *st = job->priv;
+    threadpool *tp = w->b->tp;
     int rc;
-    job->device = w->ordinal;
-    if ((rc = gpu_set_device(w->ordinal))) return rc;
-    if ((rc = pick_rs(&st->r, p->r, p->scalar_form, "r")) || (rc = pick_rs(&st->s, p->s, p->scalar_form, "s")))
-        return rc;
-    if ((rc = groth16_check_scalars(p, w->b->tp))) return rc;
-    if (bjob_canceled(job)) return CUZK_ECANCELED;
-    unsigned log_m = log2_ceil(p->abc_len);
-    size_t m = (size_t)1 << log_m;
-    const void *hsc;
-    int h_where;
-    if ((rc = gpu_event_record(w->ev0, w->stream))) return rc;
     uint64_t t0 = bjob_now_ns();
-#if CUDA_BE_GPU_H
-    if ((rc = ensure_abc(w, 3 * m * sizeof(fr_t)))) return rc;
+    if ((rc = backend_pick_rs(&st->r, p->r, p->scalar_form, "r")) || (rc = backend_pick_rs(&st->s, p->s, p->scalar_form, "s")))
+        return rc;
+    if (bjob_canceled(job)) return CUZK_ECANCELED;
+    unsigned log_m = backend_log2_ceil(p->abc_len);
+    size_t m = (size_t)1 << log_m, fr = sizeof(fr_t), len = p->abc_len;
+    int canon = p->scalar_form == CUZK_FR_CANONICAL;
+    uint64_t n_a = pk->n_a, n_b = pk->n_b_g1; /* submit checked them against the densities */
+    /* what goes through the pinned staging buffer: a/b/c unless page-locked and Montgomery,
+     * aux unless page-locked, and always the compacted A and B scalars */
+    int abc_direct = !canon && gpu_host_is_pinned(p->a) && gpu_host_is_pinned(p->b) && gpu_host_is_pinned(p->c);
+    int aux_direct = !p->num_aux || gpu_host_is_pinned(p->aux);
+    size_t abc_stage = abc_direct ? 0 : 3 * len, aux_stage = aux_direct ? 0 : p->num_aux;
+    if ((rc = ensure_stage(w, (abc_stage + aux_stage + n_a + n_b + 1) * fr)) ||
+        (rc = ensure_dev(w, &w->d_abc, &w->d_abc_bytes, 3 * m * fr, "the H step")) ||
+        (rc = ensure_dev(w, &w->d_sc, &w->d_sc_bytes, (p->num_aux + n_a + n_b + 1) * fr, "the MSM scalars")))
+        return rc;
+    fr_t *hs = w->h_stage, *h_aux = hs + abc_stage, *h_a = h_aux + aux_stage, *h_b = h_a + n_a;
     const void *a = p->a, *b = p->b, *c = p->c;
-    if (p->scalar_form == CUZK_FR_CANONICAL) { /* the transforms want Montgomery */
-        fr_t *mt = bjob_alloc(job, 3 * (size_t)p->abc_len * sizeof(fr_t));
-        if (!mt) return err_set(CUZK_ENOMEM, "CUDA backend: no host memory for a, b, c in Montgomery form");
-        for (uint64_t i = 0; i < p->abc_len; i++) {
-            fr_to_mont(&mt[i], (const fr_t *)&p->a[i]);
-            fr_to_mont(&mt[p->abc_len + i], (const fr_t *)&p->b[i]);
-            fr_to_mont(&mt[2 * p->abc_len + i], (const fr_t *)&p->c[i]);
-        }
-        a = mt, b = mt + p->abc_len, c = mt + 2 * p->abc_len;
+    if (!abc_direct) { /* the transforms want Montgomery */
+        prep_copy(tp, hs, p->a, len, canon);
+        prep_copy(tp, hs + len, p->b, len, canon);
+        prep_copy(tp, hs + 2 * len, p->c, len, canon);
+        a = hs, b = hs + len, c = hs + 2 * len;
     }
+    uint64_t t1 = bjob_now_ns();
+    bjob_trace(job, CUZK_TRACE_HOST_PREP, t0, t1, abc_stage * fr);
+
+    /* the device clock's reference: both streams are idle here */
+    if ((rc = gpu_event_record(w->ev_ref, w->stream)) || (rc = gpu_event_sync(w->ev_ref))) return rc;
+    uint64_t t_ref = bjob_now_ns();
     uint8_t *d = w->d_abc;
-    if ((rc = gpu_h_step_from_host(d, d + m * sizeof(fr_t), d + 2 * m * sizeof(fr_t), a, b, c, p->abc_len,
-                                   log_m, w->stream, w->stream)) ||
-        (rc = gpu_stream_sync(w->stream))) {
-        char msg[512];
-        snprintf(msg, sizeof msg, "%s", cuzk_last_error());
-        return err_set(CUZK_EDEVICE, "CUDA backend: H step of 2^%u on device %d failed: %s", log_m, w->ordinal, msg);
-    }
-    hsc = d;
-    h_where = MSM_SCALARS_DEVICE;
-#else
-    fr_t *h = bjob_alloc(job, m * sizeof(fr_t));
-    if (!h) return err_set(CUZK_ENOMEM, "CUDA backend: no working memory for 2^%u H scalars", log_m);
-    if ((rc = groth16_compute_h(h, p, log_m, w->b->tp))) return rc;
-    hsc = h;
-    h_where = MSM_SCALARS_HOST;
-#endif
-    bjob_trace(job, CUZK_TRACE_H_STEP, t0, bjob_now_ns(), ((uint64_t)3 << log_m) * sizeof(fr_t));
+    if ((rc = stage_begin(w, ST_H, w->stream)) ||
+        (FAULT_HIT(FAULT_CUDA_H) && err_set(CUZK_EDEVICE, "injected fault: CUDA H step")) ||
+        gpu_h_step_from_host(d, d + m * fr, d + 2 * m * fr, a, b, c, len, log_m, w->stream, w->copy_stream) ||
+        (rc = stage_end(w, ST_H, w->stream, 3 * len * fr)))
+        return rc ? rc : dev_fail(w, "the H step");
+
+    /* while the H step runs: the range check of every scalar (the transforms are harmless on
+     * values >= r, and nothing reads their output until the check has passed: the first MSM
+     * is enqueued below), then the A and B scalars compacted on the host into pinned memory
+     * and copied with aux on the copy stream (after the H step's own copies) */
+    uint64_t t2 = bjob_now_ns();
+    if ((rc = groth16_check_scalars(p, tp))) return rc;
+    if (aux_stage) prep_copy(tp, h_aux, p->aux, p->num_aux, 0);
+    uint64_t ka = n_a, kb = n_b;
+    if ((rc = prep_compact(tp, p, h_a, h_b, &ka, &kb))) return rc;
+    bjob_trace(job, CUZK_TRACE_HOST_PREP, t2, bjob_now_ns(), (aux_stage + n_a + n_b) * fr);
+    fr_t *d_aux = w->d_sc, *d_a = d_aux + p->num_aux, *d_b = d_a + n_a;
+    size_t sc_bytes = (p->num_aux + n_a + n_b) * fr;
+    if ((rc = stage_begin(w, ST_COPY, w->copy_stream)) ||
+        (FAULT_HIT(FAULT_CUDA_COPY) && (rc = err_set(CUZK_EDEVICE, "injected fault: CUDA copy of the scalars"))) ||
+        (p->num_aux && (rc = gpu_memcpy_async(d_aux, aux_stage ? (const void *)h_aux : (const void *)p->aux,
+                                              p->num_aux * fr, w->copy_stream))) ||
+        (rc = gpu_memcpy_async(d_a, h_a, (n_a + n_b) * fr, w->copy_stream)) ||
+        (rc = stage_end(w, ST_COPY, w->copy_stream, sc_bytes)))
+        return dev_fail(w, "copying the MSM scalars");
     bjob_release_abc(job);
     if (bjob_canceled(job)) return CUZK_ECANCELED;
-    const struct cuda_key_dev *kb = &k->dev[w->device_index];
-    if ((rc = run_msm(w, job, CUZK_TRACE_MSM_H, kb->h, hsc, pk->n_h, CUZK_FR_MONTGOMERY, h_where, &st->msm.h,
-                      sizeof st->msm.h)))
+
+    const struct cuda_key_dev *kb_ = &k->dev[w->device_index];
+    int form = canon ? CUZK_FR_CANONICAL : CUZK_FR_MONTGOMERY;
+    if ((rc = run_msm(w, ST_MSM_H, kb_->h, d, pk->n_h, CUZK_FR_MONTGOMERY, &st->msm.h, sizeof st->msm.h)))
         return rc;
-    /* First version: density compaction of the a/b scalars on the host (canonical). */
-    groth16_msm_scalars s;
-    if ((rc = groth16_msm_scalars_make(&s, p, w->b->tp))) return rc;
-    if (!(rc = run_msm(w, job, CUZK_TRACE_MSM_L, kb->l, s.aux, s.n_aux, CUZK_FR_CANONICAL, MSM_SCALARS_HOST,
-                       &st->msm.l, sizeof st->msm.l)) &&
-        !(rc = run_msm(w, job, CUZK_TRACE_MSM_A, kb->a, s.a, s.n_a, CUZK_FR_CANONICAL, MSM_SCALARS_HOST,
-                       &st->msm.a, sizeof st->msm.a)) &&
-        !(rc = run_msm(w, job, CUZK_TRACE_MSM_B_G1, kb->b_g1, s.b, s.n_b, CUZK_FR_CANONICAL, MSM_SCALARS_HOST,
-                       &st->msm.b_g1, sizeof st->msm.b_g1)))
-        rc = run_msm(w, job, CUZK_TRACE_MSM_B_G2, kb->b_g2, s.b, s.n_b, CUZK_FR_CANONICAL, MSM_SCALARS_HOST,
-                     &st->msm.b_g2, sizeof st->msm.b_g2);
-    groth16_msm_scalars_free(&s);
-    if (rc) return rc;
-    float ms = 0;
-    if (!gpu_event_record(w->ev1, w->stream) && !gpu_event_sync(w->ev1) &&
-        !gpu_event_elapsed_ms(&ms, w->ev0, w->ev1))
-        job->device_ns = (uint64_t)((double)ms * 1e6);
+    if (gpu_stream_wait_event(w->stream, w->ev[2 * ST_COPY + 1])) return dev_fail(w, "waiting for the scalars");
+    if ((rc = run_msm(w, ST_MSM_L, kb_->l, d_aux, p->num_aux, form, &st->msm.l, sizeof st->msm.l)) ||
+        (rc = run_msm(w, ST_MSM_A, kb_->a, d_a, n_a, form, &st->msm.a, sizeof st->msm.a)) ||
+        (rc = run_msm(w, ST_MSM_B_G1, kb_->b_g1, d_b, n_b, form, &st->msm.b_g1, sizeof st->msm.b_g1)) ||
+        (rc = run_msm(w, ST_MSM_B_G2, kb_->b_g2, d_b, n_b, form, &st->msm.b_g2, sizeof st->msm.b_g2)))
+        return rc;
+    if (gpu_stream_sync(w->stream)) return dev_fail(w, "the MSMs");
+    report_stages(w, job, t_ref);
     return CUZK_OK;
 }
 
@@ -355,6 +476,21 @@ static int cuda_verify(void *be, void *key, backend_job *job)
     return backend_cpu_ops.verify(be, ((cuda_key *)key)->pk, job);
 }
 
+/* cuzk_host_alloc memory: page-locked for every device, so partitions built there are copied
+ * to the device with no staging copy */
+static int cuda_host_alloc(void *be, size_t bytes, void **out)
+{
+    (void)be;
+    return gpu_host_alloc(out, bytes);
+}
+
+static void cuda_host_free(void *be, void *p, size_t bytes)
+{
+    (void)be;
+    (void)bytes;
+    gpu_host_free(p);
+}
+
 const backend_ops backend_cuda_ops = {
     .name = "cuda",
     .kind = CUZK_BACKEND_CUDA,
@@ -366,11 +502,14 @@ const backend_ops backend_cuda_ops = {
     .device_ordinal = cuda_ordinal,
     .key_load = cuda_key_load,
     .key_free = cuda_key_free,
+    .key_params = cuda_key_params,
     .check = cuda_check,
     .worker_init = cuda_worker_init,
     .worker_fini = cuda_worker_fini,
     .start = cuda_start,
     .finish = cuda_finish,
     .verify = cuda_verify,
+    .host_alloc = cuda_host_alloc,
+    .host_free = cuda_host_free,
 };
 #endif

@@ -1,7 +1,10 @@
 /* The engine on the CUDA backend, through the public API. Oracle: the CPU backend (another
  * engine, same r and s) must give byte-identical proofs on several PoRep-shaped circuits of
- * different sizes and scalar forms, and each proof verifies. Faults: a partition that cannot
- * fit the device budget is refused while the next one is proved. Exits 77 without a GPU. */
+ * different sizes and scalar forms, and each proof verifies; two workers with partitions in
+ * cuzk_host_alloc (pinned) memory, several in flight. Faults: a partition that cannot fit the
+ * device budget is refused while the next one is proved; each injected CUDA fault (lib/fault.h)
+ * fails only its partition, or is proven again on the CPU with CUZK_OPT_RETRY_ON_CPU.
+ * Exits 77 without a GPU. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +17,7 @@
 
 #include "cuda_util.h"
 #include "cuzk/cuzk.h"
+#include "fault.h"
 #include "groth16/groth16.h"
 #include "groth16/synth.h"
 #include "support/testutil.h"
@@ -151,6 +155,151 @@ static void proofs_match_cpu(void **state)
     cuzk_engine_destroy(ce);
 }
 
+/* Copies p's buffers into one cuzk_host_alloc block (page-locked on the CUDA backend, so the
+ * backend copies them to the device with no staging); *blk receives the block. */
+static cuzk_partition to_host_alloc(cuzk_engine *e, const cuzk_partition *p, void **blk)
+{
+    uint64_t fr = sizeof(cuzk_fr), wi = (p->num_inputs + 63) / 64, wa = (p->num_aux + 63) / 64;
+    size_t sz[6] = {p->abc_len * fr, p->abc_len * fr, p->abc_len * fr, p->num_inputs * fr, p->num_aux * fr,
+                    (wi + 2 * wa) * 8};
+    size_t total = 0;
+    for (int i = 0; i < 6; i++) total += (sz[i] + 63) & ~(size_t)63;
+    assert_int_equal(cuzk_host_alloc(e, total, blk), CUZK_OK);
+    assert_true(gpu_host_is_pinned(*blk));
+    uint8_t *q = *blk;
+    const void *from[5] = {p->a, p->b, p->c, p->inputs, p->aux};
+    void *to[6];
+    for (int i = 0; i < 6; i++) {
+        to[i] = q;
+        if (i < 5) memcpy(q, from[i], sz[i]);
+        q += (sz[i] + 63) & ~(size_t)63;
+    }
+    uint64_t *d = to[5];
+    memcpy(d, p->b_input_density, wi * 8);
+    memcpy(d + wi, p->a_aux_density, wa * 8);
+    memcpy(d + wi + wa, p->b_aux_density, wa * 8);
+    cuzk_partition o = *p;
+    o.a = to[0], o.b = to[1], o.c = to[2], o.inputs = to[3], o.aux = to[4];
+    o.b_input_density = d, o.a_aux_density = d + wi, o.b_aux_density = d + wi + wa;
+    o.release = NULL;
+    return o;
+}
+
+/* Two workers on one device, partitions in cuzk_host_alloc memory (the zero-staging path),
+ * several in flight at once: every proof byte-identical to the CPU prover's. */
+static void pinned_two_workers_match_cpu(void **state)
+{
+    (void)state;
+    cuzk_config *cfg;
+    assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_BACKEND, CUZK_BACKEND_CUDA), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_WORKERS_PER_DEVICE, 2), CUZK_OK);
+    cuzk_engine *e;
+    assert_int_equal(cuzk_engine_create(cfg, &e), CUZK_OK);
+    cuzk_config_free(cfg);
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/cuzk-gpu-engine-%d-p.params", (int)getpid());
+    synth_cfg scfg;
+    groth16_params *pk = make_key(&scfg, 30000, path);
+    cuzk_srs *srs;
+    assert_int_equal(cuzk_srs_load(e, path, 0, &srs), CUZK_OK);
+    for (int form = 0; form < 2; form++) {
+        int32_t f = form ? CUZK_FR_CANONICAL : CUZK_FR_MONTGOMERY;
+        cuzk_partition p;
+        assert_int_equal(synth_partition(&scfg, f, &p), CUZK_OK);
+        void *blk;
+        cuzk_partition q = to_host_alloc(e, &p, &blk);
+        enum { N = 6 };
+        fr_t r[N], s[N];
+        cuzk_fr rs[N][2];
+        for (int i = 0; i < N; i++) {
+            uint8_t seed[32];
+            test_rand_bytes(seed, sizeof seed);
+            groth16_rs_from_seed(&r[i], &s[i], seed);
+            if (form) fr_from_mont((fr_t *)&rs[i][0], &r[i]), fr_from_mont((fr_t *)&rs[i][1], &s[i]);
+            else memcpy(&rs[i][0], &r[i], 32), memcpy(&rs[i][1], &s[i], 32);
+            cuzk_partition qi = q;
+            qi.r = &rs[i][0], qi.s = &rs[i][1], qi.user_tag = (uint64_t)i;
+            cuzk_job h;
+            assert_int_equal(cuzk_submit_partition(e, srs, &qi, &h), CUZK_OK);
+        }
+        for (int i = 0; i < N; i++) {
+            cuzk_result res = poll1(e);
+            assert_int_equal(res.status, CUZK_OK);
+            uint8_t want[192];
+            int k = (int)res.user_tag;
+            assert_int_equal(groth16_prove(pk, &p, &r[k], &s[k], NULL, want), CUZK_OK);
+            assert_memory_equal(res.proof, want, 192);
+        }
+        printf("# pinned partitions, 2 workers, form %d: %d proofs byte-identical to the CPU prover's\n", f, N);
+        cuzk_host_free(e, blk);
+        if (p.release) p.release(p.release_user);
+    }
+    cuzk_srs_release(srs);
+    cuzk_engine_destroy(e);
+    groth16_params_free(pk);
+    unlink(path);
+}
+
+/* Each injected CUDA fault (kernels/ntt H step, an MSM, the scalar copy, a device allocation)
+ * fails only the partition it hits, with CUZK_EDEVICE (CUZK_EBUDGET for the allocation), and
+ * the next partition on the same engine proves byte-identically to the CPU prover; with
+ * CUZK_OPT_RETRY_ON_CPU the faulted partition itself comes back proven on the CPU. */
+static void cuda_faults_fail_one_partition(void **state)
+{
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/cuzk-gpu-engine-%d-f.params", (int)getpid());
+    synth_cfg scfg;
+    groth16_params *pk = make_key(&scfg, 3000, path);
+    static const struct { fault_site site; int32_t want; } cases[] = {
+        {FAULT_CUDA_H, CUZK_EDEVICE}, {FAULT_CUDA_MSM, CUZK_EDEVICE},
+        {FAULT_CUDA_COPY, CUZK_EDEVICE}, {FAULT_CUDA_ALLOC, CUZK_EBUDGET}};
+    for (int retry = 0; retry < 2; retry++) {
+        cuzk_config *cfg;
+        assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
+        assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_BACKEND, CUZK_BACKEND_CUDA), CUZK_OK);
+        assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_RETRY_ON_CPU, retry), CUZK_OK);
+        cuzk_engine *e;
+        assert_int_equal(cuzk_engine_create(cfg, &e), CUZK_OK);
+        cuzk_config_free(cfg);
+        cuzk_srs *srs;
+        assert_int_equal(cuzk_srs_load(e, path, 0, &srs), CUZK_OK);
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            fr_t r, s;
+            uint8_t seed[32], got[192], want[192];
+            test_rand_bytes(seed, sizeof seed);
+            groth16_rs_from_seed(&r, &s, seed);
+            cuzk_partition p;
+            assert_int_equal(synth_partition(&scfg, CUZK_FR_MONTGOMERY, &p), CUZK_OK);
+            assert_int_equal(groth16_prove(pk, &p, &r, &s, NULL, want), CUZK_OK);
+            if (p.release) p.release(p.release_user);
+            fault_arm(cases[c].site, 1, 1);
+            int32_t dev = -2;
+            int32_t st = prove_on(e, srs, &scfg, CUZK_FR_MONTGOMERY, &r, &s, got, NULL, NULL, &dev, NULL);
+            uint64_t hits = fault_hits(cases[c].site);
+            fault_disarm_all();
+            printf("# %s, retry %d: status %d on device %d\n", fault_site_name(cases[c].site), retry, st, dev);
+            assert_int_equal(hits, 1);
+            if (retry) {
+                assert_int_equal(st, CUZK_OK);
+                assert_int_equal(dev, -1); /* proven again on the CPU */
+                assert_memory_equal(got, want, 192);
+            } else {
+                assert_int_equal(st, cases[c].want);
+            }
+            /* the next partition proves on the GPU */
+            assert_int_equal(prove_on(e, srs, &scfg, CUZK_FR_MONTGOMERY, &r, &s, got, NULL, NULL, &dev, NULL), CUZK_OK);
+            assert_true(dev >= 0);
+            assert_memory_equal(got, want, 192);
+        }
+        cuzk_srs_release(srs);
+        cuzk_engine_destroy(e);
+    }
+    groth16_params_free(pk);
+    unlink(path);
+}
+
 static void budget_fault_then_success(void **state)
 {
     (void)state;
@@ -195,7 +344,9 @@ int main(void)
     test_seed();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(proofs_match_cpu),
+        cmocka_unit_test(pinned_two_workers_match_cpu),
         cmocka_unit_test(budget_fault_then_success),
+        cmocka_unit_test(cuda_faults_fail_one_partition),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,9 @@
  * The GPU H step (six transforms, fused scalings) against the straightforward seven-
  * transform H computed with the CPU NTT (FORMATS.md: iNTT, coset NTT for a, b, c;
  * (a·b - c)/(g^n - 1); coset iNTT), at 2^1..2^3 and 2^10, 2^16, 2^20; inputs on the
- * device and copied from pinned host memory with zero padding. Exits 77 without a GPU.
+ * device and copied from pinned host memory with zero padding; and a circom circuit's
+ * partition (test/gpu/fixtures/hstep.*, compiled by circom2 for BLS12-381) against the CPU
+ * prover's own H step (groth16_compute_h). Exits 77 without a GPU.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +18,8 @@
 
 #include "cuda_util.h"
 #include "cuzk/cuzk.h"
+#include "cuzk/r1cs.h"
+#include "groth16/groth16.h"
 #include "gpu_testutil.h"
 #include "ntt.h"
 #include "ntt/ntt_cpu.h"
@@ -98,6 +102,59 @@ static void check_size(unsigned L, int satisfied, int from_host)
     free(want), free(got);
 }
 
+/* A circom circuit's partition (2,069 rows padded to 2^12): the GPU H scalars equal the CPU
+ * prover's, and h[n-1] = 0 because the witness satisfies the circuit. */
+static void test_circom_partition(void **state)
+{
+    (void)state;
+    cuzk_r1cs *r1cs;
+    cuzk_fr *w;
+    uint64_t nw;
+    cuzk_partition p;
+    int rc = cuzk_r1cs_load("test/gpu/fixtures/hstep.r1cs", &r1cs);
+    if (rc) fprintf(stderr, "r1cs: %s\n", cuzk_last_error());
+    assert_int_equal(rc, CUZK_OK);
+    assert_int_equal(cuzk_wtns_load("test/gpu/fixtures/hstep.wtns", &w, &nw), CUZK_OK);
+    assert_int_equal(cuzk_r1cs_partition(r1cs, w, nw, &p), CUZK_OK);
+    unsigned L = 0;
+    while ((1ull << L) < p.abc_len) L++;
+    const uint64_t n = 1ull << L, len = p.abc_len;
+    assert_true(len < n && n >= 4096); /* padding on purpose */
+    fr_t *want = calloc(n, sizeof(fr_t)), *got = malloc(n * sizeof(fr_t)), *m;
+    assert_non_null(want && got);
+    assert_int_equal(groth16_compute_h(want, &p, L, tp), CUZK_OK);
+    assert_int_equal(gpu_host_alloc((void **)&m, 3 * len * sizeof(fr_t)), 0);
+    for (uint64_t i = 0; i < len; i++) { /* the device wants Montgomery; the partition is canonical */
+        assert_true(fr_to_mont(&m[i], (const fr_t *)&p.a[i]));
+        assert_true(fr_to_mont(&m[len + i], (const fr_t *)&p.b[i]));
+        assert_true(fr_to_mont(&m[2 * len + i], (const fr_t *)&p.c[i]));
+    }
+    void *d[3], *s, *cp;
+    for (int k = 0; k < 3; k++) assert_int_equal(gpu_malloc(&d[k], n * sizeof(fr_t)), 0);
+    assert_int_equal(gpu_stream_create(&s), 0);
+    assert_int_equal(gpu_stream_create(&cp), 0);
+    for (int k = 0; k < 3; k++) assert_int_equal(gpu_fr_fill_random(d[k], n, 7 + k, s), 0); /* poison */
+    assert_int_equal(gpu_stream_sync(s), 0);
+    rc = gpu_h_step_from_host(d[0], d[1], d[2], m, m + len, m + 2 * len, len, L, s, cp);
+    if (!rc) rc = gpu_stream_sync(s);
+    if (rc) fprintf(stderr, "H step: %s\n", cuzk_last_error());
+    assert_int_equal(rc, 0);
+    assert_int_equal(gpu_memcpy_to_host(got, d[0], n * sizeof(fr_t)), 0);
+    assert_true(fr_is_zero(&got[n - 1]));
+    int nonzero = 0;
+    for (uint64_t i = 0; i + 1 < n; i++) nonzero += !fr_is_zero(&want[i]);
+    assert_true(nonzero > 0); /* the comparison below is not between zeros */
+    assert_true(fr_vec_diff("H circom partition", got, want, n - 1) < 0);
+    printf("H of the circom partition (%llu rows, 2^%u): equal to the CPU prover's\n", (unsigned long long)len, L);
+    gpu_stream_destroy(s), gpu_stream_destroy(cp);
+    for (int k = 0; k < 3; k++) gpu_free(d[k]);
+    gpu_host_free(m);
+    free(want), free(got);
+    if (p.release) p.release(p.release_user);
+    cuzk_free(w);
+    cuzk_r1cs_free(r1cs);
+}
+
 static void test_tiny(void **state)
 {
     (void)state;
@@ -141,6 +198,7 @@ int main(void)
     tp = threadpool_create(0);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tiny),
+        cmocka_unit_test(test_circom_partition),
         cmocka_unit_test(test_2_10),
         cmocka_unit_test(test_2_16),
         cmocka_unit_test(test_2_20),
