@@ -16,42 +16,27 @@
 #include "cuzk/cuzk.h"
 #include "groth16/groth16.h"
 #include "groth16/synth.h"
+#include "support/testkey.h"
 #include "support/testutil.h"
 
-static char params_path[64];
-static groth16_params *pk;
-static uint8_t *vk_bytes;
-static size_t vk_len;
-static synth_cfg scfg;
+static test_key key;
 
 static int setup(void **state)
 {
     (void)state;
     uint8_t seed[32];
+    synth_cfg cfg;
     test_seed();
     test_rand_bytes(seed, sizeof seed);
-    synth_cfg_default(&scfg, 300, seed); /* domain 2^9 with its inputs: quick on 2 cores */
-    cs sys;
-    fr_t *in, *aux;
-    assert_int_equal(synth_cs(&scfg, &sys, &in, &aux), CUZK_OK);
-    groth16_toxic t;
-    groth16_toxic_from_seed(&t, seed);
-    assert_int_equal(groth16_setup(&sys, &t, NULL, &pk), CUZK_OK);
-    snprintf(params_path, sizeof params_path, "/tmp/cuzk-engine-cpu-%d.params", (int)getpid());
-    assert_int_equal(groth16_params_write(params_path, pk), CUZK_OK);
-    assert_int_equal(groth16_vk_serialize(&pk->vk, &vk_bytes, &vk_len), CUZK_OK);
-    cs_free(&sys);
-    free(in);
-    free(aux);
+    synth_cfg_default(&cfg, 300, seed); /* domain 2^9 with its inputs: quick on 2 cores */
+    assert_int_equal(test_key_make(&key, &cfg, "engine-cpu", -1), CUZK_OK);
     return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    unlink(params_path);
-    groth16_params_free(pk);
-    free(vk_bytes);
+    test_key_free(&key);
     return 0;
 }
 
@@ -79,7 +64,7 @@ static void proofs_match_the_prover(void **state)
     (void)state;
     cuzk_engine *e = cpu_engine(1);
     cuzk_srs *srs;
-    assert_int_equal(cuzk_srs_load(e, params_path, 0, &srs), CUZK_OK);
+    assert_int_equal(cuzk_srs_load(e, key.path, 0, &srs), CUZK_OK);
     enum { N = 4 };
     cuzk_partition parts[N];
     cuzk_fr rs[N][2];
@@ -88,12 +73,12 @@ static void proofs_match_the_prover(void **state)
     uint64_t npub[N];
     for (int i = 0; i < N; i++) {
         int32_t form = i % 2 ? CUZK_FR_CANONICAL : CUZK_FR_MONTGOMERY;
-        assert_int_equal(synth_partition(&scfg, form, &parts[i]), CUZK_OK);
+        assert_int_equal(synth_partition(&key.scfg, form, &parts[i]), CUZK_OK);
         fr_t r, s;
         uint8_t seed[32];
         test_rand_bytes(seed, sizeof seed);
         groth16_rs_from_seed(&r, &s, seed);
-        assert_int_equal(groth16_prove(pk, &parts[i], &r, &s, NULL, expect[i]), CUZK_OK);
+        assert_int_equal(groth16_prove(key.pk, &parts[i], &r, &s, NULL, expect[i]), CUZK_OK);
         /* hand r, s to the engine in the partition's own form */
         if (form == CUZK_FR_CANONICAL) {
             fr_from_mont((fr_t *)&rs[i][0], &r);
@@ -117,21 +102,21 @@ static void proofs_match_the_prover(void **state)
         assert_int_equal(r.status, CUZK_OK);
         assert_true(r.user_tag < N);
         assert_memory_equal(r.proof, expect[r.user_tag], 192);
-        assert_int_equal(cuzk_verify(vk_bytes, vk_len, r.proof, pub[r.user_tag], npub[r.user_tag],
+        assert_int_equal(cuzk_verify(key.vk, key.vk_len, r.proof, pub[r.user_tag], npub[r.user_tag],
                                      parts[r.user_tag].scalar_form), CUZK_OK);
         assert_int_equal(r.device, -1);
     }
     /* r, s from the OS: proofs differ but verify */
     cuzk_partition p;
-    assert_int_equal(synth_partition(&scfg, CUZK_FR_MONTGOMERY, &p), CUZK_OK);
+    assert_int_equal(synth_partition(&key.scfg, CUZK_FR_MONTGOMERY, &p), CUZK_OK);
     cuzk_fr inputs_copy[1024];
     memcpy(inputs_copy, p.inputs, p.num_inputs * sizeof *inputs_copy);
-    assert_int_equal(cuzk_srs_load(e, params_path, CUZK_SRS_CHECK_SUBGROUP, &srs), CUZK_OK);
+    assert_int_equal(cuzk_srs_load(e, key.path, CUZK_SRS_CHECK_SUBGROUP, &srs), CUZK_OK);
     cuzk_job h;
     assert_int_equal(cuzk_submit_partition(e, srs, &p, &h), CUZK_OK);
     cuzk_result r = poll1(e);
     assert_int_equal(r.status, CUZK_OK);
-    assert_int_equal(cuzk_verify(vk_bytes, vk_len, r.proof, inputs_copy + 1, p.num_inputs - 1, CUZK_FR_MONTGOMERY),
+    assert_int_equal(cuzk_verify(key.vk, key.vk_len, r.proof, inputs_copy + 1, p.num_inputs - 1, CUZK_FR_MONTGOMERY),
                      CUZK_OK);
     cuzk_stats st = {.struct_size = sizeof st};
     assert_int_equal(cuzk_engine_stats(e, &st), CUZK_OK);
@@ -149,10 +134,10 @@ static void bad_partitions(void **state)
     for (int verify = 1; verify >= 0; verify--) {
         cuzk_engine *e = cpu_engine(verify);
         cuzk_srs *srs;
-        assert_int_equal(cuzk_srs_load(e, params_path, 0, &srs), CUZK_OK);
+        assert_int_equal(cuzk_srs_load(e, key.path, 0, &srs), CUZK_OK);
         /* a witness that does not satisfy the circuit: never returned with VERIFY on */
         cuzk_partition p;
-        assert_int_equal(synth_partition(&scfg, CUZK_FR_CANONICAL, &p), CUZK_OK);
+        assert_int_equal(synth_partition(&key.scfg, CUZK_FR_CANONICAL, &p), CUZK_OK);
         cuzk_fr *aux = (cuzk_fr *)p.aux;
         aux[3].l[0] ^= 1; /* the partition's buffers are ours until release */
         cuzk_fr inputs_copy[1024];
@@ -164,11 +149,11 @@ static void bad_partitions(void **state)
             assert_int_equal(r.status, CUZK_EVERIFY);
         } else {
             assert_int_equal(r.status, CUZK_OK); /* unchecked: and indeed invalid */
-            assert_int_equal(cuzk_verify(vk_bytes, vk_len, r.proof, inputs_copy + 1, p.num_inputs - 1,
+            assert_int_equal(cuzk_verify(key.vk, key.vk_len, r.proof, inputs_copy + 1, p.num_inputs - 1,
                                          CUZK_FR_CANONICAL), CUZK_EVERIFY);
         }
         /* sizes that do not fit the key: refused at submit, buffers still the host's */
-        assert_int_equal(synth_partition(&scfg, CUZK_FR_CANONICAL, &p), CUZK_OK);
+        assert_int_equal(synth_partition(&key.scfg, CUZK_FR_CANONICAL, &p), CUZK_OK);
         p.num_aux -= 1;
         assert_int_equal(cuzk_submit_partition(e, srs, &p, &h), CUZK_EMISMATCH);
         p.num_aux += 1;

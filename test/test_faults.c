@@ -19,43 +19,28 @@
 #include "fault.h"
 #include "groth16/groth16.h"
 #include "groth16/synth.h"
+#include "support/testkey.h"
 #include "support/testutil.h"
 
-static char params_path[64];
-static groth16_params *pk;
-static uint8_t *vk_bytes;
-static size_t vk_len;
-static synth_cfg scfg;
+static test_key key;
 
 static int setup(void **state)
 {
     (void)state;
     uint8_t seed[32];
+    synth_cfg cfg;
     test_seed();
     test_rand_bytes(seed, sizeof seed);
-    synth_cfg_default(&scfg, 40, seed); /* a domain of 2^6: each prove takes milliseconds */
-    cs sys;
-    fr_t *in, *aux;
-    assert_int_equal(synth_cs(&scfg, &sys, &in, &aux), CUZK_OK);
-    groth16_toxic t;
-    groth16_toxic_from_seed(&t, seed);
-    assert_int_equal(groth16_setup(&sys, &t, NULL, &pk), CUZK_OK);
-    snprintf(params_path, sizeof params_path, "/tmp/cuzk-faults-%d.params", (int)getpid());
-    assert_int_equal(groth16_params_write(params_path, pk), CUZK_OK);
-    assert_int_equal(groth16_vk_serialize(&pk->vk, &vk_bytes, &vk_len), CUZK_OK);
-    cs_free(&sys);
-    free(in);
-    free(aux);
+    synth_cfg_default(&cfg, 40, seed); /* a domain of 2^6: each prove takes milliseconds */
+    assert_int_equal(test_key_make(&key, &cfg, "faults", -1), CUZK_OK);
     return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
+    test_key_free(&key);
     fault_disarm_all();
-    unlink(params_path);
-    groth16_params_free(pk);
-    free(vk_bytes);
     return 0;
 }
 
@@ -92,7 +77,7 @@ static void tracked_release(void *u)
 static void tracked_make(tracked *t, int32_t form)
 {
     memset(t, 0, sizeof *t);
-    assert_int_equal(synth_partition(&scfg, form, &t->p), CUZK_OK);
+    assert_int_equal(synth_partition(&key.scfg, form, &t->p), CUZK_OK);
     t->rel = t->p.release;
     t->rel_user = t->p.release_user;
     t->p.release = tracked_release;
@@ -107,7 +92,7 @@ static void check_result(const tracked *t, const cuzk_result *r)
 {
     assert_int_equal(atomic_load(&((tracked *)t)->releases), 1);
     if (r->status == CUZK_OK)
-        assert_int_equal(cuzk_verify(vk_bytes, vk_len, r->proof, t->pub, t->npub, t->p.scalar_form), CUZK_OK);
+        assert_int_equal(cuzk_verify(key.vk, key.vk_len, r->proof, t->pub, t->npub, t->p.scalar_form), CUZK_OK);
 }
 
 static cuzk_result prove1(cuzk_engine *e, cuzk_srs *srs, int32_t form)
@@ -139,7 +124,7 @@ static void heap_alloc_every_nth(void **state)
     (void)state;
     cuzk_engine *e = engine_with(1, 0);
     cuzk_srs *srs;
-    assert_int_equal(cuzk_srs_load(e, params_path, 0, &srs), CUZK_OK);
+    assert_int_equal(cuzk_srs_load(e, key.path, 0, &srs), CUZK_OK);
     uint64_t n, failures = 0, recovered = 0, step = getenv("CUZK_TEST_QUICK") ? 7 : 1;
     for (n = 1; n < 100000; n += n < 64 ? 1 : step) {
         fault_arm(FAULT_HEAP_ALLOC, n, 1);
@@ -178,7 +163,7 @@ static void heap_new_fails(void **state)
     (void)state;
     cuzk_engine *e = engine_with(1, 0);
     cuzk_srs *srs;
-    assert_int_equal(cuzk_srs_load(e, params_path, 0, &srs), CUZK_OK);
+    assert_int_equal(cuzk_srs_load(e, key.path, 0, &srs), CUZK_OK);
     fault_arm(FAULT_HEAP_NEW, 1, 1);
     cuzk_result r = prove1(e, srs, CUZK_FR_CANONICAL);
     assert_int_equal(fault_hits(FAULT_HEAP_NEW), 1);
@@ -210,7 +195,7 @@ static void host_alloc_fails(void **state)
     }
     fault_disarm_all();
     cuzk_srs *srs;
-    assert_int_equal(cuzk_srs_load(e, params_path, 0, &srs), CUZK_OK);
+    assert_int_equal(cuzk_srs_load(e, key.path, 0, &srs), CUZK_OK);
     next_one_proves(e, srs);
     cuzk_srs_release(srs);
     cuzk_engine_destroy(e);
@@ -222,11 +207,11 @@ static void key_load_fails(void **state)
     cuzk_engine *e = engine_with(1, 0);
     cuzk_srs *srs = (cuzk_srs *)1;
     fault_arm(FAULT_KEY_LOAD, 1, 1);
-    assert_int_equal(cuzk_srs_load(e, params_path, 0, &srs), CUZK_EIO);
+    assert_int_equal(cuzk_srs_load(e, key.path, 0, &srs), CUZK_EIO);
     assert_null(srs);
     assert_non_null(strstr(cuzk_last_error(), "injected"));
-    assert_non_null(strstr(cuzk_last_error(), params_path));
-    assert_int_equal(cuzk_srs_load(e, params_path, CUZK_SRS_CHECK_SUBGROUP, &srs), CUZK_OK);
+    assert_non_null(strstr(cuzk_last_error(), key.path));
+    assert_int_equal(cuzk_srs_load(e, key.path, CUZK_SRS_CHECK_SUBGROUP, &srs), CUZK_OK);
     next_one_proves(e, srs);
     cuzk_srs_release(srs);
     cuzk_engine_destroy(e);
@@ -241,7 +226,7 @@ static void msm_corruption_is_caught(void **state)
     for (int verify = 1; verify >= 0; verify--) {
         cuzk_engine *e = engine_with(verify, 0);
         cuzk_srs *srs;
-        assert_int_equal(cuzk_srs_load(e, params_path, 0, &srs), CUZK_OK);
+        assert_int_equal(cuzk_srs_load(e, key.path, 0, &srs), CUZK_OK);
         fault_arm(FAULT_MSM_CORRUPT, 1, 1);
         tracked *t = malloc(sizeof *t);
         assert_non_null(t);
@@ -256,7 +241,7 @@ static void msm_corruption_is_caught(void **state)
             assert_int_equal(r.status, CUZK_EVERIFY);
         } else {
             assert_int_equal(r.status, CUZK_OK);
-            assert_int_equal(cuzk_verify(vk_bytes, vk_len, r.proof, t->pub, t->npub, t->p.scalar_form),
+            assert_int_equal(cuzk_verify(key.vk, key.vk_len, r.proof, t->pub, t->npub, t->p.scalar_form),
                              CUZK_EVERIFY); /* it decodes, it is just wrong */
         }
         free(t);
@@ -276,7 +261,7 @@ static void random_faults_in_flight(void **state)
     (void)state;
     cuzk_engine *e = engine_with(1, 0);
     cuzk_srs *srs;
-    assert_int_equal(cuzk_srs_load(e, params_path, 0, &srs), CUZK_OK);
+    assert_int_equal(cuzk_srs_load(e, key.path, 0, &srs), CUZK_OK);
     enum { N = 48 };
     tracked *t = calloc(N, sizeof *t);
     assert_non_null(t);
@@ -334,7 +319,7 @@ static void retry_on_cpu_policy(void **state)
 
     cuzk_engine *e = engine_with(1, 1);
     cuzk_srs *srs;
-    assert_int_equal(cuzk_srs_load(e, params_path, 0, &srs), CUZK_OK);
+    assert_int_equal(cuzk_srs_load(e, key.path, 0, &srs), CUZK_OK);
     /* 1. corrupted once: the retry's proof comes back, and it verifies (prove1 checks) */
     fault_arm(FAULT_MSM_CORRUPT, 1, 1);
     cuzk_result r = prove1(e, srs, CUZK_FR_CANONICAL);
@@ -393,7 +378,7 @@ static void retry_on_cpu_policy(void **state)
 
     /* without the option the same corruption is the result */
     e = engine_with(1, 0);
-    assert_int_equal(cuzk_srs_load(e, params_path, 0, &srs), CUZK_OK);
+    assert_int_equal(cuzk_srs_load(e, key.path, 0, &srs), CUZK_OK);
     fault_arm(FAULT_MSM_CORRUPT, 1, 1);
     r = prove1(e, srs, CUZK_FR_CANONICAL);
     assert_int_equal(r.status, CUZK_EVERIFY);

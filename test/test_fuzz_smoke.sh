@@ -12,6 +12,8 @@ if ! "$FUZZ_CC" -fsanitize=fuzzer,address,undefined "$probe/p.c" -o "$probe/p" >
 fi
 rm -rf "$probe"
 # Under SANITIZE the suite runs with its own sanitizer: the fuzz build is the same either way.
+# make test exports USE_CUDA to the scripts; it would override the fuzz build's CUZK_CUDA=0.
+unset USE_CUDA
 if ! out=$(nice make --no-print-directory -j2 fuzz-build FUZZ_CC="$FUZZ_CC" 2>&1); then
   echo "not ok - make fuzz-build"; echo "$out" | tail -30 | sed 's/^/# /'; exit 1
 fi

@@ -18,6 +18,7 @@
 #include "groth16/groth16.h"
 #include "groth16/synth.h"
 #include "ntt/ntt_cpu.h"
+#include "support/testkey.h"
 #include "support/testutil.h"
 
 #define BIG ((size_t)64 << 10)
@@ -77,40 +78,29 @@ static void count_start(void)
 
 static void count_stop(void) { atomic_store(&counting, 0); }
 
-static char params_path[64];
-static groth16_params *pk;
-static synth_cfg scfg;
 #define LOG_M 12 /* 2^12: every H vector, scalar copy and MSM's digits is above 64 KiB */
+
+static test_key key;
 
 static int setup(void **state)
 {
     (void)state;
     uint8_t seed[32];
+    synth_cfg cfg;
     test_seed();
     /* NTT twiddle tables above 2^11 built per call, as PoRep's 2^27 ones are (the process
      * keeps those up to 2^20): the H step must take them from the partition's heap too */
     ntt_cpu_set_cache_limit(LOG_M - 1);
     test_rand_bytes(seed, sizeof seed);
-    synth_cfg_for_domain(&scfg, LOG_M, seed);
-    cs sys;
-    fr_t *in, *aux;
-    assert_int_equal(synth_cs(&scfg, &sys, &in, &aux), CUZK_OK);
-    groth16_toxic t;
-    groth16_toxic_from_seed(&t, seed);
-    assert_int_equal(groth16_setup(&sys, &t, NULL, &pk), CUZK_OK);
-    snprintf(params_path, sizeof params_path, "/tmp/cuzk-prove-alloc-%d.params", (int)getpid());
-    assert_int_equal(groth16_params_write(params_path, pk), CUZK_OK);
-    cs_free(&sys);
-    free(in);
-    free(aux);
+    synth_cfg_for_domain(&cfg, LOG_M, seed);
+    assert_int_equal(test_key_make(&key, &cfg, "prove-alloc", -1), CUZK_OK);
     return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    unlink(params_path);
-    groth16_params_free(pk);
+    test_key_free(&key);
     return 0;
 }
 
@@ -119,13 +109,13 @@ static void counter_sees_standalone_prover(void **state)
 {
     (void)state;
     cuzk_partition p;
-    assert_int_equal(synth_partition(&scfg, CUZK_FR_MONTGOMERY, &p), CUZK_OK);
+    assert_int_equal(synth_partition(&key.scfg, CUZK_FR_MONTGOMERY, &p), CUZK_OK);
     fr_t *h = malloc(((size_t)1 << LOG_M) * sizeof *h);
     assert_non_null(h);
     count_start();
     assert_int_equal(groth16_compute_h(h, &p, LOG_M, NULL), CUZK_OK);
     groth16_msm_out out;
-    assert_int_equal(groth16_msms_cpu(&out, pk, &p, h, NULL), CUZK_OK);
+    assert_int_equal(groth16_msms_cpu(&out, key.pk, &p, h, NULL), CUZK_OK);
     count_stop();
     printf("standalone prover: %llu blocks >= 64 KiB from malloc, largest %llu bytes\n",
            (unsigned long long)big_calls, (unsigned long long)big_max);
@@ -156,15 +146,15 @@ static void engine_prove_path_leaves_malloc_alone(void **state)
     assert_int_equal(cuzk_engine_create(cfg, &e), CUZK_OK);
     cuzk_config_free(cfg);
     cuzk_srs *srs;
-    assert_int_equal(cuzk_srs_load(e, params_path, 0, &srs), CUZK_OK);
+    assert_int_equal(cuzk_srs_load(e, key.path, 0, &srs), CUZK_OK);
     /* Once first: process-lifetime tables (NTT twiddles up to 2^20) are built on first use. */
     cuzk_partition p;
-    assert_int_equal(synth_partition(&scfg, CUZK_FR_MONTGOMERY, &p), CUZK_OK);
+    assert_int_equal(synth_partition(&key.scfg, CUZK_FR_MONTGOMERY, &p), CUZK_OK);
     cuzk_result r = prove_one(e, srs, p, 1);
     assert_int_equal(r.status, CUZK_OK);
     for (int form = 0; form < 2; form++) { /* Montgomery copies aux to canonical; canonical borrows it */
         int32_t f = form ? CUZK_FR_CANONICAL : CUZK_FR_MONTGOMERY;
-        assert_int_equal(synth_partition(&scfg, f, &p), CUZK_OK); /* its buffers: not counted */
+        assert_int_equal(synth_partition(&key.scfg, f, &p), CUZK_OK); /* its buffers: not counted */
         count_start();
         r = prove_one(e, srs, p, 2 + (uint64_t)form);
         count_stop();

@@ -23,17 +23,13 @@
 #include "fault.h"
 #include "groth16/groth16.h"
 #include "groth16/synth.h"
+#include "support/testkey.h"
 #include "support/testutil.h"
 
 enum { KEYS = 3, THREADS = 3, MAX_JOBS = 512 };
 static const uint64_t key_constraints[KEYS] = {8, 20, 40}; /* domains 2^4 .. 2^6 */
 
-static struct {
-    synth_cfg scfg;
-    char path[64];
-    uint8_t *vk;
-    size_t vk_len;
-} keys[KEYS];
+static test_key keys[KEYS];
 
 typedef struct tracked {
     cuzk_partition p;
@@ -91,21 +87,9 @@ static int setup(void **state)
     for (int k = 0; k < KEYS; k++) {
         uint8_t seed[32];
         test_rand_bytes(seed, sizeof seed);
-        synth_cfg_default(&keys[k].scfg, key_constraints[k], seed);
-        cs sys;
-        fr_t *in, *aux;
-        assert_int_equal(synth_cs(&keys[k].scfg, &sys, &in, &aux), CUZK_OK);
-        groth16_toxic tx;
-        groth16_toxic_from_seed(&tx, seed);
-        groth16_params *pk;
-        assert_int_equal(groth16_setup(&sys, &tx, NULL, &pk), CUZK_OK);
-        snprintf(keys[k].path, sizeof keys[k].path, "/tmp/cuzk-soak-%d-%d.params", (int)getpid(), k);
-        assert_int_equal(groth16_params_write(keys[k].path, pk), CUZK_OK);
-        assert_int_equal(groth16_vk_serialize(&pk->vk, &keys[k].vk, &keys[k].vk_len), CUZK_OK);
-        groth16_params_free(pk);
-        cs_free(&sys);
-        free(in);
-        free(aux);
+        synth_cfg cfg;
+        synth_cfg_default(&cfg, key_constraints[k], seed);
+        assert_int_equal(test_key_make(&keys[k], &cfg, "soak", k), CUZK_OK);
     }
     return 0;
 }
@@ -114,10 +98,7 @@ static int teardown(void **state)
 {
     (void)state;
     fault_disarm_all();
-    for (int k = 0; k < KEYS; k++) {
-        unlink(keys[k].path);
-        free(keys[k].vk);
-    }
+    for (int k = 0; k < KEYS; k++) test_key_free(&keys[k]);
     return 0;
 }
 

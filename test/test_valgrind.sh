@@ -9,7 +9,8 @@ set -u
 command -v valgrind >/dev/null || { echo "skipped: valgrind not found (make deps installs it)"; exit 77; }
 if [ -n "${SANITIZE:-}" ]; then echo "skipped: under SANITIZE=$SANITIZE (valgrind needs a plain build)"; exit 77; fi
 vb=build-valgrind
-if ! out=$(nice make --no-print-directory -j2 BUILD=$vb CUZK_CUDA=0 OPT="-O1 -fno-optimize-sibling-calls -fno-inline-functions" \
+# USE_CUDA=0: make test exports USE_CUDA to the scripts, and the environment would win over CUZK_CUDA=0
+if ! out=$(nice make --no-print-directory -j2 BUILD=$vb CUZK_CUDA=0 USE_CUDA=0 OPT="-O1 -fno-optimize-sibling-calls -fno-inline-functions" \
            $vb/test/test_soak 2>&1); then
   echo "not ok - build the soak for valgrind"; echo "$out" | tail -20 | sed 's/^/# /'; exit 1
 fi

@@ -206,8 +206,9 @@ enum {
                                         device is then -1; a second failure is the result).
                                         Skipped when canceled, shutting down, or when the host
                                         budget cannot hold the CPU prover now. The release
-                                        callback still runs once, after the retry. 0 = off
-                                        (default)                                              */
+                                        callback still runs once, after the retry. On a GPU
+                                        engine a CPU prover (CPU_THREADS threads) is kept
+                                        for it. 0 = off (default)                              */
 };
 enum { CUZK_BACKEND_AUTO = 0, CUZK_BACKEND_CPU = 1, CUZK_BACKEND_CUDA = 2 };
 
