@@ -13,6 +13,8 @@
 
 #include <stdint.h>
 
+#include "prep.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -52,6 +54,13 @@ int gpu_h_step(void *d_a, void *d_b, void *d_c, unsigned log_n, void *stream);
 int gpu_h_step_from_host(void *d_a, void *d_b, void *d_c, const void *a, const void *b,
                          const void *c, uint64_t len, unsigned log_n, void *stream,
                          void *copy_stream);
+
+/* The same, each input first range-checked into d_res (tags 0, 1, 2 for a, b, c; see
+ * kernels/prep.h) and, when canonical, converted to Montgomery form on the device: a, b, c
+ * are then in the partition's own form. d_res may be NULL only when !canonical (no check). */
+int gpu_h_step_from_host_checked(void *d_a, void *d_b, void *d_c, const void *a, const void *b,
+                                 const void *c, uint64_t len, unsigned log_n, int canonical,
+                                 gpu_prep_result *d_res, void *stream, void *copy_stream);
 
 /* For benches and tests: n pseudo-random Fr elements (< 2^253) from seed, on the stream. */
 int gpu_fr_fill_random(void *d, uint64_t n, uint64_t seed, void *stream);

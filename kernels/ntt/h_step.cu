@@ -83,6 +83,13 @@ extern "C" int gpu_h_step_from_host(void *d_a, void *d_b, void *d_c, const void 
                                     const void *c, uint64_t len, unsigned log_n, void *stream,
                                     void *copy_stream)
 {
+    return gpu_h_step_from_host_checked(d_a, d_b, d_c, a, b, c, len, log_n, 0, NULL, stream, copy_stream);
+}
+
+extern "C" int gpu_h_step_from_host_checked(void *d_a, void *d_b, void *d_c, const void *a, const void *b,
+                                            const void *c, uint64_t len, unsigned log_n, int canonical,
+                                            gpu_prep_result *d_res, void *stream, void *copy_stream)
+{
     GPU_TRY(check(d_a, d_b, d_c, log_n));
     if (!a || !b || !c) return err_set(CUZK_EINVAL, "H step: NULL host buffer");
     const uint64_t n = 1ull << log_n;
@@ -105,9 +112,18 @@ extern "C" int gpu_h_step_from_host(void *d_a, void *d_b, void *d_c, const void 
     }
     fr_gpu *da = (fr_gpu *)d_a, *db = (fr_gpu *)d_b, *dc = (fr_gpu *)d_c;
     cudaError_t e = cudaSuccess;
-    if (!rc && (e = cudaStreamWaitEvent(st, ev[0], 0)) == cudaSuccess) rc = h_run_ab(da, NULL, ctx, sz, log_n, st);
-    if (!rc && e == cudaSuccess && (e = cudaStreamWaitEvent(st, ev[1], 0)) == cudaSuccess) rc = h_run_ab(db, da, ctx, sz, log_n, st);
-    if (!rc && e == cudaSuccess && (e = cudaStreamWaitEvent(st, ev[2], 0)) == cudaSuccess) rc = h_run_c(dc, ctx, sz, log_n, st);
+    /* each input, once arrived: checked (d_res) and brought to Montgomery form (canonical) */
+    for (int i = 0; i < 3 && !rc && e == cudaSuccess; i++) {
+        if ((e = cudaStreamWaitEvent(st, ev[i], 0)) != cudaSuccess) break;
+        if (d_res || canonical) {
+            if (!d_res) rc = err_set(CUZK_EINVAL, "H step: canonical inputs need a check result");
+            else rc = gpu_prep_check(dev[i], len, (unsigned)i, canonical, d_res, st);
+            if (rc) break;
+        }
+        rc = i == 0 ? h_run_ab(da, NULL, ctx, sz, log_n, st)
+           : i == 1 ? h_run_ab(db, da, ctx, sz, log_n, st)
+                    : h_run_c(dc, ctx, sz, log_n, st);
+    }
     if (!rc && e == cudaSuccess) rc = h_run_final(da, db, dc, ctx, sz, log_n, st);
     if (!rc && e != cudaSuccess) rc = gpu_error(e, "cudaStreamWaitEvent", __FILE__, __LINE__);
     for (int i = 0; i < 3; i++)

@@ -18,6 +18,7 @@
 #include "msm.h"
 
 #include "ntt.h"
+#include "prep.h"
 #include "backend/backend_cuda_prep.h"
 #include "field/curve.h"
 
@@ -26,7 +27,7 @@
 #define CUDA_BE_MSM_ENTRIES ((size_t)1 << 26)
 
 typedef struct cuda_backend {
-    threadpool *tp;              /* host work: key parsing, scalar checks and compaction */
+    threadpool *tp;              /* host work: key parsing, staging copies               */
     uint32_t ndev;
     int ordinal[CUDA_BE_MAX_DEV];
 } cuda_backend;
@@ -60,6 +61,8 @@ typedef struct cuda_worker {
     size_t d_abc_bytes;
     void *d_sc;                  /* the L, A and B scalars on the device, grown on demand   */
     size_t d_sc_bytes;
+    void *d_prep;                /* gpu_prep_result, then the compaction's scratch          */
+    size_t d_prep_bytes;
     void *h_stage;               /* pinned staging, grown on demand (never per partition)   */
     size_t h_stage_bytes;
 } cuda_worker;
@@ -215,13 +218,16 @@ static int cuda_check(void *be, void *key, const cuzk_partition *p, backend_esti
     int rc = groth16_check_partition(pk, p);
     if (rc) return rc;
     uint64_t m = (uint64_t)1 << backend_log2_ceil(p->abc_len), fr = sizeof(fr_t);
-    /* host: what this partition makes its worker hold in pinned staging (a/b/c when they are
-     * not page-locked or come canonical, aux when not page-locked, the compacted A and B
-     * scalars); the worker's buffers are grown to it once and then reused */
+    /* host: what this partition makes its worker hold in pinned staging (a/b/c, aux and the
+     * densities when they are not page-locked, the inputs' A and B prefixes); the worker's
+     * buffers are grown to it once and then reused */
     est->host_abc_bytes = 0;
-    est->host_bytes = (3 * (uint64_t)p->abc_len + p->num_aux + pk->n_a + pk->n_b_g1) * fr + ((uint64_t)1 << 20);
-    /* device: the H step's three vectors, the L/A/B scalars, the MSM sort scratch */
-    est->device_bytes = 3 * m * fr + ((uint64_t)pk->n_l + pk->n_a + pk->n_b_g1) * fr + CUDA_BE_MSM_ENTRIES * 16;
+    est->host_bytes = (3 * (uint64_t)p->abc_len + p->num_aux + 2 * (uint64_t)p->num_inputs) * fr +
+                      (p->num_aux + 63) / 64 * 16 + ((uint64_t)1 << 20);
+    /* device: the H step's three vectors, the L/A/B scalars, the compaction's scratch, the
+     * MSM sort scratch */
+    est->device_bytes = 3 * m * fr + ((uint64_t)pk->n_l + pk->n_a + pk->n_b_g1) * fr +
+                        gpu_prep_scratch_bytes(p->num_aux) + 256 + CUDA_BE_MSM_ENTRIES * 16;
     return CUZK_OK;
 }
 
@@ -233,6 +239,7 @@ static void cuda_worker_fini(void *ws)
     if (w->ctx) msm_gpu_ctx_free(w->ctx);
     gpu_free(w->d_abc);
     gpu_free(w->d_sc);
+    gpu_free(w->d_prep);
     if (w->h_stage) gpu_host_free(w->h_stage);
     if (w->ev_ref) gpu_event_destroy(w->ev_ref);
     for (int i = 0; i < 2 * ST_N; i++)
@@ -376,8 +383,28 @@ static int cuda_start(void *ws, backend_job *job)
     return rc;
 }
 
+/* Pinned staging carve-out: the next `bytes` (32-byte aligned) of the worker's buffer. */
+static void *stage_take(uint8_t **at, size_t bytes)
+{
+    void *p = *at;
+    *at += (bytes + 31) & ~(size_t)31;
+    return p;
+}
+
+/* src itself when page-locked (or empty), else a parallel copy into the staging. */
+static const void *stage_or_direct(threadpool *tp, uint8_t **at, const void *src, size_t bytes)
+{
+    if (!bytes || gpu_host_is_pinned(src)) return src;
+    void *d = stage_take(at, bytes);
+    prep_copy(tp, d, src, bytes);
+    return d;
+}
+
+static int pinned_or_empty(const void *p, size_t bytes) { return !bytes || gpu_host_is_pinned(p); }
+
 static int cuda_start_work(cuda_worker *w, backend_job *job)
 {
+    static const char *const names[5] = {"a", "b", "c", "inputs", "aux"};
     const cuda_key *k = job->key;
     const groth16_params *pk = k->pk;
     const cuzk_partition *p = job->p;
@@ -392,21 +419,33 @@ static int cuda_start_work(cuda_worker *w, backend_job *job)
     size_t m = (size_t)1 << log_m, fr = sizeof(fr_t), len = p->abc_len;
     int canon = p->scalar_form == CUZK_FR_CANONICAL;
     uint64_t n_a = pk->n_a, n_b = pk->n_b_g1; /* submit checked them against the densities */
-    /* what goes through the pinned staging buffer: a/b/c unless page-locked and Montgomery,
-     * aux unless page-locked, and always the compacted A and B scalars */
-    int abc_direct = !canon && gpu_host_is_pinned(p->a) && gpu_host_is_pinned(p->b) && gpu_host_is_pinned(p->c);
-    int aux_direct = !p->num_aux || gpu_host_is_pinned(p->aux);
-    size_t abc_stage = abc_direct ? 0 : 3 * len, aux_stage = aux_direct ? 0 : p->num_aux;
-    if ((rc = ensure_stage(w, (abc_stage + aux_stage + n_a + n_b + 1) * fr)) ||
+    uint64_t ni = p->num_inputs, na = p->num_aux, nw = (na + 63) / 64, kb0 = 0;
+    for (uint64_t i = 0; i < ni; i++) kb0 += p->b_input_density[i / 64] >> (i % 64) & 1;
+    if (n_a < ni || n_b < kb0)
+        return err_set(CUZK_EINVAL, "partition's %llu inputs (%llu B-selected) exceed the key's %llu A and %llu B scalars",
+                       (unsigned long long)ni, (unsigned long long)kb0, (unsigned long long)n_a,
+                       (unsigned long long)n_b);
+    /* what goes through the pinned staging buffer: a/b/c, aux and the densities unless
+     * page-locked, and always the inputs' prefixes of A and B and the check result; the range
+     * checks, the Montgomery conversion of canonical a/b/c and the density compaction run on
+     * the device (kernels/prep.h) */
+    size_t abc_stage = pinned_or_empty(p->a, len) && pinned_or_empty(p->b, len) && pinned_or_empty(p->c, len) ? 0 : 3 * len;
+    size_t aux_stage = pinned_or_empty(p->aux, na) ? 0 : na;
+    size_t dens_stage = pinned_or_empty(p->a_aux_density, nw) && pinned_or_empty(p->b_aux_density, nw) ? 0 : 2 * nw * 8;
+    size_t prep_scratch = gpu_prep_scratch_bytes(na);
+    if ((rc = ensure_stage(w, (abc_stage + aux_stage + ni + kb0 + 4) * fr + dens_stage + 256)) ||
         (rc = ensure_dev(w, &w->d_abc, &w->d_abc_bytes, 3 * m * fr, "the H step")) ||
-        (rc = ensure_dev(w, &w->d_sc, &w->d_sc_bytes, (p->num_aux + n_a + n_b + 1) * fr, "the MSM scalars")))
+        (rc = ensure_dev(w, &w->d_sc, &w->d_sc_bytes, (na + n_a + n_b + 1) * fr, "the MSM scalars")) ||
+        (rc = ensure_dev(w, &w->d_prep, &w->d_prep_bytes, 256 + prep_scratch, "the scalar preparation")))
         return rc;
-    fr_t *hs = w->h_stage, *h_aux = hs + abc_stage, *h_a = h_aux + aux_stage, *h_b = h_a + n_a;
+    uint8_t *at = w->h_stage;
+    gpu_prep_result *h_res = stage_take(&at, sizeof *h_res), *d_res = w->d_prep;
     const void *a = p->a, *b = p->b, *c = p->c;
-    if (!abc_direct) { /* the transforms want Montgomery */
-        prep_copy(tp, hs, p->a, len, canon);
-        prep_copy(tp, hs + len, p->b, len, canon);
-        prep_copy(tp, hs + 2 * len, p->c, len, canon);
+    if (abc_stage) {
+        fr_t *hs = stage_take(&at, 3 * len * fr);
+        prep_copy(tp, hs, p->a, len * fr);
+        prep_copy(tp, hs + len, p->b, len * fr);
+        prep_copy(tp, hs + 2 * len, p->c, len * fr);
         a = hs, b = hs + len, c = hs + 2 * len;
     }
     uint64_t t1 = bjob_now_ns();
@@ -416,40 +455,65 @@ static int cuda_start_work(cuda_worker *w, backend_job *job)
     if ((rc = gpu_event_record(w->ev_ref, w->stream)) || (rc = gpu_event_sync(w->ev_ref))) return rc;
     uint64_t t_ref = bjob_now_ns();
     uint8_t *d = w->d_abc;
-    if ((rc = stage_begin(w, ST_H, w->stream)) ||
+    /* a, b, c are checked (and made Montgomery) on the device as they arrive; the transforms
+     * are harmless on values >= r and nothing reads their output before the host has seen
+     * the check's result (the first MSM is enqueued after it) */
+    if ((rc = gpu_prep_reset(d_res, w->stream)) || (rc = stage_begin(w, ST_H, w->stream)) ||
         (FAULT_HIT(FAULT_CUDA_H) && err_set(CUZK_EDEVICE, "injected fault: CUDA H step")) ||
-        gpu_h_step_from_host(d, d + m * fr, d + 2 * m * fr, a, b, c, len, log_m, w->stream, w->copy_stream) ||
+        gpu_h_step_from_host_checked(d, d + m * fr, d + 2 * m * fr, a, b, c, len, log_m, canon, d_res, w->stream,
+                                     w->copy_stream) ||
         (rc = stage_end(w, ST_H, w->stream, 3 * len * fr)))
         return rc ? rc : dev_fail(w, "the H step");
 
-    /* while the H step runs: the range check of every scalar (the transforms are harmless on
-     * values >= r, and nothing reads their output until the check has passed: the first MSM
-     * is enqueued below), then the A and B scalars compacted on the host into pinned memory
-     * and copied with aux on the copy stream (after the H step's own copies) */
+    /* while the H step runs: aux (whole, for L), the inputs' prefixes of A and B and the
+     * densities go to the device; A and B are compacted there */
     uint64_t t2 = bjob_now_ns();
-    if ((rc = groth16_check_scalars(p, tp))) return rc;
-    if (aux_stage) prep_copy(tp, h_aux, p->aux, p->num_aux, 0);
-    uint64_t ka = n_a, kb = n_b;
-    if ((rc = prep_compact(tp, p, h_a, h_b, &ka, &kb))) return rc;
-    bjob_trace(job, CUZK_TRACE_HOST_PREP, t2, bjob_now_ns(), (aux_stage + n_a + n_b) * fr);
-    fr_t *d_aux = w->d_sc, *d_a = d_aux + p->num_aux, *d_b = d_a + n_a;
-    size_t sc_bytes = (p->num_aux + n_a + n_b) * fr;
+    const void *aux = stage_or_direct(tp, &at, p->aux, na * fr);
+    const uint64_t *dens_a = p->a_aux_density, *dens_b = p->b_aux_density;
+    if (dens_stage) {
+        uint64_t *hd = stage_take(&at, 2 * nw * 8);
+        prep_copy(tp, hd, p->a_aux_density, nw * 8);
+        prep_copy(tp, hd + nw, p->b_aux_density, nw * 8);
+        dens_a = hd, dens_b = hd + nw;
+    }
+    fr_t *h_in = stage_take(&at, (ni + kb0 + 1) * fr);
+    if (ni) memcpy(h_in, p->inputs, ni * fr);
+    for (uint64_t i = 0, kb = ni; i < ni; i++)
+        if (p->b_input_density[i / 64] >> (i % 64) & 1) h_in[kb++] = *(const fr_t *)&p->inputs[i];
+    bjob_trace(job, CUZK_TRACE_HOST_PREP, t2, bjob_now_ns(), (aux_stage + ni + kb0) * fr + dens_stage);
+    fr_t *d_aux = w->d_sc, *d_a = d_aux + na, *d_b = d_a + n_a;
+    size_t sc_bytes = (na + ni + kb0) * fr + 2 * nw * 8;
     if ((rc = stage_begin(w, ST_COPY, w->copy_stream)) ||
         (FAULT_HIT(FAULT_CUDA_COPY) && (rc = err_set(CUZK_EDEVICE, "injected fault: CUDA copy of the scalars"))) ||
-        (p->num_aux && (rc = gpu_memcpy_async(d_aux, aux_stage ? (const void *)h_aux : (const void *)p->aux,
-                                              p->num_aux * fr, w->copy_stream))) ||
-        (rc = gpu_memcpy_async(d_a, h_a, (n_a + n_b) * fr, w->copy_stream)) ||
+        (na && (rc = gpu_memcpy_async(d_aux, aux, na * fr, w->copy_stream))) ||
+        (ni && (rc = gpu_memcpy_async(d_a, h_in, ni * fr, w->copy_stream))) ||
+        (kb0 && (rc = gpu_memcpy_async(d_b, h_in + ni, kb0 * fr, w->copy_stream))) ||
         (rc = stage_end(w, ST_COPY, w->copy_stream, sc_bytes)))
         return dev_fail(w, "copying the MSM scalars");
+    /* after the H step on its stream: inputs and aux checked, A and B compacted (the
+     * densities copied there), the result read back */
+    if (gpu_stream_wait_event(w->stream, w->ev[2 * ST_COPY + 1]) ||
+        gpu_prep_check(d_a, ni, 3, 0, d_res, w->stream) || gpu_prep_check(d_aux, na, 4, 0, d_res, w->stream) ||
+        gpu_prep_compact(d_a + ni, n_a - ni, d_b + kb0, n_b - kb0, d_aux, na, dens_a, dens_b,
+                         (uint8_t *)w->d_prep + 256, w->d_prep_bytes - 256, d_res, w->stream) ||
+        gpu_memcpy_async(h_res, d_res, sizeof *h_res, w->stream) || gpu_stream_sync(w->stream))
+        return dev_fail(w, "the scalar preparation");
     bjob_release_abc(job);
+    if (h_res->bad != GPU_PREP_OK) {
+        unsigned arr = (unsigned)(h_res->bad >> 56);
+        return err_set(CUZK_EINVAL, "%s[%llu] is not below r (%s form)", arr < 5 ? names[arr] : "?",
+                       (unsigned long long)(h_res->bad & (((uint64_t)1 << 56) - 1)), canon ? "canonical" : "Montgomery");
+    }
+    if (ni + h_res->n_a != n_a || kb0 + h_res->n_b != n_b) /* the densities changed since submit checked them */
+        return err_set(CUZK_EINVAL, "partition's densities select %llu A and %llu B scalars, the key has %llu and %llu",
+                       (unsigned long long)(ni + h_res->n_a), (unsigned long long)(kb0 + h_res->n_b),
+                       (unsigned long long)n_a, (unsigned long long)n_b);
     if (bjob_canceled(job)) return CUZK_ECANCELED;
 
     const struct cuda_key_dev *kb_ = &k->dev[w->device_index];
     int form = canon ? CUZK_FR_CANONICAL : CUZK_FR_MONTGOMERY;
-    if ((rc = run_msm(w, ST_MSM_H, kb_->h, d, pk->n_h, CUZK_FR_MONTGOMERY, &st->msm.h, sizeof st->msm.h)))
-        return rc;
-    if (gpu_stream_wait_event(w->stream, w->ev[2 * ST_COPY + 1])) return dev_fail(w, "waiting for the scalars");
-    if ((rc = run_msm(w, ST_MSM_L, kb_->l, d_aux, p->num_aux, form, &st->msm.l, sizeof st->msm.l)) ||
+    if ((rc = run_msm(w, ST_MSM_H, kb_->h, d, pk->n_h, CUZK_FR_MONTGOMERY, &st->msm.h, sizeof st->msm.h)) ||
+        (rc = run_msm(w, ST_MSM_L, kb_->l, d_aux, na, form, &st->msm.l, sizeof st->msm.l)) ||
         (rc = run_msm(w, ST_MSM_A, kb_->a, d_a, n_a, form, &st->msm.a, sizeof st->msm.a)) ||
         (rc = run_msm(w, ST_MSM_B_G1, kb_->b_g1, d_b, n_b, form, &st->msm.b_g1, sizeof st->msm.b_g1)) ||
         (rc = run_msm(w, ST_MSM_B_G2, kb_->b_g2, d_b, n_b, form, &st->msm.b_g2, sizeof st->msm.b_g2)))

@@ -3,7 +3,8 @@
  * different sizes and scalar forms, and each proof verifies; two workers with partitions in
  * cuzk_host_alloc (pinned) memory, several in flight. Faults: a partition that cannot fit the
  * device budget is refused while the next one is proved; each injected CUDA fault (lib/fault.h)
- * fails only its partition, or is proven again on the CPU with CUZK_OPT_RETRY_ON_CPU.
+ * fails only its partition, or is proven again on the CPU with CUZK_OPT_RETRY_ON_CPU; a scalar
+ * >= r fails its partition with CUZK_EINVAL as on the CPU.
  * Exits 77 without a GPU. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -335,6 +336,60 @@ static void budget_fault_then_success(void **state)
     unlink(big_path);
 }
 
+/* A scalar >= r (r itself) in a, c, inputs or aux, either form: the partition fails with
+ * CUZK_EINVAL on the GPU as on the CPU (the range check now runs on the device), and the next
+ * partition proves. */
+static int32_t submit_status(cuzk_engine *e, cuzk_srs *srs, cuzk_partition *p)
+{
+    cuzk_job h;
+    int rc = cuzk_submit_partition(e, srs, p, &h);
+    if (rc) {
+        if (p->release) p->release(p->release_user);
+        return rc;
+    }
+    return poll1(e).status;
+}
+
+static void out_of_range_scalar_fails(void **state)
+{
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/cuzk-gpu-engine-%d-r.params", (int)getpid());
+    synth_cfg scfg;
+    groth16_params *pk = make_key(&scfg, 2000, path);
+    cuzk_engine *ge = make_engine(CUZK_BACKEND_CUDA, 0), *ce = make_engine(CUZK_BACKEND_CPU, 0);
+    cuzk_srs *gs, *cs_;
+    assert_int_equal(cuzk_srs_load(ge, path, 0, &gs), CUZK_OK);
+    assert_int_equal(cuzk_srs_load(ce, path, 0, &cs_), CUZK_OK);
+    fr_t r, s;
+    uint8_t seed[32], pr[192];
+    test_rand_bytes(seed, sizeof seed);
+    groth16_rs_from_seed(&r, &s, seed);
+    for (int form = 0; form < 2; form++)
+        for (int which = 0; which < 4; which++) {
+            int32_t st[2];
+            for (int eng = 0; eng < 2; eng++) {
+                cuzk_partition p;
+                assert_int_equal(synth_partition(&scfg, form, &p), CUZK_OK);
+                cuzk_fr *v = (cuzk_fr *)(which == 0 ? p.a : which == 1 ? p.c : which == 2 ? p.inputs : p.aux);
+                uint64_t n = which < 2 ? p.abc_len : which == 2 ? p.num_inputs : p.num_aux;
+                memcpy(&v[test_rand64() % n], FR_MODULUS, sizeof(cuzk_fr));
+                st[eng] = submit_status(eng ? ce : ge, eng ? cs_ : gs, &p);
+            }
+            printf("# form %d, bad scalar in %s: GPU status %d, CPU status %d\n", form,
+                   (const char *[]){"a", "c", "inputs", "aux"}[which], st[0], st[1]);
+            assert_int_equal(st[0], CUZK_EINVAL);
+            assert_int_equal(st[1], CUZK_EINVAL);
+        }
+    assert_int_equal(prove_on(ge, gs, &scfg, CUZK_FR_CANONICAL, &r, &s, pr, NULL, NULL, NULL, NULL), CUZK_OK);
+    cuzk_srs_release(gs);
+    cuzk_srs_release(cs_);
+    cuzk_engine_destroy(ge);
+    cuzk_engine_destroy(ce);
+    groth16_params_free(pk);
+    unlink(path);
+}
+
 int main(void)
 {
     if (gpu_device_count() == 0) {
@@ -347,6 +402,7 @@ int main(void)
         cmocka_unit_test(pinned_two_workers_match_cpu),
         cmocka_unit_test(budget_fault_then_success),
         cmocka_unit_test(cuda_faults_fail_one_partition),
+        cmocka_unit_test(out_of_range_scalar_fails),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
