@@ -60,20 +60,17 @@ __global__ void prep_totals_kernel(const uint64_t *oa, const uint64_t *ob, uint6
     res->n_b = ob[nw];
 }
 
-static size_t scan_temp_bytes(uint64_t items)
-{
-    size_t t = 0;
-    if (cub::DeviceScan::ExclusiveSum(NULL, t, (const uint64_t *)NULL, (uint64_t *)NULL, (int64_t)items) !=
-        cudaSuccess)
-        return 0;
-    return (t + 255) & ~(size_t)255;
-}
+/* The prefix sums' CUB temporary storage is given room for nw + 1 more words plus 1 MiB:
+ * far above what CUB asks (a few bytes per tile of thousands of items), and known without a
+ * CUDA call, so the backend's estimate (on the submitting thread) touches no device. */
+static uint64_t scan_temp_room(uint64_t nw) { return (nw + 1) * 8 + ((uint64_t)1 << 20); }
 
-/* Layout: densities a, b (nw words each), counts a, b and offsets a, b (nw + 1 each), CUB temp. */
+/* Layout: densities a, b (nw words each), counts a, b and offsets a, b (nw + 1 each), CUB temp
+ * (256-aligned). */
 extern "C" size_t gpu_prep_scratch_bytes(uint64_t num_aux)
 {
     uint64_t nw = (num_aux + 63) / 64;
-    return (size_t)(2 * nw + 4 * (nw + 1)) * 8 + scan_temp_bytes(nw + 1) + 256;
+    return (size_t)((2 * nw + 4 * (nw + 1)) * 8 + 256 + scan_temp_room(nw));
 }
 
 extern "C" int gpu_prep_reset(gpu_prep_result *d_res, void *stream)
@@ -105,8 +102,11 @@ extern "C" int gpu_prep_compact(void *d_a, uint64_t cap_a, void *d_b, uint64_t c
              *oa = cb + nw + 1, *ob = oa + nw + 1;
     uint8_t *temp = (uint8_t *)(ob + nw + 1);
     temp += (256 - (uintptr_t)temp % 256) % 256;
-    size_t tb = scan_temp_bytes(nw + 1);
-    if (!tb) return err_set(CUZK_EDEVICE, "density compaction: cannot size the prefix sum");
+    size_t tb = 0;
+    CUDA_TRY(cub::DeviceScan::ExclusiveSum(NULL, tb, (const uint64_t *)NULL, (uint64_t *)NULL, (int64_t)(nw + 1)));
+    if (tb > scan_temp_room(nw))
+        return err_set(CUZK_EDEVICE, "density compaction: the prefix sum wants %zu bytes of scratch, %llu planned", tb,
+                       (unsigned long long)scan_temp_room(nw));
     if (nw) {
         CUDA_TRY(cudaMemcpyAsync(dena, a_density, nw * 8, cudaMemcpyHostToDevice, st));
         CUDA_TRY(cudaMemcpyAsync(denb, b_density, nw * 8, cudaMemcpyHostToDevice, st));
