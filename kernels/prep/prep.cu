@@ -60,10 +60,12 @@ __global__ void prep_totals_kernel(const uint64_t *oa, const uint64_t *ob, uint6
     res->n_b = ob[nw];
 }
 
-/* The prefix sums' CUB temporary storage is given room for nw + 1 more words plus 1 MiB:
- * far above what CUB asks (a few bytes per tile of thousands of items), and known without a
- * CUDA call, so the backend's estimate (on the submitting thread) touches no device. */
-static uint64_t scan_temp_room(uint64_t nw) { return (nw + 1) * 8 + ((uint64_t)1 << 20); }
+/* Room for the prefix sums' CUB temporary storage, known without a CUDA call so the backend's
+ * estimate (on the submitting thread) touches no device: CUB's decoupled look-back keeps one
+ * 16-byte status word per tile of hundreds of items plus a warp of padding, far below one word
+ * per item plus 64 KiB; gpu_prep_compact checks it. Small, so a tiny partition's estimate
+ * stays tiny (test_gpu_engine's budget case). */
+static uint64_t scan_temp_room(uint64_t nw) { return (nw + 1) * 8 + ((uint64_t)1 << 16); }
 
 /* Layout: densities a, b (nw words each), counts a, b and offsets a, b (nw + 1 each), CUB temp
  * (256-aligned). */
