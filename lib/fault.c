@@ -7,7 +7,9 @@ _Atomic uint32_t fault_armed_any;
 static struct {
     _Atomic uint32_t armed;
     _Atomic uint64_t calls, hits;
-    uint64_t nth, count; /* written before armed is set (release), read after (acquire) */
+    /* Atomics too: a test may re-arm a site while a thread that saw the old arming reads
+     * them (relaxed: a stale pair only shifts which call fails, never a torn value). */
+    _Atomic uint64_t nth, count;
 } sites[FAULT_SITES];
 
 int fault_hit_slow(fault_site site)
@@ -16,7 +18,9 @@ int fault_hit_slow(fault_site site)
     /* acquire: pairs with fault_arm's release; nth and count are visible */
     if (!atomic_load_explicit(&sites[site].armed, memory_order_acquire)) return 0;
     uint64_t n = atomic_fetch_add_explicit(&sites[site].calls, 1, memory_order_relaxed) + 1;
-    if (n < sites[site].nth || (sites[site].count && n >= sites[site].nth + sites[site].count)) return 0;
+    uint64_t nth = atomic_load_explicit(&sites[site].nth, memory_order_relaxed),
+             count = atomic_load_explicit(&sites[site].count, memory_order_relaxed);
+    if (n < nth || (count && n >= nth + count)) return 0;
     atomic_fetch_add_explicit(&sites[site].hits, 1, memory_order_relaxed);
     return 1;
 }
@@ -25,8 +29,8 @@ void fault_arm(fault_site site, uint64_t nth, uint64_t count)
 {
     if ((unsigned)site >= FAULT_SITES) return;
     atomic_store_explicit(&sites[site].armed, 0, memory_order_relaxed);
-    sites[site].nth = nth ? nth : 1;
-    sites[site].count = count;
+    atomic_store_explicit(&sites[site].nth, nth ? nth : 1, memory_order_relaxed);
+    atomic_store_explicit(&sites[site].count, count, memory_order_relaxed);
     atomic_store_explicit(&sites[site].calls, 0, memory_order_relaxed);
     atomic_store_explicit(&sites[site].hits, 0, memory_order_relaxed);
     atomic_store_explicit(&sites[site].armed, 1, memory_order_release);

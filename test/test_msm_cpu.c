@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "cuzk/cuzk.h"
 #include "msm/msm_cpu.h"
 #include "support/testutil.h"
 
@@ -311,12 +312,14 @@ typedef struct {
     pthread_t owner;
     _Atomic int foreign;
     size_t allocs, frees, live, peak;
+    size_t refuse_from; /* 0: never; k: the k-th allocation and later ones return NULL */
 } counting_alloc;
 
 static void *ca_alloc(void *ctx, size_t bytes)
 {
     counting_alloc *c = ctx;
     if (!pthread_equal(pthread_self(), c->owner)) atomic_store(&c->foreign, 1);
+    if (c->refuse_from && c->allocs + 1 >= c->refuse_from) return NULL;
     size_t *p = malloc(bytes + 64);
     if (!p) return NULL;
     p[0] = bytes;
@@ -338,6 +341,51 @@ static void ca_free(void *ctx, void *q)
 
 MSM_GROUP_TESTS(g1, G1_GENERATOR)
 MSM_GROUP_TESTS(g2, G2_GENERATOR)
+
+/* A caller's allocator that runs dry: CUZK_ENOMEM (an engine partition must fail, not fall
+ * back to hours of point-by-point work), everything given back; the same allocator with room
+ * gives the right sum. */
+static void allocator_refuses(void **state)
+{
+    (void)state;
+    size_t n = 1024;
+    g1_aff *bases = malloc(n * sizeof *bases);
+    g2_aff *bases2 = malloc(n * sizeof *bases2);
+    fr_t *coef = malloc(n * sizeof *coef), *k = malloc(n * sizeof *k);
+    assert_non_null(bases && bases2 && coef && k);
+    g1_make_bases(bases, coef, n, 0);
+    g2_make_bases(bases2, coef, n, 0);
+    for (size_t i = 0; i < n; i++) rand_canonical(&k[i]);
+    g1_jac want, got;
+    g2_jac want2, got2;
+    g1_naive(&want, bases, k, n);
+    g2_naive(&want2, bases2, k, n);
+    for (size_t from = 1; from <= 3; from++) {
+        counting_alloc ca = {.owner = pthread_self(), .refuse_from = from};
+        scratch_alloc sa = {ca_alloc, ca_free, &ca};
+        int rc = msm_g1_ex(&got, bases, k, n, NULL, &sa);
+        if (rc == CUZK_OK) { /* needed fewer allocations than `from`: must be right */
+            assert_true(g1_jac_eq(&got, &want));
+        } else {
+            assert_int_equal(rc, CUZK_ENOMEM);
+        }
+        assert_int_equal(ca.allocs, ca.frees);
+        counting_alloc cb = {.owner = pthread_self(), .refuse_from = from};
+        scratch_alloc sb = {ca_alloc, ca_free, &cb};
+        rc = msm_g2_ex(&got2, bases2, k, n, NULL, &sb);
+        if (rc == CUZK_OK) assert_true(g2_jac_eq(&got2, &want2));
+        else assert_int_equal(rc, CUZK_ENOMEM);
+        assert_int_equal(cb.allocs, cb.frees);
+    }
+    counting_alloc c1 = {.owner = pthread_self(), .refuse_from = 1};
+    scratch_alloc s1 = {ca_alloc, ca_free, &c1};
+    assert_int_equal(msm_g1_ex(&got, bases, k, n, NULL, &s1), CUZK_ENOMEM); /* first one refused */
+    counting_alloc ok = {.owner = pthread_self()};
+    scratch_alloc sok = {ca_alloc, ca_free, &ok};
+    assert_int_equal(msm_g1_ex(&got, bases, k, n, NULL, &sok), CUZK_OK);
+    assert_true(g1_jac_eq(&got, &want));
+    free(bases), free(bases2), free(coef), free(k);
+}
 
 static void g1_naive_sums(void **state) { (void)state; g1_against_naive(quick() ? 64 : 1024); }
 static void g2_naive_sums(void **state) { (void)state; g2_against_naive(quick() ? 16 : 256); }
@@ -403,6 +451,7 @@ int main(void)
         cmocka_unit_test(g1_edge_cases),
         cmocka_unit_test(g2_edge_cases),
         cmocka_unit_test(digit_boundaries),
+        cmocka_unit_test(allocator_refuses),
         cmocka_unit_test(g1_naive_sums),
         cmocka_unit_test(g2_naive_sums),
         cmocka_unit_test(g1_bucket_collisions),

@@ -228,9 +228,16 @@ int groth16_compute_h_ex(fr_t *h, const cuzk_partition *p, unsigned log_m, threa
     int canon = p->scalar_form == CUZK_FR_CANONICAL;
     size_t chunks = (size_t)((m + PAR_CHUNK - 1) / PAR_CHUNK);
     /* Above the NTT's process-wide cache, one twiddle table for all six transforms, in the
-     * caller's memory (NULL if it cannot be had: each transform then builds its own). */
+     * caller's memory. A caller's allocator that cannot give it gets the error (each
+     * transform would otherwise malloc its own table, outside the arena and the budget);
+     * standalone callers (NULL) let each transform build its own. */
     size_t twb = ntt_cpu_table_bytes(log_m);
     fr_t *tw = twb ? scratch_get(sa, twb) : NULL;
+    if (twb && !tw && sa) {
+        scratch_put(sa, x);
+        scratch_put(sa, y);
+        return err_set(CUZK_ENOMEM, "cannot allocate the 2^%u NTT twiddle table for the H step", log_m);
+    }
     if (tw) ntt_cpu_table_fill(tw, log_m, tp);
 
     load_padded(x, p->a, p->abc_len, m, canon, tp);
@@ -358,16 +365,16 @@ int groth16_msms_cpu_ex(groth16_msm_out *out, const groth16_params *pk, const cu
         return rc;
     }
     uint64_t t1 = groth16_now_ns();
-    msm_g1_ex(&out->h, pk->h, hc, pk->n_h, tp, sa);
+    rc = msm_g1_ex(&out->h, pk->h, hc, pk->n_h, tp, sa);
     scratch_put(sa, hc);
     uint64_t t2 = groth16_now_ns();
-    msm_g1_ex(&out->l, pk->l, s.aux, s.n_aux, tp, sa);
+    if (!rc) rc = msm_g1_ex(&out->l, pk->l, s.aux, s.n_aux, tp, sa);
     uint64_t t3 = groth16_now_ns();
-    msm_g1_ex(&out->a, pk->a, s.a, s.n_a, tp, sa);
+    if (!rc) rc = msm_g1_ex(&out->a, pk->a, s.a, s.n_a, tp, sa);
     uint64_t t4 = groth16_now_ns();
-    msm_g1_ex(&out->b_g1, pk->b_g1, s.b, s.n_b, tp, sa);
+    if (!rc) rc = msm_g1_ex(&out->b_g1, pk->b_g1, s.b, s.n_b, tp, sa);
     uint64_t t5 = groth16_now_ns();
-    msm_g2_ex(&out->b_g2, pk->b_g2, s.b, s.n_b, tp, sa);
+    if (!rc) rc = msm_g2_ex(&out->b_g2, pk->b_g2, s.b, s.n_b, tp, sa);
     uint64_t t6 = groth16_now_ns();
     groth16_msm_scalars_free(&s);
     if (t) {
@@ -378,7 +385,7 @@ int groth16_msms_cpu_ex(groth16_msm_out *out, const groth16_params *pk, const cu
         t->msm_b_g1 = t5 - t4;
         t->msm_b_g2 = t6 - t5;
     }
-    return CUZK_OK;
+    return rc;
 }
 
 int groth16_msms_cpu(groth16_msm_out *out, const groth16_params *pk, const cuzk_partition *p,

@@ -3,6 +3,7 @@
  * pool, affine buckets added in batches with one shared inversion (XYZZ buckets for small
  * sizes and for collisions), running-sum bucket reduction in XYZZ, Horner over the windows.
  */
+#include "error.h"
 #include "msm/msm_cpu.h"
 
 #include <stdatomic.h>
@@ -215,29 +216,35 @@ void msm_g2(g2_jac *out, const g2_aff *bases, const fr_t *scalars, size_t n, thr
     msm_g2_ex(out, bases, scalars, n, tp, NULL);
 }
 
-void msm_g1_ex(g1_jac *out, const g1_aff *bases, const fr_t *scalars, size_t n, threadpool *tp,
-               const scratch_alloc *sa)
+int msm_g1_ex(g1_jac *out, const g1_aff *bases, const fr_t *scalars, size_t n, threadpool *tp,
+              const scratch_alloc *sa)
 {
     g1_jac_set_inf(out);
-    if (n == 0 || msm1_msm(out, bases, scalars, n, tp, 540, sa)) return;
-    /* Out of memory for the buckets: the slow way, which needs none. */
+    if (n == 0 || msm1_msm(out, bases, scalars, n, tp, 540, sa)) return CUZK_OK;
+    /* Out of memory for the digits or buckets. A caller's allocator (an engine partition's
+     * heap) gets the error: the slow way below takes hours at PoRep sizes and cannot be
+     * canceled. Standalone callers (NULL) get the slow way, which needs no memory. */
+    if (sa) return err_set(CUZK_ENOMEM, "no working memory for a G1 MSM of %zu points", n);
     for (size_t i = 0; i < n; i++) {
         g1_jac p, q;
         g1_jac_from_aff(&p, &bases[i]);
         g1_jac_mul(&q, &p, &scalars[i]);
         g1_jac_add(out, out, &q);
     }
+    return CUZK_OK;
 }
 
-void msm_g2_ex(g2_jac *out, const g2_aff *bases, const fr_t *scalars, size_t n, threadpool *tp,
-               const scratch_alloc *sa)
+int msm_g2_ex(g2_jac *out, const g2_aff *bases, const fr_t *scalars, size_t n, threadpool *tp,
+              const scratch_alloc *sa)
 {
     g2_jac_set_inf(out);
-    if (n == 0 || msm2_msm(out, bases, scalars, n, tp, 160, sa)) return;
+    if (n == 0 || msm2_msm(out, bases, scalars, n, tp, 160, sa)) return CUZK_OK;
+    if (sa) return err_set(CUZK_ENOMEM, "no working memory for a G2 MSM of %zu points", n);
     for (size_t i = 0; i < n; i++) {
         g2_jac p, q;
         g2_jac_from_aff(&p, &bases[i]);
         g2_jac_mul(&q, &p, &scalars[i]);
         g2_jac_add(out, out, &q);
     }
+    return CUZK_OK;
 }
