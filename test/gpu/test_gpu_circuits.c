@@ -46,6 +46,28 @@ static cuzk_result prove(cuzk_engine *e, cuzk_srs *srs, cuzk_partition *p)
     return r;
 }
 
+/* Proves the same witness (pg on the GPU engine, pc on the CPU engine) with the same r, s;
+ * both must succeed, each on its own backend, with the same bytes. *pub: a copy of the public
+ * inputs (the engines release the partitions), freed by the caller. */
+static void prove_pair(cuzk_engine *ge, cuzk_srs *gs, cuzk_partition *pg, cuzk_engine *ce, cuzk_srs *cs,
+                       cuzk_partition *pc, cuzk_fr rs[2], cuzk_fr **pub, uint64_t *npub, cuzk_result *rg,
+                       cuzk_result *rc)
+{
+    *npub = pg->num_inputs - 1;
+    *pub = malloc((*npub + 1) * sizeof **pub);
+    assert_non_null(*pub);
+    memcpy(*pub, pg->inputs + 1, *npub * sizeof **pub);
+    pg->r = pc->r = &rs[0];
+    pg->s = pc->s = &rs[1];
+    *rg = prove(ge, gs, pg);
+    *rc = prove(ce, cs, pc);
+    assert_int_equal(rg->status, CUZK_OK);
+    assert_int_equal(rc->status, CUZK_OK);
+    assert_true(rg->device >= 0);
+    assert_int_equal(rc->device, -1);
+    assert_memory_equal(rg->proof, rc->proof, 192);
+}
+
 /* Fresh r, s in the given form. */
 static void fresh_rs(cuzk_fr rs[2], int32_t form)
 {
@@ -105,18 +127,10 @@ static void circom_circuit_gpu_equals_cpu(void **state)
         cuzk_partition pg, pc;
         assert_int_equal(cuzk_r1cs_partition(r1cs, w, nw, &pg), CUZK_OK);
         assert_int_equal(cuzk_r1cs_partition(r1cs, w, nw, &pc), CUZK_OK);
-        uint64_t npub = pg.num_inputs - 1;
-        cuzk_fr *pub = malloc((npub + 1) * sizeof *pub);
-        assert_non_null(pub);
-        memcpy(pub, pg.inputs + 1, npub * sizeof *pub);
-        pg.r = pc.r = &rs[0];
-        pg.s = pc.s = &rs[1];
-        cuzk_result rg = prove(ge, gs, &pg), rc = prove(ce, cs, &pc);
-        assert_int_equal(rg.status, CUZK_OK);
-        assert_int_equal(rc.status, CUZK_OK);
-        assert_true(rg.device >= 0);
-        assert_int_equal(rc.device, -1);
-        assert_memory_equal(rg.proof, rc.proof, 192);
+        uint64_t npub;
+        cuzk_fr *pub;
+        cuzk_result rg, rc;
+        prove_pair(ge, gs, &pg, ce, cs, &pc, rs, &pub, &npub, &rg, &rc);
         assert_int_equal(cuzk_verify(vk, vk_len, rg.proof, pub, npub, CUZK_FR_CANONICAL), CUZK_OK);
         if (npub) { /* and the check can fail */
             pub[0].l[0] ^= 1;
@@ -158,16 +172,10 @@ static void porep_2_20_gpu_equals_cpu(void **state)
         cuzk_partition pg, pc;
         assert_int_equal(synth_partition(&key.scfg, f, &pg), CUZK_OK);
         assert_int_equal(synth_partition(&key.scfg, f, &pc), CUZK_OK);
-        uint64_t npub = pg.num_inputs - 1;
-        cuzk_fr *pub = malloc((npub + 1) * sizeof *pub);
-        assert_non_null(pub);
-        memcpy(pub, pg.inputs + 1, npub * sizeof *pub);
-        pg.r = pc.r = &rs[0];
-        pg.s = pc.s = &rs[1];
-        cuzk_result rg = prove(ge, gs, &pg), rc = prove(ce, cs, &pc);
-        assert_int_equal(rg.status, CUZK_OK);
-        assert_int_equal(rc.status, CUZK_OK);
-        assert_memory_equal(rg.proof, rc.proof, 192);
+        uint64_t npub;
+        cuzk_fr *pub;
+        cuzk_result rg, rc;
+        prove_pair(ge, gs, &pg, ce, cs, &pc, rs, &pub, &npub, &rg, &rc);
         assert_int_equal(cuzk_verify(key.vk, key.vk_len, rg.proof, pub, npub, f), CUZK_OK);
         printf("PoRep-shaped 2^20 (%llu rows), form %d: GPU proof = CPU proof, verified (GPU %.1f ms, CPU %.1f ms)\n",
                (unsigned long long)pg.abc_len, f, rg.total_ns / 1e6, rc.total_ns / 1e6);
