@@ -8,10 +8,13 @@
 VERSION      := 0.1.0
 SOMAJOR      := 0
 BUILD        ?= build
+# The build directory remembers its options; make is parallel by default (mk/config.mk).
+include mk/config.mk
 PREFIX       ?= /usr/local
 DESTDIR      ?=
 LIBDIR       ?= $(PREFIX)/lib
 INCLUDEDIR   ?= $(PREFIX)/include
+BINDIR       ?= $(PREFIX)/bin
 
 CC           ?= cc
 CXX          ?= c++
@@ -27,36 +30,15 @@ CFLAGS       ?=
 ALL_CFLAGS   := $(CFLAGS_BASE) $(MARCH) $(SANFLAGS) $(CFLAGS)
 LDLIBS_BASE  := -lmimalloc -lpthread -lm
 
-# ---- CUDA: auto-detected; CUZK_CUDA=0 forces a CPU-only build, CUZK_CUDA=1 requires nvcc ----
-CUDA_HOME    ?= $(or $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null)),/usr/local/cuda)
-NVCC         ?= $(CUDA_HOME)/bin/nvcc
-HAVE_NVCC    := $(shell test -x $(NVCC) && echo 1)
-CUZK_CUDA    ?= auto
-ifeq ($(CUZK_CUDA),1)
-  ifneq ($(HAVE_NVCC),1)
-    $(error CUZK_CUDA=1 but nvcc was not found at $(NVCC); install the CUDA toolkit or set CUDA_HOME/NVCC)
-  endif
-  USE_CUDA := 1
-else ifeq ($(CUZK_CUDA),auto)
-  USE_CUDA := $(HAVE_NVCC)
-endif
-comma        := ,
-CUDA_ARCHS   ?= sm_80 sm_86 sm_89 sm_90 sm_120
-CUDA_PTX     ?= $(lastword $(CUDA_ARCHS))
-GENCODE      := $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a:sm_%=%),code=$(a)) \
-                $(if $(CUDA_PTX),-gencode arch=compute_$(CUDA_PTX:sm_%=%)$(comma)code=compute_$(CUDA_PTX:sm_%=%))
-NVCCFLAGS    ?= -O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden -Iinclude -Ilib -Ikernels \
-                -DCUZK_BUILDING_LIBRARY --expt-relaxed-constexpr
-ifeq ($(USE_CUDA),1)
-  CPPFLAGS_LIB += -DCUZK_HAVE_CUDA=1 -I$(CUDA_HOME)/include
-  LDLIBS_CUDA  := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
-endif
+# ---- CUDA (mk/cuda.mk): CUZK_CUDA=0|1|auto, CUDA_ARCHS=auto|all|list ----
+include mk/cuda.mk
 LDLIBS       := $(LDLIBS_BASE) $(LDLIBS_CUDA)
 
 # ---- sources ----
 LIB_SRCS     := $(sort $(wildcard lib/*.c lib/*/*.c))
 CU_SRCS      := $(if $(filter 1,$(USE_CUDA)),$(sort $(wildcard kernels/*.cu kernels/*/*.cu)))
-LIB_OBJS     := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(CU_SRCS:%.cu=$(BUILD)/obj/%.o)
+# The kernels first: they take longest, so a parallel build starts them before the C files.
+LIB_OBJS     := $(CU_SRCS:%.cu=$(BUILD)/obj/%.o) $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_SRCS    := $(sort $(wildcard test/test_*.c))
 TEST_BINS    := $(TEST_SRCS:test/%.c=$(BUILD)/test/%)
 TEST_SCRIPTS := $(sort $(wildcard test/test_*.sh))
@@ -64,6 +46,8 @@ GPU_TEST_SRCS:= $(sort $(wildcard test/gpu/test_*.c))
 GPU_TEST_BINS:= $(GPU_TEST_SRCS:test/gpu/%.c=$(BUILD)/test/gpu/%)
 CLI_SRCS     := $(sort $(wildcard examples/cli/*.c))
 BENCH_SRCS   := $(sort $(wildcard bench/*.c))
+# Trace views (busy %, Chrome trace, SVG, JSON Lines) shared by cuzk (demo, trace) and cuzk-bench.
+TRACE_SRCS   := $(sort $(wildcard examples/trace/*.c))
 TESTLIB_SRCS := $(sort $(wildcard test/support/*.c))
 TOOL_SRCS    := $(sort $(wildcard test/tools/*.c))
 TOOL_BINS    := $(TOOL_SRCS:test/%.c=$(BUILD)/test/%)
@@ -76,6 +60,9 @@ CLI          := $(BUILD)/bin/cuzk
 BENCH        := $(BUILD)/bin/cuzk-bench
 HELLO        := $(BUILD)/bin/hello
 
+# Writes $(BUILD)/config.mk and the flag files the rules below depend on; prints the first line.
+include mk/record.mk
+
 .PHONY: all lib test test-gpu test-tsan fuzz fuzz-build bench demo install uninstall deps check-deps clean help abi-check abi-dump
 .DEFAULT_GOAL := all
 
@@ -83,27 +70,29 @@ all: lib $(if $(CLI_SRCS),$(CLI)) $(if $(BENCH_SRCS),$(BENCH)) $(if $(wildcard e
 lib: $(SO_LINK) $(STATIC)
 
 help:
-	@echo "make                 library (build/lib), CLI and bench (build/bin); CUDA when nvcc is found"
+	@echo "make                 library (build/lib), cuzk and cuzk-bench (build/bin); CUDA when nvcc is found"
 	@echo "make test            every CPU test (installs missing dependencies first)"
 	@echo "make test-gpu        GPU tests (skips cleanly without a GPU)"
 	@echo "make fuzz            libFuzzer harnesses (clang, build-fuzz), FUZZ_SECONDS=60 each"
 	@echo "make test-tsan       the engine's concurrency tests under ThreadSanitizer (build-tsan)"
-	@echo "make demo            prove a batch of partitions and print a summary"
-	@echo "make install PREFIX=/usr/local DESTDIR=   headers, libraries, cuzk.pc"
+	@echo "make demo            prove a backlog of partitions: busy %, stage times, a timeline ($(BUILD)/demo/timeline.svg)"
+	@echo "make install PREFIX=/usr/local DESTDIR=   headers, libraries, cuzk.pc, cuzk and cuzk-bench"
 	@echo "make abi-check       the exported ABI against abi/libcuzk.abi (abidiff; new symbols need a new node)"
 	@echo "make abi-dump        rewrite the baseline abi/libcuzk.abi (after adding a version node)"
 	@echo "make deps            install system packages (root) or print the command"
-	@echo "options: CUZK_CUDA=0|1  CUDA_ARCHS='sm_90'  SANITIZE=address,undefined  BUILD=dir"
+	@echo "options (remembered per build directory in BUILD/config.mk; one job per CPU unless -jN):"
+	@echo "  CUZK_CUDA=0|1|auto   CUDA_ARCHS=auto|all|'sm_90 sm_120'   OPT=-O3   SANITIZE=address,undefined   BUILD=dir"
+	@echo "  CUDA_ARCHS=auto: the GPUs found here (+ PTX), or $(CUDA_ARCH_NOGPU) + PTX without a GPU; all: $(CUDA_ARCHS_ALL) + PTX"
 
-$(BUILD)/obj/%.o: %.c
+$(BUILD)/obj/%.o: %.c $(FLAGS_CC)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(CPPFLAGS_LIB) -MMD -MP -c $< -o $@
 
-$(BUILD)/obj/%.o: %.cu
+$(BUILD)/obj/%.o: %.cu $(FLAGS_NVCC)
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) $(GENCODE) -MMD -MP -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) $(NVCC_THREADS) $(GENCODE) -MMD -MP -c $< -o $@
 
-$(SO_REAL): $(LIB_OBJS) lib/cuzk.map
+$(SO_REAL): $(LIB_OBJS) lib/cuzk.map $(FLAGS_LINK)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,libcuzk.so.$(SOMAJOR) -Wl,--version-script=lib/cuzk.map \
 	    -Wl,--no-undefined -o $@ $(LIB_OBJS) $(LDLIBS)
@@ -113,7 +102,7 @@ $(SO_MAJOR): $(SO_REAL)
 $(SO_LINK): $(SO_MAJOR)
 	ln -sf libcuzk.so.$(SOMAJOR) $@
 
-$(STATIC): $(LIB_OBJS)
+$(STATIC): $(LIB_OBJS) $(FLAGS_LINK)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $(LIB_OBJS)
 
@@ -124,26 +113,26 @@ PROG_CFLAGS := $(ALL_CFLAGS) -Iinclude -Ilib -Ikernels -Itest $(if $(filter 1,$(
 # archive's references to malloc & co. to the test's counters).
 $(BUILD)/test/test_prove_alloc: TEST_LDFLAGS := $(foreach f,malloc calloc realloc aligned_alloc posix_memalign,-Wl,--wrap=$(f))
 
-$(BUILD)/test/%: test/%.c $(STATIC) $(TESTLIB_SRCS)
+$(BUILD)/test/%: test/%.c $(STATIC) $(TESTLIB_SRCS) $(FLAGS_CC)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_SRCS) $(STATIC) -lcmocka $(LDLIBS) $(TEST_LDFLAGS)
 
 # test/tools/*.c: helper programs for script tests (corpus emitters, oracle drivers).
-$(BUILD)/test/tools/%: test/tools/%.c $(STATIC) $(TESTLIB_SRCS)
+$(BUILD)/test/tools/%: test/tools/%.c $(STATIC) $(TESTLIB_SRCS) $(FLAGS_CC)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_SRCS) $(STATIC) $(LDLIBS)
 
-$(BUILD)/test/gpu/%: test/gpu/%.c $(STATIC) $(TESTLIB_SRCS)
+$(BUILD)/test/gpu/%: test/gpu/%.c $(STATIC) $(TESTLIB_SRCS) $(FLAGS_CC)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_SRCS) $(STATIC) -lcmocka $(LDLIBS)
 
-$(CLI): $(CLI_SRCS) $(STATIC)
+$(CLI): $(CLI_SRCS) $(TRACE_SRCS) $(wildcard examples/cli/*.h examples/trace/*.h) $(STATIC) $(FLAGS_CC)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -o $@ $(CLI_SRCS) $(STATIC) $(LDLIBS)
+	$(CC) $(PROG_CFLAGS) -Iexamples/trace -o $@ $(CLI_SRCS) $(TRACE_SRCS) $(STATIC) -lcjson $(LDLIBS)
 
-$(BENCH): $(BENCH_SRCS) $(STATIC) bench/bench.h
+$(BENCH): $(BENCH_SRCS) $(TRACE_SRCS) bench/bench.h examples/trace/trace_view.h $(STATIC) $(FLAGS_CC)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -Ibench -o $@ $(BENCH_SRCS) $(STATIC) $(LDLIBS) $(if $(wildcard /usr/include/cjson/cJSON.h),-lcjson -DCUZK_HAVE_CJSON)
+	$(CC) $(PROG_CFLAGS) -Ibench -Iexamples/trace -o $@ $(BENCH_SRCS) $(TRACE_SRCS) $(STATIC) -lcjson $(LDLIBS)
 
 # The smallest host: public header only, linked against the shared library.
 $(HELLO): examples/hello.c $(SO_LINK)
@@ -158,12 +147,13 @@ check-deps:
 	@missing=""; \
 	 test -f /usr/include/mimalloc.h || missing="$$missing mimalloc"; \
 	 test -f /usr/include/cmocka.h   || missing="$$missing cmocka"; \
+	 test -f /usr/include/cjson/cJSON.h || missing="$$missing cjson"; \
 	 command -v pkg-config >/dev/null || missing="$$missing pkg-config"; \
 	 command -v node >/dev/null && command -v npm >/dev/null || missing="$$missing node"; \
 	 if [ -n "$$missing" ]; then echo "missing:$$missing — running make deps"; $(MAKE) --no-print-directory deps; fi
 
 # libmimalloc-dev: the library's working-memory arenas; libcmocka-dev: unit tests;
-# libcjson-dev: cuzk-bench JSON output; pkg-config: the install test; nodejs/npm: the
+# libcjson-dev: `cuzk trace` reads a host's trace events (JSON Lines); pkg-config: the install test; nodejs/npm: the
 # independent BLS12-381 oracles (@noble/curves, snarkjs) and circom used by the tests;
 # golang-go: the Go binding's tests (examples/go, cgo); abigail-tools: abidw/abidiff for
 # make abi-check; valgrind: test/test_valgrind.sh (a short soak under memcheck). (cargo/rustc for examples/rust come with the CI image, not from apt.)
@@ -213,14 +203,15 @@ fuzz-build:
 fuzz: fuzz-build
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) test/fuzz/run.sh build-fuzz $(FUZZ_NAMES)
 
-$(BUILD)/fuzz/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/fuzz_file.h $(STATIC)
+$(BUILD)/fuzz/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/fuzz_file.h $(STATIC) $(FLAGS_CC)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -fsanitize=fuzzer $< -o $@ $(STATIC) $(LDLIBS)
 
 bench: $(BENCH)
 
+# Only what the demo runs is built first: the first proof comes sooner on a fresh clone.
 demo: check-deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(CLI)
 	@$(CLI) demo --cache $(BUILD)/demo
 
 # ---- ABI guard (abi/check.sh): incompatible changes fail; additions need a new version node
@@ -232,8 +223,9 @@ abi-dump: lib
 	@abi/check.sh dump $(SO_REAL) $(ABI_BASELINE)
 
 # ---- install ----
-install: lib
-	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/cuzk
+install: lib $(CLI) $(BENCH)
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/cuzk $(DESTDIR)$(BINDIR)
+	install -m 755 $(CLI) $(BENCH) $(DESTDIR)$(BINDIR)/
 	install -m 644 include/cuzk/*.h $(DESTDIR)$(INCLUDEDIR)/cuzk/
 	install -m 755 $(SO_REAL) $(DESTDIR)$(LIBDIR)/
 	ln -sf libcuzk.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libcuzk.so.$(SOMAJOR)
@@ -246,6 +238,7 @@ install: lib
 
 uninstall:
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/cuzk $(DESTDIR)$(LIBDIR)/libcuzk.* $(DESTDIR)$(LIBDIR)/pkgconfig/cuzk.pc
+	rm -f $(DESTDIR)$(BINDIR)/cuzk $(DESTDIR)$(BINDIR)/cuzk-bench
 
 clean:
 	rm -rf $(BUILD)

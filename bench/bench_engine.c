@@ -185,17 +185,15 @@ static double throughput(int n, int window, int trace, uint32_t trace_capacity, 
 int bench_engine(int argc, char **argv)
 {
     int json = 0, n = 20000, reps = 3, only_latency = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json")) json = 1;
-        else if (!strcmp(argv[i], "--jobs") && i + 1 < argc) n = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--spin-ns") && i + 1 < argc) spin_ns = atoll(argv[++i]);
-        else if (!strcmp(argv[i], "--latency")) only_latency = 1;
-        else {
-            fprintf(stderr, "usage: cuzk-bench engine [--jobs N] [--reps R] [--spin-ns NS|-1] [--latency] [--json]\n");
-            return 2;
-        }
-    }
+    long long spin = 0;
+    const bench_opt opts[] = {{"json", BOPT_FLAG, &json},     {"jobs", BOPT_INT, &n},
+                              {"reps", BOPT_INT, &reps},      {"spin-ns", BOPT_I64, &spin},
+                              {"latency", BOPT_FLAG, &only_latency}, {NULL, 0, NULL}};
+    int parsed = bench_args("engine", "[--jobs N] [--reps R] [--spin-ns NS|-1] [--latency] [--json]",
+                        "the engine's overhead with a trivial prover: submit-to-result latency, jobs/s with tracing "
+                        "off and on, a slow trace callback", argc, argv, opts);
+    if (parsed >= 0) return parsed;
+    spin_ns = spin;
     if (n < 100) n = 100;
     if (reps < 1 || reps > 15) reps = 3;
     double lat_med, lat_p99, lat_best;

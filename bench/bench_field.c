@@ -29,11 +29,10 @@
 int bench_field(int argc, char **argv)
 {
     int json = 0, rounds = 31;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json")) json = 1;
-        else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = atoi(argv[++i]);
-        else { fprintf(stderr, "usage: cuzk-bench field [--rounds N] [--json]\n"); return 2; }
-    }
+    const bench_opt opts[] = {{"json", BOPT_FLAG, &json}, {"rounds", BOPT_INT, &rounds}, {NULL, 0, NULL}};
+    int parsed = bench_args("field", "[--rounds N] [--json]",
+                        "Fp/Fr/Fp2 arithmetic, G1/G2 additions and doublings, the pairing (one thread)", argc, argv, opts);
+    if (parsed >= 0) return parsed;
     if (rounds < 1) rounds = 1;
     if (rounds > 64) rounds = 64;
 

@@ -85,16 +85,16 @@ int bench_h(int argc, char **argv)
 {
     unsigned lo = 24, hi = 24;
     int runs = 5, json = 0, from_host = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--log") && i + 1 < argc) {
-            if (bench_parse_log_range(argv[++i], &lo, &hi)) { fprintf(stderr, "bad --log %s\n", argv[i]); return 2; }
-        } else if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--from-host")) from_host = 1;
-        else if (!strcmp(argv[i], "--json")) json = 1;
-        else {
-            fprintf(stderr, "usage: cuzk-bench h --log 27 [--runs N] [--from-host] [--json]\n");
-            return 2;
-        }
+    const char *log_s = NULL;
+    const bench_opt opts[] = {{"log", BOPT_STR, &log_s},          {"runs", BOPT_INT, &runs},
+                              {"from-host", BOPT_FLAG, &from_host}, {"json", BOPT_FLAG, &json}, {NULL, 0, NULL}};
+    int parsed = bench_args("h", "--log 27 (or 20..27) [--runs N] [--from-host] [--json]",
+                        "the Groth16 H step on the GPU (6 transforms), optionally from pinned host buffers", argc,
+                        argv, opts);
+    if (parsed >= 0) return parsed;
+    if (log_s && bench_parse_log_range(log_s, &lo, &hi)) {
+        fprintf(stderr, "cuzk-bench h: bad --log %s (N or LO..HI, 1..28)\n", log_s);
+        return 2;
     }
     if (runs < 1) runs = 1;
     if (runs > MAX_RUNS) runs = MAX_RUNS;

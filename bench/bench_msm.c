@@ -71,11 +71,13 @@ static void rand_scalar(fr_t *k)
     } while (!fr_is_canonical(k));
 }
 
+#define MSM_USAGE "--backend cpu|cuda --curve g1|g2 --log N [--threads T] [--reps R] [--window C] [--json]\n" \
+                  "       (cuda: [--bits-fraction F] [--streams S] [--scalars host|device] [--device D])"
+#define MSM_WHAT "multi-scalar multiplication of 2^N random points (bases made untimed), median of R runs"
+
 static int usage(void)
 {
-    fprintf(stderr, "usage: cuzk-bench msm --backend cpu|cuda --curve g1|g2 --log N [--threads T] "
-                    "[--reps R] [--window C] [--json]\n"
-                    "       (cuda: [--bits-fraction F] [--streams S] [--scalars host|device], see bench_msm_cuda.c)\n");
+    fprintf(stderr, "usage: cuzk-bench msm " MSM_USAGE "\n");
     return 2;
 }
 
@@ -86,23 +88,17 @@ int bench_msm(int argc, char **argv)
     for (int i = 1; i + 1 < argc; i++)
         if (!strcmp(argv[i], "--backend") && !strcmp(argv[i + 1], "cuda")) return bench_msm_cuda(argc, argv);
     const char *backend = "cpu", *curve = "g1";
-    int log_n = -1, reps = 3, json = 0;
-    unsigned threads = 1, window = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(argv[i], "--json")) { json = 1; continue; }
-        if (!v) return usage();
-        if (!strcmp(argv[i], "--backend")) backend = v;
-        else if (!strcmp(argv[i], "--curve")) curve = v;
-        else if (!strcmp(argv[i], "--log")) log_n = atoi(v);
-        else if (!strcmp(argv[i], "--threads")) threads = (unsigned)atoi(v);
-        else if (!strcmp(argv[i], "--reps")) reps = atoi(v);
-        else if (!strcmp(argv[i], "--window")) window = (unsigned)atoi(v); /* tuning: force c */
-        else return usage();
-        i++;
-    }
+    int log_n = -1, reps = 3, json = 0, threads_i = 1, window_i = 0;
+    const bench_opt opts[] = {{"backend", BOPT_STR, &backend}, {"curve", BOPT_STR, &curve},
+                              {"log", BOPT_INT, &log_n},        {"threads", BOPT_INT, &threads_i},
+                              {"reps", BOPT_INT, &reps},        {"window", BOPT_INT, &window_i}, /* tuning: force c */
+                              {"json", BOPT_FLAG, &json},       {NULL, 0, NULL}};
+    int parsed = bench_args("msm", MSM_USAGE, MSM_WHAT, argc, argv, opts);
+    if (parsed >= 0) return parsed;
     int g2 = !strcmp(curve, "g2");
-    if ((!g2 && strcmp(curve, "g1")) || log_n < 0 || log_n > 30 || reps < 1) return usage();
+    if ((!g2 && strcmp(curve, "g1")) || log_n < 0 || log_n > 30 || reps < 1 || threads_i < 0 || window_i < 0)
+        return usage();
+    unsigned threads = (unsigned)threads_i, window = (unsigned)window_i;
     if (strcmp(backend, "cpu")) return usage();
 
     size_t n = (size_t)1 << log_n;

@@ -67,35 +67,31 @@ static void *work(void *arg)
     return NULL;
 }
 
+#define MSM_CUDA_USAGE "--backend cuda --curve g1|g2 --log N [--reps R] [--bits-fraction F] [--window C] " \
+                       "[--streams S] [--scalars host|device] [--device D] [--json]"
+
 static int usage(void)
 {
-    fprintf(stderr, "usage: cuzk-bench msm --backend cuda --curve g1|g2 --log N [--reps R] [--bits-fraction F] "
-                    "[--window C] [--streams S] [--scalars host|device] [--device D] [--json]\n");
+    fprintf(stderr, "usage: cuzk-bench msm " MSM_CUDA_USAGE "\n");
     return 2;
 }
 
 int bench_msm_cuda(int argc, char **argv)
 {
-    const char *curve = "g1", *where = "host";
-    int log_n = -1, reps = 5, json = 0, streams = 1, device = 0;
-    unsigned window = 0;
+    const char *curve = "g1", *where = "host", *backend = "cuda";
+    int log_n = -1, reps = 5, json = 0, streams = 1, device = 0, window_i = 0;
     double frac = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(argv[i], "--json")) { json = 1; continue; }
-        if (!v) return usage();
-        if (!strcmp(argv[i], "--backend")) { if (strcmp(v, "cuda")) return usage(); }
-        else if (!strcmp(argv[i], "--curve")) curve = v;
-        else if (!strcmp(argv[i], "--log")) log_n = atoi(v);
-        else if (!strcmp(argv[i], "--reps")) reps = atoi(v);
-        else if (!strcmp(argv[i], "--bits-fraction")) frac = atof(v);
-        else if (!strcmp(argv[i], "--window")) window = (unsigned)atoi(v);
-        else if (!strcmp(argv[i], "--streams")) streams = atoi(v);
-        else if (!strcmp(argv[i], "--device")) device = atoi(v);
-        else if (!strcmp(argv[i], "--scalars")) where = v;
-        else return usage();
-        i++;
-    }
+    const bench_opt opts[] = {{"backend", BOPT_STR, &backend}, {"curve", BOPT_STR, &curve},
+                              {"log", BOPT_INT, &log_n},        {"reps", BOPT_INT, &reps},
+                              {"bits-fraction", BOPT_DOUBLE, &frac}, {"window", BOPT_INT, &window_i},
+                              {"streams", BOPT_INT, &streams},  {"device", BOPT_INT, &device},
+                              {"scalars", BOPT_STR, &where},    {"json", BOPT_FLAG, &json}, {NULL, 0, NULL}};
+    int parsed = bench_args("msm", MSM_CUDA_USAGE,
+                        "CUDA MSM over 2^N resident bases made on the device; median of the CUDA-event times, scalar "
+                        "upload included", argc, argv, opts);
+    if (parsed >= 0) return parsed;
+    if (strcmp(backend, "cuda") || window_i < 0) return usage();
+    unsigned window = (unsigned)window_i;
     int g2 = !strcmp(curve, "g2");
     if ((!g2 && strcmp(curve, "g1")) || log_n < 0 || log_n > 30 || reps < 1 || streams < 1 || streams > 16 ||
         frac < 0 || frac > 1 || (strcmp(where, "host") && strcmp(where, "device")))

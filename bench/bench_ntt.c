@@ -133,20 +133,18 @@ int bench_ntt(int argc, char **argv)
 {
     unsigned lo = 20, hi = 24;
     int runs = 10, json = 0, cuda = 1;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--log") && i + 1 < argc) {
-            if (bench_parse_log_range(argv[++i], &lo, &hi)) { fprintf(stderr, "bad --log %s\n", argv[i]); return 2; }
-        } else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
-            i++;
-            if (!strcmp(argv[i], "cpu")) cuda = 0;
-            else if (strcmp(argv[i], "cuda")) { fprintf(stderr, "unknown backend %s\n", argv[i]); return 2; }
-        } else if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--json")) json = 1;
-        else {
-            fprintf(stderr, "usage: cuzk-bench ntt --log 20..27 [--backend cuda|cpu] [--runs N] [--json]\n");
-            return 2;
-        }
+    const char *log_s = NULL, *backend = "cuda";
+    const bench_opt opts[] = {{"log", BOPT_STR, &log_s}, {"backend", BOPT_STR, &backend},
+                              {"runs", BOPT_INT, &runs}, {"json", BOPT_FLAG, &json}, {NULL, 0, NULL}};
+    int parsed = bench_args("ntt", "--log 20..27 [--backend cuda|cpu] [--runs N] [--json]",
+                        "forward, inverse and coset NTTs over Fr", argc, argv, opts);
+    if (parsed >= 0) return parsed;
+    if (log_s && bench_parse_log_range(log_s, &lo, &hi)) {
+        fprintf(stderr, "cuzk-bench ntt: bad --log %s (N or LO..HI, 1..28)\n", log_s);
+        return 2;
     }
+    if (!strcmp(backend, "cpu")) cuda = 0;
+    else if (strcmp(backend, "cuda")) { fprintf(stderr, "cuzk-bench ntt: unknown backend %s\n", backend); return 2; }
     if (runs < 1) runs = 1;
     if (runs > MAX_RUNS) runs = MAX_RUNS;
     setvbuf(stdout, NULL, _IOLBF, 0);

@@ -36,11 +36,11 @@ typedef struct { double median, best; } timing;
 int bench_pairing(int argc, char **argv)
 {
     int json = 0, rounds = 15;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json")) json = 1;
-        else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = atoi(argv[++i]);
-        else { fprintf(stderr, "usage: cuzk-bench pairing [--rounds N] [--json]\n"); return 2; }
-    }
+    const bench_opt opts[] = {{"json", BOPT_FLAG, &json}, {"rounds", BOPT_INT, &rounds}, {NULL, 0, NULL}};
+    int parsed = bench_args("pairing", "[--rounds N] [--json]",
+                        "Miller loop, final exponentiation, pairing, a 4-pairing product (one thread, thread CPU time)",
+                        argc, argv, opts);
+    if (parsed >= 0) return parsed;
     if (rounds < 1) rounds = 1;
     if (rounds > 64) rounds = 64;
 

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "bench_trace.h"
+#include "trace_view.h"
 #include "groth16/groth16.h"
 #include "groth16/synth.h"
 
@@ -17,12 +17,56 @@
 extern const groth16_params *cuda_backend_synthetic_shape; /* backend_cuda.c, bench-only hook */
 #endif
 
+/* What the trace does not say: the results' device time and the measured partitions' wall time. */
+typedef struct {
+    double *device_ms; /* per measured result: cuzk_result.device_ns in ms */
+    size_t nres;
+    uint64_t wall_ns;  /* first submit -> last result of the measured partitions */
+} run_figures;
+
+static void add_result(run_figures *rf, const cuzk_result *r)
+{
+    double *n = realloc(rf->device_ms, (rf->nres + 1) * sizeof *n);
+    if (!n) return;
+    rf->device_ms = n;
+    rf->device_ms[rf->nres++] = (double)r->device_ns / 1e6;
+}
+
+static int write_json(const char *path, const tv_summary *s, const run_figures *rf, double dev_med, const char *desc,
+                      int log_m, int parts, int workers, int synthetic)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fprintf(f, "{\"bench\":\"pipeline\",\"shape\":\"porep\",\"log_m\":%d,\"partitions\":%d,\"workers\":%d,"
+               "\"verified\":%s,\"desc\":\"%s\",\"partitions_per_s\":%.4f,\"device_ms_median\":%.3f,\"devices\":[",
+            log_m, parts, workers, synthetic ? "false" : "true", desc,
+            rf->wall_ns ? (double)parts * 1e9 / (double)rf->wall_ns : 0, dev_med);
+    for (int d = 0; d < s->ndev; d++)
+        fprintf(f, "%s{\"device\":%d,\"busy_pct\":%.3f,\"window_ms\":%.3f,\"gap_p50_ms\":%.4f,\"gap_p99_ms\":%.4f,"
+                   "\"gap_max_ms\":%.4f,\"idle_max_ms\":%.4f}",
+                d ? "," : "", s->dev[d], s->busy_pct[d], s->dev_window_ms[d], s->gap_p50_ms[d], s->gap_p99_ms[d],
+                s->gap_max_ms[d], s->hole_max_ms[d]);
+    fprintf(f, "],\"stage_median_ms\":{");
+    int first = 1;
+    for (int k = 1; k < TV_KINDS; k++)
+        if (s->stage_n[k]) {
+            fprintf(f, "%s\"%s\":%.3f", first ? "" : ",", tv_kind_name(k), s->stage_med_ms[k]);
+            first = 0;
+        }
+    fprintf(f, "}}\n");
+    return fclose(f);
+}
+
+#define PIPELINE_USAGE "--shape porep --log N --partitions P [--devices LIST] [--workers W]\n" \
+                       "         [--backend auto|cuda|cpu] [--trace out.json] [--svg out.svg] [--json out.json]\n" \
+                       "         [--events out.jsonl] [--fill PCT] [--pageable] [--synthetic-key] [--warmup K]"
+#define PIPELINE_WHAT "a backlog of partitions through the engine: busy %, gaps, stage medians, a Chrome trace, an " \
+                      "SVG timeline, the events as JSON Lines (for cuzk trace)"
+
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: cuzk-bench pipeline --shape porep --log N --partitions P [--devices LIST] [--workers W]\n"
-            "         [--backend auto|cuda|cpu] [--trace out.json] [--svg out.svg] [--json out.json]\n"
-            "         [--fill PCT] [--pageable] [--synthetic-key] [--warmup K]\n"
+            "usage: cuzk-bench pipeline " PIPELINE_USAGE "\n"
             "  N <= 22: a real test-only key, every proof verified; N > 22 (or --synthetic-key): a key of\n"
             "  random valid points generated on the device, proofs not verifiable (self-check off).\n"
             "  The partition's buffers live in cuzk_host_alloc memory (pinned on CUDA) unless --pageable.\n");
@@ -131,7 +175,7 @@ typedef struct {
     int log_m, parts, workers, pageable, synthetic, warmup, tile;
     int32_t backend;
     uint64_t mask, abc_len, num_aux;
-    const char *key_path, *trace_path, *svg_path, *json_path, *devices;
+    const char *key_path, *trace_path, *svg_path, *json_path, *events_path, *devices;
     const cuzk_partition *p0;
     threadpool *tp;
     double synth_s, setup_s;
@@ -150,7 +194,8 @@ static const char *suffixed(char *buf, size_t len, const char *path, int workers
 static int run_one(const run_cfg *rc_, int many)
 {
     const run_cfg *c = rc_;
-    btrace_log log = {0};
+    tv_log log = {0};
+    run_figures rf = {0};
     cuzk_config *cc = NULL;
     cuzk_engine *e = NULL;
     cuzk_srs *srs = NULL;
@@ -160,7 +205,7 @@ static int run_one(const run_cfg *rc_, int many)
         (rc = cuzk_config_set(cc, CUZK_OPT_WORKERS_PER_DEVICE, c->workers)) ||
         (rc = cuzk_config_set(cc, CUZK_OPT_VERIFY, !c->synthetic)) ||
         (rc = cuzk_config_set(cc, CUZK_OPT_TRACE_CAPACITY, 1 << 20)) ||
-        (rc = cuzk_config_set_trace(cc, btrace_collect, &log)) || (rc = cuzk_engine_create(cc, &e))) {
+        (rc = cuzk_config_set_trace(cc, tv_collect, &log)) || (rc = cuzk_engine_create(cc, &e))) {
         fprintf(stderr, "cuzk-bench pipeline: engine: %s: %s\n", cuzk_strerror(rc), cuzk_last_error());
         return 2;
     }
@@ -219,9 +264,9 @@ static int run_one(const run_cfg *rc_, int many)
                         cuzk_strerror(r.status), cuzk_last_error());
                 failures++;
             }
-            if (phase) btrace_result(&log, &r);
+            if (phase) add_result(&rf, &r);
         }
-        if (phase) log.wall_ns = bench_now_ns() - ts;
+        if (phase) rf.wall_ns = bench_now_ns() - ts;
     }
     cuzk_srs_release(srs);
     if (c->pageable) free(sp.block);
@@ -243,21 +288,29 @@ static int run_one(const run_cfg *rc_, int many)
     printf("pipeline: %s\n  backend %s; synth %.1f s, setup %.1f s, partition placed in %.1f s, key load %.2f s "
            "(not timed)\n", desc, st.backend == CUZK_BACKEND_CUDA ? "cuda" : "cpu", c->synth_s, c->setup_s, place_s,
            load_s);
-    btrace_summary sum;
-    btrace_analyze(&log, (uint64_t)c->parts, &sum);
-    btrace_print(&sum, &log, c->parts, failures, c->synthetic);
-    char b1[512], b2[512], b3[512];
+    tv_summary sum;
+    tv_analyze(&log, 1, (uint64_t)c->parts, &sum); /* the measured partitions: user_tag 1..parts */
+    double dev_med = bench_median(rf.device_ms, (int)rf.nres);
+    printf("  %d partitions in %.3f s: %.3f partitions/s; %d failed; %s\n", c->parts, (double)rf.wall_ns / 1e9,
+           rf.wall_ns ? (double)c->parts * 1e9 / (double)rf.wall_ns : 0, failures,
+           c->synthetic ? "proofs NOT verified (synthetic key)" : "every proof verified");
+    printf("  median device time per partition (first -> last device stage): %.1f ms\n", dev_med);
+    tv_print(stdout, &sum, "  ", 1);
+    char b1[512], b2[512], b3[512], b4[512];
     const char *jp = suffixed(b1, sizeof b1, c->json_path, c->workers, many),
                *tp = suffixed(b2, sizeof b2, c->trace_path, c->workers, many),
-               *vp = suffixed(b3, sizeof b3, c->svg_path, c->workers, many);
-    if (jp) btrace_write_json(jp, &sum, desc, c->log_m, c->parts, c->workers, c->synthetic);
-    if (tp) btrace_write_chrome(tp, &log);
-    if (vp) btrace_write_svg(vp, &log, desc);
+               *vp = suffixed(b3, sizeof b3, c->svg_path, c->workers, many),
+               *ep = suffixed(b4, sizeof b4, c->events_path, c->workers, many);
+    if (ep) tv_write_jsonl(ep, &log);
+    if (jp) write_json(jp, &sum, &rf, dev_med, desc, c->log_m, c->parts, c->workers, c->synthetic);
+    if (tp) tv_write_chrome(tp, &log);
+    if (vp) tv_write_svg(vp, &log, desc);
     printf("  cuzk-bench pipeline --shape porep --log %d --partitions %d --workers %d%s%s%s%s\n", c->log_m, c->parts,
            c->workers, c->devices ? " --devices " : "", c->devices ? c->devices : "", c->pageable ? " --pageable" : "",
            c->synthetic && c->log_m <= 22 ? " --synthetic-key" : "");
     fflush(stdout);
-    btrace_free(&log);
+    tv_free(&log);
+    free(rf.device_ms);
     return failures ? 1 : 0;
 }
 
@@ -267,25 +320,16 @@ int bench_pipeline(int argc, char **argv)
     run_cfg c = {.workers = 2, .parts = 20, .warmup = -1, .log_m = -1, .backend = CUZK_BACKEND_AUTO};
     const char *backend = "auto";
     int fill = 97;
-    for (int i = 1; i < argc; i++) {
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(argv[i], "--pageable")) { c.pageable = 1; continue; }
-        if (!strcmp(argv[i], "--synthetic-key")) { c.synthetic = 1; continue; }
-        if (!v) return usage();
-        if (!strcmp(argv[i], "--shape")) shape = v;
-        else if (!strcmp(argv[i], "--log")) c.log_m = atoi(v);
-        else if (!strcmp(argv[i], "--partitions")) c.parts = atoi(v);
-        else if (!strcmp(argv[i], "--devices")) c.devices = v;
-        else if (!strcmp(argv[i], "--workers")) workers_s = v;
-        else if (!strcmp(argv[i], "--backend")) backend = v;
-        else if (!strcmp(argv[i], "--trace")) c.trace_path = v;
-        else if (!strcmp(argv[i], "--svg")) c.svg_path = v;
-        else if (!strcmp(argv[i], "--json")) c.json_path = v;
-        else if (!strcmp(argv[i], "--fill")) fill = atoi(v);
-        else if (!strcmp(argv[i], "--warmup")) c.warmup = atoi(v);
-        else return usage();
-        i++;
-    }
+    const bench_opt opts[] = {{"shape", BOPT_STR, &shape},          {"log", BOPT_INT, &c.log_m},
+                              {"partitions", BOPT_INT, &c.parts},    {"devices", BOPT_STR, &c.devices},
+                              {"workers", BOPT_STR, &workers_s},     {"backend", BOPT_STR, &backend},
+                              {"trace", BOPT_STR, &c.trace_path},    {"svg", BOPT_STR, &c.svg_path},
+                              {"json", BOPT_STR, &c.json_path},      {"events", BOPT_STR, &c.events_path},
+                              {"fill", BOPT_INT, &fill},             {"warmup", BOPT_INT, &c.warmup},
+                              {"pageable", BOPT_FLAG, &c.pageable},  {"synthetic-key", BOPT_FLAG, &c.synthetic},
+                              {NULL, 0, NULL}};
+    int parsed = bench_args("pipeline", PIPELINE_USAGE, PIPELINE_WHAT, argc, argv, opts);
+    if (parsed >= 0) return parsed;
     if (c.log_m < 4 || c.log_m > 28 || c.parts < 1 || fill < 1 || fill > 100 || strcmp(shape, "porep")) return usage();
     int wl[16], nw = 0;
     for (const char *q = workers_s; *q && nw < 16;) {

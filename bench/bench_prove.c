@@ -113,35 +113,31 @@ out:
     return rc ? 2 : 0;
 }
 
+#define PROVE_USAGE "--backend cpu|cuda|auto --shape porep --log N [--threads T] [--reps R]\n" \
+                    "                        [--fill PCT] [--bits PERMILLE] [--check] [--json]"
+#define PROVE_WHAT "one Groth16 partition with stage times; N: domain 2^N, the circuit fills PCT % of it " \
+                   "(default 97, as PoRep's 2^27)"
+
 static int usage(void)
 {
-    fprintf(stderr, "usage: cuzk-bench prove --backend cpu|cuda|auto --shape porep --log N [--threads T] [--reps R]\n"
-                    "                        [--fill PCT] [--bits PERMILLE] [--check] [--json]\n"
-                    "  N: domain 2^N; the circuit fills PCT %% of it (default 97, as PoRep's 2^27)\n");
+    fprintf(stderr, "usage: cuzk-bench prove " PROVE_USAGE "\n  %s\n", PROVE_WHAT);
     return 2;
 }
 
 int bench_prove(int argc, char **argv)
 {
     const char *backend = "cpu", *shape = "porep";
-    int log_m = -1, reps = 1, json = 0, check = 0, fill = 97, bits = 900;
-    unsigned threads = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(argv[i], "--json")) { json = 1; continue; }
-        if (!strcmp(argv[i], "--check")) { check = 1; continue; }
-        if (!v) return usage();
-        if (!strcmp(argv[i], "--backend")) backend = v;
-        else if (!strcmp(argv[i], "--shape")) shape = v;
-        else if (!strcmp(argv[i], "--log")) log_m = atoi(v);
-        else if (!strcmp(argv[i], "--threads")) threads = (unsigned)atoi(v);
-        else if (!strcmp(argv[i], "--reps")) reps = atoi(v);
-        else if (!strcmp(argv[i], "--fill")) fill = atoi(v);
-        else if (!strcmp(argv[i], "--bits")) bits = atoi(v);
-        else return usage();
-        i++;
-    }
-    if (log_m < 4 || log_m > 28 || reps < 1 || fill < 1 || fill > 100 || strcmp(shape, "porep")) return usage();
+    int log_m = -1, reps = 1, json = 0, check = 0, fill = 97, bits = 900, threads_i = 0;
+    const bench_opt opts[] = {{"backend", BOPT_STR, &backend}, {"shape", BOPT_STR, &shape},
+                              {"log", BOPT_INT, &log_m},        {"threads", BOPT_INT, &threads_i},
+                              {"reps", BOPT_INT, &reps},        {"fill", BOPT_INT, &fill},
+                              {"bits", BOPT_INT, &bits},        {"check", BOPT_FLAG, &check},
+                              {"json", BOPT_FLAG, &json},       {NULL, 0, NULL}};
+    int parsed = bench_args("prove", PROVE_USAGE, PROVE_WHAT, argc, argv, opts);
+    if (parsed >= 0) return parsed;
+    if (log_m < 4 || log_m > 28 || reps < 1 || fill < 1 || fill > 100 || threads_i < 0 || strcmp(shape, "porep"))
+        return usage();
+    unsigned threads = (unsigned)threads_i;
     if (strcmp(backend, "cpu") && strcmp(backend, "cuda") && strcmp(backend, "auto")) {
         fprintf(stderr, "cuzk-bench prove: --backend is cpu (the prover called directly), cuda or auto "
                         "(through the engine), not %s\n", backend);

@@ -15,11 +15,14 @@
 #include "groth16/groth16.h"
 #include "groth16/synth.h"
 
+#define SRS_USAGE "--log N [--backend cpu|cuda|auto] [--reps R] [--threads T]\n" \
+                  "         [--fill PCT] [--key FILE] [--subgroup-reps S] [--no-subgroup] [--json out.json]"
+#define SRS_WHAT "proving-key load throughput through cuzk_srs_load (see the usage on errors for details)"
+
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: cuzk-bench srs-load --log N [--backend cpu|cuda|auto] [--reps R] [--threads T]\n"
-            "         [--fill PCT] [--key FILE] [--subgroup-reps S] [--no-subgroup] [--json out.json]\n"
+            "usage: cuzk-bench srs-load " SRS_USAGE "\n"
             "  Loads a PoRep-shaped key of domain 2^N (a real test-only setup, cached in /tmp under the\n"
             "  name cuzk-bench pipeline uses) or FILE: R times with flags 0 (each also timing\n"
             "  groth16_params_load alone, the host decode), then S times (default 1: the check is slow)\n"
@@ -89,21 +92,15 @@ int bench_srs_load(int argc, char **argv)
 {
     int log_m = -1, reps = 3, sreps = 1, threads = 0, fill = 97, subgroup = 1;
     const char *backend = "auto", *key = NULL, *json = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(argv[i], "--no-subgroup")) { subgroup = 0; continue; }
-        if (!v) return usage();
-        if (!strcmp(argv[i], "--log")) log_m = atoi(v);
-        else if (!strcmp(argv[i], "--backend")) backend = v;
-        else if (!strcmp(argv[i], "--reps")) reps = atoi(v);
-        else if (!strcmp(argv[i], "--subgroup-reps")) sreps = atoi(v);
-        else if (!strcmp(argv[i], "--threads")) threads = atoi(v);
-        else if (!strcmp(argv[i], "--fill")) fill = atoi(v);
-        else if (!strcmp(argv[i], "--key")) key = v;
-        else if (!strcmp(argv[i], "--json")) json = v;
-        else return usage();
-        i++;
-    }
+    int no_subgroup = 0;
+    const bench_opt opts[] = {{"log", BOPT_INT, &log_m},     {"backend", BOPT_STR, &backend},
+                              {"reps", BOPT_INT, &reps},      {"subgroup-reps", BOPT_INT, &sreps},
+                              {"threads", BOPT_INT, &threads}, {"fill", BOPT_INT, &fill},
+                              {"key", BOPT_STR, &key},        {"json", BOPT_STR, &json},
+                              {"no-subgroup", BOPT_FLAG, &no_subgroup}, {NULL, 0, NULL}};
+    int parsed = bench_args("srs-load", SRS_USAGE, SRS_WHAT, argc, argv, opts);
+    if (parsed >= 0) return parsed;
+    if (no_subgroup) subgroup = 0;
     if ((!key && (log_m < 4 || log_m > 26)) || reps < 1 || reps > 1000 || sreps < 1 || sreps > 1000 || threads < 0 || fill < 1 || fill > 100)
         return usage();
     int32_t be = !strcmp(backend, "cuda") ? CUZK_BACKEND_CUDA : !strcmp(backend, "cpu") ? CUZK_BACKEND_CPU

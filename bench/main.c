@@ -15,7 +15,7 @@
     X("msm", bench_msm, "multi-scalar multiplication: --backend cpu --curve g1|g2 --log N [--threads T]") \
     X("ntt", bench_ntt, "Fr NTT: --log 20..27 [--backend cuda|cpu] [--runs N]") \
     X("pairing", bench_pairing, "Miller loop, final exponentiation, pairing (one thread)") \
-    X("pipeline", bench_pipeline, "a backlog of partitions through the engine: --shape porep --log N --partitions P [--devices LIST] [--workers W] [--trace f.json] [--svg f.svg] [--json f.json]") \
+    X("pipeline", bench_pipeline, "a backlog of partitions through the engine: --shape porep --log N --partitions P [--devices LIST] [--workers W] [--trace f.json] [--svg f.svg] [--events f.jsonl] [--json f.json]") \
     X("prove", bench_prove, "one Groth16 partition: --backend cpu|cuda|auto --shape porep --log N [--threads T] (stage times)") \
     X("srs-load", bench_srs_load, "proving-key load throughput: --log N | --key FILE [--backend cpu|cuda|auto] [--reps R] [--json f]") \
     X("version", bench_version, "print the library version (a smoke test)")
@@ -70,24 +70,29 @@ const char *bench_cpu_name(void)
 
 int bench_version(int argc, char **argv)
 {
-    (void)argc; (void)argv;
+    const bench_opt none[] = {{NULL, 0, NULL}};
+    int parsed = bench_args("version", "", "prints the library version and this machine's CPU", argc, argv, none);
+    if (parsed >= 0) return parsed;
     printf("libcuzk %s on %s\n", cuzk_version_string(), bench_cpu_name());
     return 0;
 }
 
-static void usage(void)
+static void usage(FILE *f)
 {
-    fprintf(stderr, "usage: cuzk-bench <subcommand> [options]\n");
+    fprintf(f, "usage: cuzk-bench <subcommand> [options]   (cuzk-bench <subcommand> --help for one)\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (commands[i].name) fprintf(stderr, "  %-10s %s\n", commands[i].name, commands[i].help);
+        if (commands[i].name) fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) { usage(); return argc < 2 ? 2 : 0; }
+    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (commands[i].name && !strcmp(commands[i].name, argv[1])) return commands[i].fn(argc - 1, argv + 1);
     fprintf(stderr, "cuzk-bench: unknown subcommand '%s'\n", argv[1]);
-    usage();
+    usage(stderr);
     return 2;
 }

@@ -3,6 +3,7 @@
  * writes, and the number formats (hex seeds, decimal/hex scalars, decimal output).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,36 +32,48 @@ static void list_options(char *out, size_t n, const cli_opt *opts)
         used += (size_t)snprintf(out + used, n - used, "%s--%s", o == opts ? "" : ", ", o->name);
 }
 
+/* getopt_long over the table (every option takes a value), plus --help / -h, which prints the
+ * subcommand's usage and ends the process: nothing has been acquired yet when options are read. */
 int cli_parse(const char *cmd, int argc, char **argv, cli_opt *opts)
 {
     char known[256];
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
-            list_options(known, sizeof known, opts);
-            return cli_fail(CUZK_EINVAL, "cuzk %s: unexpected argument '%s' (options: %s)", cmd, arg,
-                            known);
+    size_t n = 0;
+    while (opts[n].name) n++;
+    struct option *lo = calloc(n + 2, sizeof *lo);
+    if (!lo) return cli_fail(CUZK_ENOMEM, "cuzk %s: out of memory", cmd);
+    for (size_t i = 0; i < n; i++) lo[i] = (struct option){opts[i].name, required_argument, NULL, (int)(256 + i)};
+    lo[n] = (struct option){"help", no_argument, NULL, 'h'};
+    list_options(known, sizeof known, opts);
+    int rc = CLI_OK, c, at;
+    optind = 1;
+    opterr = 0; /* errors in cuzk's own one-line format */
+    while (rc == CLI_OK && (at = optind, c = getopt_long(argc, argv, "+:h", lo, NULL)) != -1) {
+        if (c == 'h') {
+            free(lo);
+            cli_usage(stdout, cmd);
+            exit(CLI_OK);
         }
-        const char *name = arg + 2, *eq = strchr(name, '=');
-        size_t len = eq ? (size_t)(eq - name) : strlen(name);
-        cli_opt *o = opts;
-        while (o->name && !(strlen(o->name) == len && !strncmp(o->name, name, len))) o++;
-        if (!o->name) {
-            list_options(known, sizeof known, opts);
-            return cli_fail(CUZK_EINVAL, "cuzk %s: unknown option '--%.*s' (options: %s)", cmd,
-                            (int)len, name, known);
+        const char *arg = at < argc ? argv[at] : "?";
+        if (c == ':')
+            rc = cli_fail(CUZK_EINVAL, "cuzk %s: option %s needs a value", cmd, arg);
+        else if (c == '?')
+            rc = cli_fail(CUZK_EINVAL, "cuzk %s: unknown option '%s' (options: %s)", cmd, arg, known);
+        else {
+            cli_opt *o = &opts[c - 256];
+            if (optarg == argv[optind - 1] && !strncmp(optarg, "--", 2)) /* "--a --b": --a has no value */
+                rc = cli_fail(CUZK_EINVAL, "cuzk %s: option --%s needs a value", cmd, o->name);
+            else if (*o->value)
+                rc = cli_fail(CUZK_EINVAL, "cuzk %s: option --%s given twice", cmd, o->name);
+            else
+                *o->value = optarg;
         }
-        const char *value = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-        if (!value || (!eq && !strncmp(value, "--", 2)))
-            return cli_fail(CUZK_EINVAL, "cuzk %s: option --%s needs a value", cmd, o->name);
-        if (*o->value)
-            return cli_fail(CUZK_EINVAL, "cuzk %s: option --%s given twice", cmd, o->name);
-        *o->value = value;
     }
-    for (cli_opt *o = opts; o->name; o++)
-        if (o->required && !*o->value)
-            return cli_fail(CUZK_EINVAL, "cuzk %s: missing --%s", cmd, o->name);
-    return CLI_OK;
+    free(lo);
+    if (rc == CLI_OK && optind < argc)
+        rc = cli_fail(CUZK_EINVAL, "cuzk %s: unexpected argument '%s' (options: %s)", cmd, argv[optind], known);
+    for (cli_opt *o = opts; rc == CLI_OK && o->name; o++)
+        if (o->required && !*o->value) rc = cli_fail(CUZK_EINVAL, "cuzk %s: missing --%s", cmd, o->name);
+    return rc;
 }
 
 static int hexval(int c)

@@ -6,6 +6,7 @@
 #define CUZK_CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "cuzk/cuzk.h"
@@ -18,15 +19,18 @@ int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 /* The same with the library's cuzk_last_error() as the detail. */
 int cli_fail_lib(int code);
 
-/* --name value / --name=value options; a NULL name ends the table. Values stay NULL when
- * absent. Returns CLI_OK or CLI_ERROR (already reported: unknown, repeated or value-less
- * options, stray arguments, a required one missing). */
+/* --name value / --name=value options (getopt_long; unique prefixes accepted); a NULL name ends
+ * the table. Values stay NULL when absent. --help (-h) prints the subcommand's usage and exits 0.
+ * Returns CLI_OK or CLI_ERROR (already reported: unknown, repeated or value-less options, stray
+ * arguments, a required one missing). */
 typedef struct cli_opt {
     const char *name;   /* without the dashes */
     int required;
     const char **value;
 } cli_opt;
 int cli_parse(const char *cmd, int argc, char **argv, cli_opt *opts);
+/* The usage and description of one subcommand (main.c's table). */
+void cli_usage(FILE *f, const char *cmd);
 
 /* 64 hex digits -> 32 bytes, in order. */
 int cli_parse_seed(const char *hex, uint8_t seed[32]);
@@ -51,5 +55,6 @@ int cmd_export_proof(int argc, char **argv);
 int cmd_export_public(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 #endif

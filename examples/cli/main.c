@@ -8,24 +8,44 @@ static const struct {
     const char *name;
     int (*fn)(int argc, char **argv);
     const char *usage;
+    const char *what;
 } commands[] = {
-    {"setup", cmd_setup, "--r1cs C.r1cs --params OUT.params --vk OUT.vk [--seed HEX64]   (TEST ONLY)"},
-    {"prove", cmd_prove, "--params P.params --r1cs C.r1cs --wtns W.wtns --proof OUT.proof "
-                         "[--seed HEX64] [--backend auto|cpu|cuda]   (through the engine)"},
-    {"verify", cmd_verify, "--vk V.vk --proof P.proof (--r1cs C.r1cs --wtns W.wtns | --public X1,X2,...)"},
-    {"export-vk", cmd_export_vk, "--vk V.vk --format snarkjs"},
-    {"export-proof", cmd_export_proof, "--proof P.proof --format snarkjs"},
-    {"export-public", cmd_export_public, "--r1cs C.r1cs --wtns W.wtns"},
-    {"gen", cmd_gen, "--shape porep --constraints N --r1cs OUT.r1cs --wtns OUT.wtns [--seed HEX64]"},
-    {"demo", cmd_demo, "[--log N] [--count 10] [--workers W] [--threads T] [--backend auto|cpu|cuda] "
-                       "[--cache DIR]   prove a batch of PoRep-shaped partitions through the engine, "
-                       "verify them, print per-stage times and a timeline"},
+    {"setup", cmd_setup, "--r1cs C.r1cs --params OUT.params --vk OUT.vk [--seed HEX64]",
+     "TEST ONLY: a proving and a verifying key for a circom circuit, toxic waste from the seed"},
+    {"prove", cmd_prove, "--params P.params --r1cs C.r1cs --wtns W.wtns --proof OUT.proof [--seed HEX64] "
+                         "[--backend auto|cpu|cuda]",
+     "one proof of a circom circuit's witness, through the engine"},
+    {"verify", cmd_verify, "--vk V.vk --proof P.proof (--r1cs C.r1cs --wtns W.wtns | --public X1,X2,...)",
+     "checks a proof against the verifying key and the public inputs"},
+    {"export-vk", cmd_export_vk, "--vk V.vk --format snarkjs", "the verifying key as snarkjs JSON"},
+    {"export-proof", cmd_export_proof, "--proof P.proof --format snarkjs", "the proof as snarkjs JSON"},
+    {"export-public", cmd_export_public, "--r1cs C.r1cs --wtns W.wtns", "the public inputs as snarkjs JSON"},
+    {"gen", cmd_gen, "--shape porep --constraints N --r1cs OUT.r1cs --wtns OUT.wtns [--seed HEX64]",
+     "a PoRep-shaped circom circuit and a witness that satisfies it"},
+    {"demo", cmd_demo, "[--log N] [--count C] [--workers W] [--threads T] [--backend auto|cpu|cuda] [--cache DIR] "
+                       "[--svg FILE] [--events FILE]",
+     "proves a backlog of PoRep-shaped partitions through the engine and verifies them; prints the\n"
+     "  busy % of each GPU (or CPU worker), per-stage times and a timeline, and writes the timeline as\n"
+     "  an SVG (default DIR/timeline.svg) and the trace as JSON Lines (default DIR/events.jsonl).\n"
+     "  Defaults: on a GPU 2^20 x 16 partitions, on the CPU 2^12 x 8; the test-only key is cached in DIR"},
+    {"trace", cmd_trace, "EVENTS.jsonl [--chrome OUT.json] [--svg OUT.svg] [--title TEXT] [--tags LO..HI]",
+     "reads a host's trace events (JSON Lines, one cuzk_trace_event per line: kind, device, worker,\n"
+     "  job, user_tag, begin_ns, end_ns, bytes) and prints busy % per device and worker, the gaps\n"
+     "  between partitions and stage medians; writes a Chrome trace (Perfetto) and an SVG timeline"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
+void cli_usage(FILE *f, const char *cmd)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(cmd, commands[i].name))
+            fprintf(f, "usage: cuzk %s %s\n  %s\n", commands[i].name, commands[i].usage, commands[i].what);
+}
+
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: cuzk <command> [options]   (libcuzk %s)\n", cuzk_version_string());
+    fprintf(f, "usage: cuzk <command> [options]   (libcuzk %s; cuzk <command> --help for one)\n",
+            cuzk_version_string());
     for (size_t i = 0; i < NCOMMANDS; i++) fprintf(f, "  cuzk %-13s %s\n", commands[i].name, commands[i].usage);
     fprintf(f, "exit status: 0 success (verify: valid), 1 verify: invalid, 2 error\n");
 }
@@ -37,6 +57,13 @@ int main(int argc, char **argv)
         return CLI_ERROR;
     }
     if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+        if (argc > 2) {
+            for (size_t i = 0; i < NCOMMANDS; i++)
+                if (!strcmp(argv[2], commands[i].name)) {
+                    cli_usage(stdout, argv[2]);
+                    return CLI_OK;
+                }
+        }
         usage(stdout);
         return CLI_OK;
     }
