@@ -49,6 +49,7 @@ BENCH_SRCS   := $(sort $(wildcard bench/*.c))
 # Trace views (busy %, Chrome trace, SVG, JSON Lines) shared by cuzk (demo, trace) and cuzk-bench.
 TRACE_SRCS   := $(sort $(wildcard examples/trace/*.c))
 TESTLIB_SRCS := $(sort $(wildcard test/support/*.c))
+TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TOOL_SRCS    := $(sort $(wildcard test/tools/*.c))
 TOOL_BINS    := $(TOOL_SRCS:test/%.c=$(BUILD)/test/%)
 
@@ -113,18 +114,23 @@ PROG_CFLAGS := $(ALL_CFLAGS) -Iinclude -Ilib -Ikernels -Itest $(if $(filter 1,$(
 # archive's references to malloc & co. to the test's counters).
 $(BUILD)/test/test_prove_alloc: TEST_LDFLAGS := $(foreach f,malloc calloc realloc aligned_alloc posix_memalign,-Wl,--wrap=$(f))
 
-$(BUILD)/test/%: test/%.c $(STATIC) $(TESTLIB_SRCS) $(FLAGS_CC)
+# test/support: compiled once, linked into every test (not once per test binary).
+$(BUILD)/obj/test/support/%.o: test/support/%.c $(FLAGS_CC)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_SRCS) $(STATIC) -lcmocka $(LDLIBS) $(TEST_LDFLAGS)
+	$(CC) $(PROG_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/test/%: test/%.c $(STATIC) $(TESTLIB_OBJS) $(FLAGS_CC)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_OBJS) $(STATIC) -lcmocka $(LDLIBS) $(TEST_LDFLAGS)
 
 # test/tools/*.c: helper programs for script tests (corpus emitters, oracle drivers).
-$(BUILD)/test/tools/%: test/tools/%.c $(STATIC) $(TESTLIB_SRCS) $(FLAGS_CC)
+$(BUILD)/test/tools/%: test/tools/%.c $(STATIC) $(TESTLIB_OBJS) $(FLAGS_CC)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_SRCS) $(STATIC) $(LDLIBS)
+	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_OBJS) $(STATIC) $(LDLIBS)
 
-$(BUILD)/test/gpu/%: test/gpu/%.c $(STATIC) $(TESTLIB_SRCS) $(FLAGS_CC)
+$(BUILD)/test/gpu/%: test/gpu/%.c $(STATIC) $(TESTLIB_OBJS) $(FLAGS_CC)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_SRCS) $(STATIC) -lcmocka $(LDLIBS)
+	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_OBJS) $(STATIC) -lcmocka $(LDLIBS)
 
 $(CLI): $(CLI_SRCS) $(TRACE_SRCS) $(wildcard examples/cli/*.h examples/trace/*.h) $(STATIC) $(FLAGS_CC)
 	@mkdir -p $(dir $@)

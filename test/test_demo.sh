@@ -15,7 +15,14 @@ echo "$out" | grep -q "^MSM H " && echo "$out" | grep -q "^self-check (pairing)"
   && echo "ok - the per-stage table" || echo "not ok - per-stage table missing"
 [ "$(echo "$out" | grep -c '^worker [0-9]')" = 2 ] && echo "$out" | grep -q "^finishers" \
   && echo "ok - a timeline row per worker and for the finishers" || echo "not ok - timeline rows"
+"$cuzk" demo --log 99 >/dev/null 2>&1; [ $? = 2 ] && echo "ok - a bad --log is refused" || echo "not ok - --log 99"
+echo "$out" | grep -q "^CPU workers: at least one busy\|^GPU [0-9]*: busy" \
+  && echo "ok - busy % of the device or CPU workers" || echo "not ok - no busy line"
+svg=$(echo "$out" | sed -n 's/^timeline picture: \([^ ]*\) .*/\1/p')
+[ "$svg" = "$work/timeline.svg" ] && grep -q "^<svg" "$svg" && grep -q '>3</text>' "$svg" \
+  && echo "ok - the timeline picture's path is printed; it labels partition 3" || echo "not ok - timeline picture '$svg'"
+[ "$(grep -c '"kind"' "$work/events.jsonl")" -gt 20 ] && "$cuzk" trace "$work/events.jsonl" | grep -q "^  4 partitions" \
+  && echo "ok - the events (JSON Lines) read back by cuzk trace" || echo "not ok - events.jsonl"
 out2=$("$cuzk" demo --log 8 --count 2 --cache "$work" 2>&1)
 echo "$out2" | grep -q "making a TEST-ONLY key" && echo "not ok - the key was not cached" || echo "ok - the key is cached"
-"$cuzk" demo --log 99 >/dev/null 2>&1; [ $? = 2 ] && echo "ok - a bad --log is refused" || echo "not ok - --log 99"
 echo "$out" | sed 's/^/# /'

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make install into a temporary DESTDIR, then a tiny C host finds, builds against and runs
-# the library through pkg-config alone (shared, and static with --static).
+# the library through pkg-config alone (shared, and static with --static), and the installed
+# cuzk proves, verifies and draws from the installed tree (nothing of the build tree used).
 set -u
 # A sanitized library cannot be linked into an uninstrumented host: checked in the plain build.
 [ -n "${SANITIZE:-}" ] && { echo "skipped under SANITIZE=$SANITIZE"; exit 77; }
@@ -11,7 +12,8 @@ if make --no-print-directory -s install BUILD="$BUILD" DESTDIR="$tmp" PREFIX=$pr
   echo "ok - make install DESTDIR"
 else echo "not ok - make install failed"; cat "$tmp/install.log"; exit 1; fi
 root=$tmp$prefix
-for f in include/cuzk/cuzk.h lib/libcuzk.so.0.1.0 lib/libcuzk.so.0 lib/libcuzk.so lib/libcuzk.a lib/pkgconfig/cuzk.pc; do
+for f in include/cuzk/cuzk.h lib/libcuzk.so.0.1.0 lib/libcuzk.so.0 lib/libcuzk.so lib/libcuzk.a lib/pkgconfig/cuzk.pc \
+         bin/cuzk bin/cuzk-bench; do
   [ -e "$root/$f" ] || echo "not ok - $f not installed"
 done
 echo "ok - installed files present"
@@ -36,3 +38,11 @@ if cc -o "$tmp/host_static" "$tmp/host.c" -Wl,-Bstatic -lcuzk -Wl,-Bdynamic $(ec
    && "$tmp/host_static" | grep -q CUZK_EFORMAT && ! ldd "$tmp/host_static" | grep -q libcuzk; then
   echo "ok - host links statically through pkg-config --static"
 else echo "not ok - static host: $sflags"; fi
+# the installed tools, run from a directory without a build tree
+mkdir -p "$tmp/elsewhere"
+out=$(cd "$tmp/elsewhere" && "$root/bin/cuzk" demo --log 8 --count 2 --cache "$tmp/demo" 2>&1); rc=$?
+[ "$rc" = 0 ] && echo "$out" | grep -q "cuzk_verify accepted 2 of 2" && [ -s "$tmp/demo/timeline.svg" ] \
+  && echo "ok - installed cuzk demo: 2 of 2 verified, timeline drawn" || { echo "not ok - installed cuzk demo: exit $rc"; echo "$out" | tail -5; }
+"$root/bin/cuzk" trace "$tmp/demo/events.jsonl" | grep -q "2 partitions" \
+  && echo "ok - installed cuzk trace reads the demo's events" || echo "not ok - installed cuzk trace"
+"$root/bin/cuzk-bench" version | grep -q "^libcuzk " && echo "ok - installed cuzk-bench runs" || echo "not ok - installed cuzk-bench"

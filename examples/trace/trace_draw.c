@@ -157,7 +157,7 @@ static int cmp_band(const void *x, const void *y)
 static void bar(FILE *f, double x, double w, int y, int h, const char *fill, const cuzk_trace_event *e,
                 const char *what)
 {
-    fprintf(f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>%s, partition %llu "
+    fprintf(f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>%s: partition %llu "
                "(job %llu), %.3f ms</title></rect>\n",
             x, y, w < 0.3 ? 0.3 : w, h, fill, what, (unsigned long long)e->user_tag, (unsigned long long)e->job,
             (double)(e->end_ns - e->begin_ns) / 1e6);
@@ -219,7 +219,7 @@ int tv_write_svg(const char *path, const tv_log *l, const char *title)
         double x = SVG_L + sx * (double)(bands[i].b - t0), w = sx * (double)(bands[i].e - bands[i].b);
         cuzk_trace_event e = {.job = bands[i].job, .user_tag = bands[i].tag, .begin_ns = bands[i].b,
                               .end_ns = bands[i].e};
-        bar(f, x, w, y + 2, 10, "#d9d4d0", &e, "partition");
+        bar(f, x, w, y + 2, 10, "#d9d4d0", &e, "span");
         char label[24];
         int len = snprintf(label, sizeof label, "%llu", (unsigned long long)bands[i].tag);
         if (w >= 6.0 * len + 4)

@@ -237,7 +237,7 @@ void tv_print(FILE *f, const tv_summary *s, const char *in, int stages)
                     in, s->busy_pct[d], s->dev_window_ms[d], s->gap_p50_ms[d], s->gap_max_ms[d]);
     }
     for (int w = 0; w < s->nworkers; w++)
-        fprintf(f, "%sworker %d: busy %.1f %% (its partitions, over all workers' window)\n", in, w,
+        fprintf(f, "%shost worker %d: busy %.1f %% (its partitions, over all workers' window)\n", in, w,
                 s->worker_busy_pct[w]);
     if (!stages) return;
     fprintf(f, "%sstage medians per partition, ms (%s):\n", in,

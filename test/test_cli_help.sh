@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Every subcommand of cuzk and cuzk-bench answers --help: exit 0, "usage: <tool> <sub>" on
+# stdout, nothing run; an unknown option is an error (exit 2). The subcommands are read from
+# each tool's own list, so a new one is covered without editing this test.
+set -u
+BUILD=${BUILD:-build}
+for tool in cuzk cuzk-bench; do
+  bin=$BUILD/bin/$tool
+  [ -x "$bin" ] || { echo "not ok - $bin is missing"; continue; }
+  "$bin" --help >"${TMPDIR:-/tmp}/help.$$" 2>&1 && grep -q "^usage: $tool" "${TMPDIR:-/tmp}/help.$$" \
+    && echo "ok - $tool --help" || echo "not ok - $tool --help"
+  subs=$(sed -n 's/^  \(cuzk \)\{0,1\}\([a-z][a-z0-9-]*\) .*/\2/p' "${TMPDIR:-/tmp}/help.$$" | grep -v "^cuzk$")
+  rm -f "${TMPDIR:-/tmp}/help.$$"
+  [ "$(echo "$subs" | wc -w)" -ge 8 ] || echo "not ok - $tool lists only: $subs"
+  for s in $subs; do
+    out=$(timeout 20 "$bin" "$s" --help 2>&1); rc=$?
+    [ "$rc" = 0 ] && echo "$out" | grep -q "^usage: $tool $s" && echo "ok - $tool $s --help" \
+      || echo "not ok - $tool $s --help: exit $rc: $(echo "$out" | head -2)"
+    timeout 20 "$bin" "$s" --no-such-option >/dev/null 2>&1; rc=$?
+    [ "$rc" = 2 ] && echo "ok - $tool $s refuses --no-such-option" || echo "not ok - $tool $s --no-such-option: exit $rc"
+  done
+done

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# `cuzk trace`: a host's trace events (JSON Lines) become busy %, gaps and stage medians, a
+# Chrome trace and an SVG. Hand-made traces with known answers: a GPU one (device 0 busy 350 of
+# 400 us, one 50 us gap) and a CPU-backend one; malformed input is refused with its line.
+set -u
+BUILD=${BUILD:-build}
+cuzk=$BUILD/bin/cuzk
+[ -x "$cuzk" ] || { echo "not ok - $cuzk is missing"; exit 1; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+ev() { # kind device worker job user_tag begin_us end_us
+  printf '{"kind":%d,"device":%d,"worker":%d,"job":%s,"user_tag":%s,"begin_ns":%d000,"end_ns":%d000,"bytes":0}\n' "$@"; }
+big=18446744073709551615 # 2^64 - 1: past a double, so written as a string
+{
+  ev 20 0 0 11 7 1000 1200          # worker 0's share of partition 7 (host)
+  ev 8 0 0 11 7 1000 1100           # its H step on GPU 0
+  ev 9 0 0 11 7 1100 1200           # its MSM H
+  ev 20 0 1 12 9 1150 1450          # worker 1, partition 9
+  ev 8 0 1 12 9 1250 1300           # GPU 0 idle 1200..1250: the gap
+  ev 10 0 1 12 9 1300 1400
+  ev 16 -1 0 12 9 1400 1450         # self-check on a finisher (host)
+  ev 19 -1 -1 0 0 0 5000            # worker idle: no partition, left out of the figures
+  printf '{"kind":9,"device":0,"worker":1,"job":"%s","user_tag":"%s","begin_ns":"1500000","end_ns":1500000}\n' $big $big
+} > "$tmp/gpu.jsonl"
+out=$("$cuzk" trace "$tmp/gpu.jsonl" --chrome "$tmp/gpu.json" --svg "$tmp/gpu.svg" --tags 1..100 2>&1); rc=$?
+[ "$rc" = 0 ] && echo "ok - cuzk trace exits 0" || { echo "not ok - exit $rc"; echo "$out" | sed 's/^/    /'; }
+echo "$out" | grep -q "GPU 0: busy 87.50 % of 0.4 ms" && echo "ok - GPU 0 busy 87.50 % of 0.4 ms (350 of 400 us)" \
+  || echo "not ok - busy figure"
+echo "$out" | grep -q "gaps between partitions p50 0.050 ms" && echo "ok - the 50 us gap between partitions" \
+  || echo "not ok - gap"
+echo "$out" | grep -q "^  2 partitions" && echo "ok - 2 partitions measured (idle and out-of-range tags left out)" \
+  || echo "not ok - partition count"
+echo "$out" | grep -q "CUDA-event times" && echo "ok - device stages named CUDA-event times" || echo "not ok - clock"
+if command -v node >/dev/null; then
+  node -e 'const t = JSON.parse(require("fs").readFileSync(process.argv[1])); process.exit(t.traceEvents.length > 5 ? 0 : 1)' \
+    "$tmp/gpu.json" && echo "ok - the Chrome trace is JSON" || echo "not ok - Chrome trace does not parse"
+else echo "ok - # SKIP node missing: Chrome trace not parsed"; fi
+grep -q '>7</text>' "$tmp/gpu.svg" && grep -q '>9</text>' "$tmp/gpu.svg" && grep -q 'GPU 0 busy' "$tmp/gpu.svg" \
+  && echo "ok - the SVG labels partitions by user_tag (7, 9) and has the GPU busy lane" || echo "not ok - SVG labels"
+{
+  ev 20 -1 0 21 3 0 1000            # CPU backend: the worker's share, with its stages inside
+  ev 8 -1 0 21 3 0 200
+  ev 9 -1 0 21 3 200 900
+  ev 20 -1 0 22 4 1000 2000
+  ev 9 -1 0 22 4 1000 1900
+} > "$tmp/cpu.jsonl"
+out=$("$cuzk" trace "$tmp/cpu.jsonl" --svg "$tmp/cpu.svg" 2>&1)
+echo "$out" | grep -q "CPU workers: at least one busy 100.00 %" && echo "$out" | grep -q "CPU time" \
+  && ! echo "$out" | grep -q "CUDA" && echo "ok - CPU trace: workers busy 100 %, stage times called CPU time" \
+  || { echo "not ok - CPU summary"; echo "$out" | sed 's/^/    /'; }
+# on the CPU backend the stages sit below the partition bands, never under them
+stages=$(grep -c '<title>MSM H: partition' "$tmp/cpu.svg"); bands=$(grep -c '<title>span: partition' "$tmp/cpu.svg")
+last_band=$(grep -n '<title>span: partition' "$tmp/cpu.svg" | tail -1 | cut -d: -f1)
+first_stage=$(grep -n '<title>MSM H: partition' "$tmp/cpu.svg" | head -1 | cut -d: -f1)
+[ "$stages" = 2 ] && [ "$bands" = 2 ] && [ "$first_stage" -gt "$last_band" ] && grep -q "CPU time" "$tmp/cpu.svg" \
+  && echo "ok - CPU SVG: 2 bands, then 2 MSM H bars drawn over them, says CPU time" || echo "not ok - CPU SVG layout"
+echo '{"kind":9,"begin_ns":5,"end_ns":4}' > "$tmp/bad1.jsonl"
+printf '{"kind":9}\n[1,2]\n' > "$tmp/bad2.jsonl"
+echo '{"kind":9,"job":9007199254740993.0}' > "$tmp/bad3.jsonl"
+for f in bad1 bad2 bad3; do
+  err=$("$cuzk" trace "$tmp/$f.jsonl" 2>&1); rc=$?
+  [ "$rc" = 2 ] && echo "$err" | grep -q "$f.jsonl:[12]:" && echo "ok - $f refused: ${err#*: *: }" \
+    || echo "not ok - $f: exit $rc: $err"
+done
+"$cuzk" trace "$tmp/none.jsonl" >/dev/null 2>&1; [ $? = 2 ] && echo "ok - a missing file is an error" || echo "not ok - missing file"
