@@ -17,6 +17,9 @@ fresh() { # a copy of the tree (tracked and new files) with this build's objects
   rm -rf "$tmp/t"; mkdir -p "$tmp/t/b"
   git ls-files -co --exclude-standard -z | tar --null -T - -cf - | tar -xf - -C "$tmp/t"
   cp -a "$BUILD/obj" "$BUILD/lib" "$tmp/t/b/"
+  # the records of the options the objects were built with (mk/record.mk): without them every
+  # object would count as built with unknown options and be rebuilt
+  cp -a "$BUILD/flags" "$BUILD/config.mk" "$tmp/t/b/" 2>/dev/null
 }
 check_copy() { # $1: expected outcome (pass|fail), $2: what, $3: a pattern the output must have
   (cd "$tmp/t" && make --no-print-directory -s lib BUILD=b CUZK_CUDA=$cuda >"$tmp/build.log" 2>&1) \

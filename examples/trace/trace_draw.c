@@ -233,7 +233,7 @@ int tv_write_svg(const char *path, const tv_log *l, const char *title)
         uint64_t b = e->begin_ns < t0 ? t0 : e->begin_ns, en = e->end_ns > t1 ? t1 : e->end_ns;
         double x = SVG_L + sx * (double)(b - t0), w = sx * (double)(en - b);
         bar(f, x, w, SVG_TOP + k * SVG_H + 13, 14, kind_color(e->kind), e, tv_kind_name(e->kind));
-        if (lane < 1000 * 1024) { /* the device's busy lane */
+        if (lane < 1000 * 1024 && e->kind != CUZK_TRACE_H2D_COPY) { /* the device's busy lane: its arithmetic */
             if ((k = find_lane(lanes, nl, lane / 1024 * 1024 + 1023)) < 0) continue;
             bar(f, x, w, SVG_TOP + k * SVG_H + 4, 22, "#333333", e, tv_kind_name(e->kind));
         }

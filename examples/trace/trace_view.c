@@ -26,6 +26,9 @@ const char *tv_kind_name(int32_t k) { return k > 0 && k < NKINDS && kind_names[k
 
 /* The stages a device runs (CUDA-event times on a GPU; the worker's own times on the CPU). */
 static int is_stage(int32_t k) { return k >= CUZK_TRACE_H2D_COPY && k <= CUZK_TRACE_MSM_ALL; }
+/* Those that keep a GPU's arithmetic busy: host-to-device copies run beside them on the copy
+ * engines, so they count neither as busy time nor as the start of a partition's device work. */
+static int is_compute(int32_t k) { return k > CUZK_TRACE_H2D_COPY && k <= CUZK_TRACE_MSM_ALL; }
 
 void tv_collect(const cuzk_trace_event *ev, void *user)
 {
@@ -131,7 +134,7 @@ static void device_figures(const tv_log *l, uint64_t lo, uint64_t hi, int dev, s
     for (size_t i = 0; i < l->n; i++) {
         const cuzk_trace_event *e = &l->ev[i];
         if (!measured(e, lo, hi) || e->device != dev || e->end_ns <= e->begin_ns) continue;
-        if (dev >= 0 ? !is_stage(e->kind) : e->kind != CUZK_TRACE_START) continue;
+        if (dev >= 0 ? !is_compute(e->kind) : e->kind != CUZK_TRACE_START) continue;
         sp[n++] = (span){e->job, e->begin_ns, e->end_ns};
     }
     uint64_t a, b, hole, busy = union_ns(sp, n, &a, &b, &hole);
@@ -227,7 +230,7 @@ void tv_print(FILE *f, const tv_summary *s, const char *in, int stages)
     fprintf(f, "%s%zu partitions over %.1f ms of trace\n", in, s->partitions, s->window_ms);
     for (int d = 0; d < s->ndev; d++) {
         if (s->dev[d] >= 0)
-            fprintf(f, "%sGPU %d: busy %.2f %% of %.1f ms (union of its device stages); gaps between partitions "
+            fprintf(f, "%sGPU %d: busy %.2f %% of %.1f ms (union of its compute stages); gaps between partitions "
                        "p50 %.3f ms, p99 %.3f ms, max %.3f ms; longest idle stretch %.3f ms\n",
                     in, s->dev[d], s->busy_pct[d], s->dev_window_ms[d], s->gap_p50_ms[d], s->gap_p99_ms[d],
                     s->gap_max_ms[d], s->hole_max_ms[d]);

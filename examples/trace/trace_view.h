@@ -35,7 +35,7 @@ typedef struct {
     double window_ms;                  /* first to last measured event */
     int ndev;                          /* devices ≥ 0 with device-timed stages */
     int dev[TV_MAX_DEV];
-    double busy_pct[TV_MAX_DEV];       /* union of the device's stages over its own window */
+    double busy_pct[TV_MAX_DEV];       /* union of its compute stages (copies aside) over its window */
     double dev_window_ms[TV_MAX_DEV];
     double gap_p50_ms[TV_MAX_DEV], gap_p99_ms[TV_MAX_DEV], gap_max_ms[TV_MAX_DEV];
     double hole_max_ms[TV_MAX_DEV];    /* longest idle stretch inside the device's window */
