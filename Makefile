@@ -176,9 +176,12 @@ deps:
 	 fi
 
 # ---- tests ----
+# Tests run side by side, one per CPU (make -jN: N; TEST_JOBS=N says it for the tests alone).
+TEST_JOBS_SH = $${TEST_JOBS:-$$(echo " $$MAKEFLAGS" | sed -n 's/.* -j\([0-9][0-9]*\).*/\1/p' | grep . || echo $(NPROC))}
 test: check-deps
 	@$(MAKE) --no-print-directory all $(TEST_BINS) $(TOOL_BINS)
-	@BUILD=$(BUILD) USE_CUDA=$(USE_CUDA) SANITIZE=$(SANITIZE) test/run-tests.sh $(TEST_BINS) $(TEST_SCRIPTS)
+	@TEST_JOBS=$(TEST_JOBS_SH) BUILD=$(BUILD) USE_CUDA=$(USE_CUDA) SANITIZE=$(SANITIZE) \
+	    test/run-tests.sh $(TEST_BINS) $(TEST_SCRIPTS)
 
 test-gpu: check-deps
 	@if [ "$(USE_CUDA)" != 1 ]; then echo "test-gpu: SKIP (built without CUDA: nvcc not found or CUZK_CUDA=0)"; \
@@ -193,7 +196,7 @@ test-tsan: check-deps
 	@$(MAKE) --no-print-directory BUILD=build-tsan CUZK_CUDA=0 SANITIZE=thread OPT=-O1 \
 	    $(TSAN_TESTS:%=build-tsan/test/%)
 	@CUZK_TEST_QUICK=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" BUILD=build-tsan \
-	    SANITIZE=thread test/run-tests.sh $(TSAN_TESTS:%=build-tsan/test/%)
+	    TEST_JOBS=$(TEST_JOBS_SH) SANITIZE=thread test/run-tests.sh $(TSAN_TESTS:%=build-tsan/test/%)
 
 # libFuzzer harnesses (test/fuzz/fuzz_*.c) for every decoder of outside bytes: clang with
 # ASan+UBSan+fuzzer over a separate CPU-only build of the library in build-fuzz; each target

@@ -9,6 +9,7 @@ BUILD=${BUILD:-build}
 [ -f "$BUILD/lib/libcuzk.so" ] || { echo "not ok - $BUILD/lib/libcuzk.so missing"; exit 1; }
 LIBDIR=$(cd "$BUILD/lib" && pwd)
 FX=$BUILD/fixture FX_OK=1 FX_WHY=
+exec 9>"$BUILD/fixture.lock" && flock 9 # tests run side by side (run-tests.sh): one makes it, the others wait
 if [ ! -f "$FX/c.vk" ]; then
   mkdir -p "$FX"
   cli=$BUILD/bin/cuzk
@@ -22,5 +23,6 @@ if [ ! -f "$FX/c.vk" ]; then
     echo "not ok - cuzk gen/setup failed"; exit 1
   fi
 fi
+flock -u 9
 FX=$(cd "$FX" && pwd)
 [ "$FX_OK" = 1 ] || FX=

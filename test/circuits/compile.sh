@@ -11,6 +11,8 @@ oracle=$("$here/../oracle/install.sh")
 out=$(cd "${BUILD:-build}" && pwd)/circuits/$name-$prime
 src=$here/$name.circom
 stamp=$(sha256sum "$src" | cut -c1-16)
+mkdir -p "$(dirname "$out")"
+exec 9>"$out.lock" && flock 9 # tests run side by side (run-tests.sh): one compiles, the others wait
 if [ ! -f "$out/stamp" ] || [ "$(cat "$out/stamp")" != "$stamp" ] || [ ! -f "$out/$name.r1cs" ]; then
   rm -rf "$out" && mkdir -p "$out"
   # circom2's CLI maps the paths it is given relative to the working directory (WASI preopens)

@@ -6,6 +6,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 dest=$(cd "${BUILD:-build}" && pwd)/oracle
 mkdir -p "$dest"
+exec 9>"$dest.lock" && flock 9 # tests run side by side (run-tests.sh): one installs, the others wait
 if ! cmp -s "$here/package.json" "$dest/package.json" || [ ! -d "$dest/node_modules" ]; then
   cp "$here/package.json" "$dest/package.json"
   (cd "$dest" && npm install --no-audit --no-fund --loglevel=error >&2)
