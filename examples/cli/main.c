@@ -27,7 +27,8 @@ static const struct {
      "proves a backlog of PoRep-shaped partitions through the engine and verifies them; prints the\n"
      "  busy % of each GPU (or CPU worker), per-stage times and a timeline, and writes the timeline as\n"
      "  an SVG (default DIR/timeline.svg) and the trace as JSON Lines (default DIR/events.jsonl).\n"
-     "  Defaults: on a GPU 2^20 x 16 partitions, on the CPU 2^12 x 8; the test-only key is cached in DIR"},
+     "  Defaults: on a GPU 16 partitions of 2^20, on the CPU 6 of 2^14; the test-only key is cached in DIR\n"
+     "  (default ~/.cache/cuzk/demo; make demo uses build/demo)"},
     {"trace", cmd_trace, "EVENTS.jsonl [--chrome OUT.json] [--svg OUT.svg] [--title TEXT] [--tags LO..HI]",
      "reads a host's trace events (JSON Lines, one cuzk_trace_event per line: kind, device, worker,\n"
      "  job, user_tag, begin_ns, end_ns, bytes) and prints busy % per device and worker, the gaps\n"
