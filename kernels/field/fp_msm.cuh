@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "field/inv_bingcd.cuh"
+
 #ifdef __CUDACC__
 #define FPM_HD __host__ __device__ __forceinline__
 /* Out of line on the device: each copy of a curve formula inlines 10-40 Montgomery products,
@@ -252,8 +254,9 @@ FPM_HD fp fp_mul(const fp &a, const fp &b)
 
 FPM_HD fp fp_sqr(const fp &a) { return fp_mul(a, a); }
 
-/* a^(p-2) = a^-1 (0 -> 0). Slow (square and multiply over 381 bits): setup and tests only. */
-static FPM_HD_CALL fp fp_inv(const fp &a)
+/* a^(p-2) = a^-1 (0 -> 0). Slow (square and multiply over 381 bits): kept as the oracle of
+ * the binary-GCD inversion below in the host simulation's tests. */
+static FPM_HD_CALL fp fp_inv_fermat(const fp &a)
 {
     uint32_t e[FPM_N];
 #pragma unroll
@@ -265,6 +268,28 @@ static FPM_HD_CALL fp fp_inv(const fp &a)
             r = fp_sqr(r);
             if ((e[i] >> bit) & 1) r = fp_mul(r, a);
         }
+    return r;
+}
+
+struct fp_modulus {
+    static constexpr uint32_t N0 = FPM_PINV;
+    FPM_HD static uint32_t mod(int i) { return P(i); }
+};
+
+/* Rounds every lane runs (the most 20000 random inputs needed); rarer inputs run more and
+ * are corrected by a doubling per extra round. */
+#define FPM_INV_ROUNDS 19
+
+/* a^-1 (0 -> 0) by the binary GCD of field/inv_bingcd.cuh. On the Montgomery value A = a·R it
+ * yields A^-1·2^-k; the Montgomery product with 2^19·R^3 (k = 19) gives a^-1·R. */
+static FPM_HD_CALL fp fp_inv(const fp &a)
+{
+    const fp c = {{0x268f931a, 0x5610ca66, 0x2b604f9d, 0xbd5c65ad, 0x82242977, 0x17e5af7e, 0xcd273dba,
+                   0x16ccd959, 0xb6da6560, 0xe171ee8d, 0x429dbf71, 0x0da15e96}}; /* 2^19·R^3 mod p */
+    fp raw;
+    int k = bingcd::inverse_raw<FPM_N, fp_modulus>(raw.l, a.l, FPM_INV_ROUNDS);
+    fp r = fp_mul(raw, c);
+    for (; k > FPM_INV_ROUNDS; k--) r = fp_dbl(r);
     return r;
 }
 
