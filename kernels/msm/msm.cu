@@ -1,8 +1,8 @@
 /*
  * CUDA MSM: the executor that runs msm_plan.cuh on a device (kernels, CUB radix sort and
  * selection, scratch that grows on demand) and the device entry points of kernels/msm.h (the
- * host simulation is msm_sim.cu). Every CUDA failure becomes CUZK_EDEVICE with the call and
- * its text.
+ * host simulation is msm_sim.cu). Every CUDA failure becomes CUZK_EDEVICE with the call, its
+ * text and the source line (cuda_util.cuh).
  */
 #include <cuda_runtime.h>
 
@@ -22,23 +22,9 @@
 #include "msm/msm_internal.cuh"
 #include "msm/msm_plan.cuh"
 
-extern "C" {
-#include "error.h"
-}
+#include "cuda_util.cuh"
 
 using namespace msmk;
-
-int msm_cuda_fail(cudaError_t e, const char *what)
-{
-    cudaGetLastError(); /* clear a non-sticky error so the next call starts clean */
-    return err_set(CUZK_EDEVICE, "msm: %s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
-}
-
-#define CU(call, what)                                                                           \
-    do {                                                                                         \
-        cudaError_t e_ = (call);                                                                 \
-        if (e_ != cudaSuccess) return msm_cuda_fail(e_, what);                                   \
-    } while (0)
 
 /* Occupancy hint per kernel: a functor that sets min_blocks asks the compiler for that many
  * resident blocks (a register cap). Kept as a tuning knob; see msm_plan.cuh for what it gave. */
@@ -77,11 +63,11 @@ struct dev_exec {
         if (*p) {
             for (auto &c : caps)
                 if (c.first == *p) c = {nullptr, 0};
-            CU(cudaFree(*p), "cudaFree (scratch)");
+            CUDA_TRY(cudaFree(*p));
             *p = nullptr;
         }
         bytes = bytes < 256 ? 256 : bytes;
-        CU(cudaMalloc(p, bytes), "cudaMalloc (MSM scratch)");
+        CUDA_TRY(cudaMalloc(p, bytes));
         caps.push_back({*p, bytes});
         return 0;
     }
@@ -98,13 +84,13 @@ struct dev_exec {
     }
     int zero(void *p, size_t bytes)
     {
-        CU(cudaMemsetAsync(p, 0, bytes, stream), "cudaMemsetAsync");
+        CUDA_TRY(cudaMemsetAsync(p, 0, bytes, stream));
         return 0;
     }
     int fetch(void *host, const void *dev, size_t bytes)
     {
-        CU(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync (counts)");
-        CU(cudaStreamSynchronize(stream), "cudaStreamSynchronize (counts)");
+        CUDA_TRY(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, stream));
+        CUDA_TRY(cudaStreamSynchronize(stream));
         return 0;
     }
     /* Level 0 runs as one full wave (every thread the same number of entries): as many threads
@@ -177,16 +163,16 @@ struct dev_exec {
         constexpr unsigned BS = sizeof(F) > 48 ? 64 : 128;
         size_t grid = (n + BS - 1) / BS;
         k_for<BS><<<(unsigned)grid, BS, 0, stream>>>(f, n);
-        CU(cudaGetLastError(), what);
+        CUDA_TRY_LAUNCH(what);
         return 0;
     }
     int tmp(size_t need)
     {
         if (need <= cub_cap) return 0;
-        if (cub_tmp) CU(cudaFree(cub_tmp), "cudaFree (cub)");
+        if (cub_tmp) CUDA_TRY(cudaFree(cub_tmp));
         cub_tmp = nullptr;
         cub_cap = 0;
-        CU(cudaMalloc(&cub_tmp, need), "cudaMalloc (cub temp)");
+        CUDA_TRY(cudaMalloc(&cub_tmp, need));
         cub_cap = need;
         return 0;
     }
@@ -196,9 +182,9 @@ struct dev_exec {
         cub::DoubleBuffer<uint32_t> dk(k0, k1), dv(v0, v1);
         size_t need = 0;
         int rc;
-        CU(cub::DeviceRadixSort::SortPairs(nullptr, need, dk, dv, (int)m, 0, bits, stream), "radix sort (size)");
+        CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, need, dk, dv, (int)m, 0, bits, stream));
         if ((rc = tmp(need))) return rc;
-        CU(cub::DeviceRadixSort::SortPairs(cub_tmp, need, dk, dv, (int)m, 0, bits, stream), "radix sort");
+        CUDA_TRY(cub::DeviceRadixSort::SortPairs(cub_tmp, need, dk, dv, (int)m, 0, bits, stream));
         *ks = dk.Current();
         *vs = dv.Current();
         return 0;
@@ -208,9 +194,9 @@ struct dev_exec {
         thrust::counting_iterator<uint32_t> in(0);
         size_t need = 0;
         int rc;
-        CU(cub::DeviceSelect::Flagged(nullptr, need, in, flags, out, count, (int)n, stream), "select (size)");
+        CUDA_TRY(cub::DeviceSelect::Flagged(nullptr, need, in, flags, out, count, (int)n, stream));
         if ((rc = tmp(need))) return rc;
-        CU(cub::DeviceSelect::Flagged(cub_tmp, need, in, flags, out, count, (int)n, stream), "select");
+        CUDA_TRY(cub::DeviceSelect::Flagged(cub_tmp, need, in, flags, out, count, (int)n, stream));
         return 0;
     }
 };
@@ -259,7 +245,7 @@ extern "C" int msm_gpu_ctx_create(msm_gpu_ctx **out, int device, void *stream, s
     if (e == cudaSuccess) e = cudaEventCreate(&c->ev[1]);
     if (e != cudaSuccess) {
         delete c;
-        return msm_cuda_fail(e, "msm_gpu_ctx_create");
+        return gpu_error(e, "msm_gpu_ctx_create", __FILE__, __LINE__);
     }
     c->x.device = device;
     c->x.sms = (unsigned)sms;
@@ -304,10 +290,9 @@ extern "C" void msm_gpu_last_stats(const msm_gpu_ctx *c, msm_gpu_stats *out) { *
 template <class F, class J> static int finish_typed(msm_gpu_ctx *c, const plan_stats &st, size_t n, J *out)
 {
     jacobian<F> w[MSM_MAX_WINDOWS + 1];
-    CU(cudaMemcpyAsync(w, c->b.result, (st.nwin + 1) * sizeof(jacobian<F>), cudaMemcpyDeviceToHost, c->x.stream),
-       "cudaMemcpyAsync (window sums)");
-    CU(cudaEventRecord(c->ev[1], c->x.stream), "cudaEventRecord");
-    CU(cudaStreamSynchronize(c->x.stream), "msm kernels");
+    CUDA_TRY(cudaMemcpyAsync(w, c->b.result, (st.nwin + 1) * sizeof(jacobian<F>), cudaMemcpyDeviceToHost, c->x.stream));
+    CUDA_TRY(cudaEventRecord(c->ev[1], c->x.stream));
+    CUDA_TRY(cudaStreamSynchronize(c->x.stream));
     msm_horner(out, w, st.nwin, st.c);
     c->last.window_bits = st.c;
     c->last.window_groups = st.groups;
@@ -343,19 +328,18 @@ extern "C" int msm_gpu_run(msm_gpu_ctx *c, const msm_gpu_bases *bases, size_t fi
         return err_set(CUZK_EINVAL, "msm_gpu_run: %zu points (at most 2^31 - 1)", n);
     if (scalars_where == MSM_SCALARS_DEVICE && ((uintptr_t)scalars & 15))
         return err_set(CUZK_EINVAL, "msm_gpu_run: device scalars must be 16-byte aligned");
-    CU(cudaSetDevice(c->device), "cudaSetDevice");
-    CU(cudaEventRecord(c->ev[0], c->x.stream), "cudaEventRecord");
+    CUDA_TRY(cudaSetDevice(c->device));
+    CUDA_TRY(cudaEventRecord(c->ev[0], c->x.stream));
     const void *sc = scalars;
     if (scalars_where != MSM_SCALARS_DEVICE && n) {
         if (c->scalars_cap < n * 32) {
-            if (c->scalars) CU(cudaFree(c->scalars), "cudaFree (scalars)");
+            if (c->scalars) CUDA_TRY(cudaFree(c->scalars));
             c->scalars = nullptr;
             c->scalars_cap = 0;
-            CU(cudaMalloc(&c->scalars, n * 32), "cudaMalloc (scalars)");
+            CUDA_TRY(cudaMalloc(&c->scalars, n * 32));
             c->scalars_cap = n * 32;
         }
-        CU(cudaMemcpyAsync(c->scalars, scalars, n * 32, cudaMemcpyHostToDevice, c->x.stream),
-           "cudaMemcpyAsync (scalars)");
+        CUDA_TRY(cudaMemcpyAsync(c->scalars, scalars, n * 32, cudaMemcpyHostToDevice, c->x.stream));
         sc = c->scalars;
     }
     int mont = scalar_form == 0;
@@ -371,7 +355,7 @@ extern "C" int msm_gpu_run(msm_gpu_ctx *c, const msm_gpu_bases *bases, size_t fi
         cudaGetLastError();
         return rc;
     }
-    CU(cudaEventElapsedTime(&c->last.device_ms, c->ev[0], c->ev[1]), "cudaEventElapsedTime");
+    CUDA_TRY(cudaEventElapsedTime(&c->last.device_ms, c->ev[0], c->ev[1]));
     c->x.print_profile(c->ev[0]);
     return CUZK_OK;
 }
@@ -384,10 +368,10 @@ extern "C" int msm_gpu_acc_begin(msm_gpu_ctx *c, int curve, size_t n_total, int 
     if (curve != MSM_CURVE_G1 && curve != MSM_CURVE_G2) return err_set(CUZK_EINVAL, "msm_gpu_acc_begin: curve %d", curve);
     if (scalar_form != 0 && scalar_form != 1)
         return err_set(CUZK_EINVAL, "msm_gpu_acc_begin: scalar form %d (0 Montgomery, 1 canonical)", scalar_form);
-    CU(cudaSetDevice(c->device), "cudaSetDevice");
+    CUDA_TRY(cudaSetDevice(c->device));
     c->acc_curve = 0;
     c->x.profile = false;
-    CU(cudaEventRecord(c->ev[0], c->x.stream), "cudaEventRecord");
+    CUDA_TRY(cudaEventRecord(c->ev[0], c->x.stream));
     /* one window size for every piece, chosen for the whole: an upper bound of the scalars
      * other than 0 and 1 (they are not counted before the pieces arrive) */
     unsigned cfix = c->window_fix ? c->window_fix : msm_choose_window(n_total);
@@ -435,6 +419,6 @@ extern "C" int msm_gpu_acc_end(msm_gpu_ctx *c, void *out)
         cudaGetLastError();
         return rc;
     }
-    CU(cudaEventElapsedTime(&c->last.device_ms, c->ev[0], c->ev[1]), "cudaEventElapsedTime");
+    CUDA_TRY(cudaEventElapsedTime(&c->last.device_ms, c->ev[0], c->ev[1]));
     return CUZK_OK;
 }

@@ -1,6 +1,6 @@
 /*
- * What msm.cu, msm_sim.cu and msm_bases.cu share: the resident-bases handle, the CUDA error
- * mapping and the host's Horner step.
+ * What msm.cu, msm_sim.cu and msm_bases.cu share: the resident-bases handle and the host's
+ * Horner step.
  */
 #ifndef CUZK_MSM_INTERNAL_CUH
 #define CUZK_MSM_INTERNAL_CUH
@@ -16,9 +16,6 @@ struct msm_gpu_bases {
     size_t n;
     void *d;   /* affine points, g1_aff / g2_aff layout */
 };
-
-/* Clears the (non-sticky) error state and returns CUZK_EDEVICE naming the call. */
-int msm_cuda_fail(cudaError_t e, const char *what);
 
 /* out = sum over w < nwin of 2^(c·w)·w[w], plus w[nwin] (the ones), with lib/field's Jacobian
  * arithmetic (a single GPU thread is slower at ~255 doublings than a CPU core). */
