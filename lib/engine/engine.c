@@ -84,6 +84,8 @@ void engine_srs_unref(cuzk_srs *s)
     cuzk_engine *e = s->engine;
     e->ops->key_free(e->be, s->key);
     s->key = NULL;
+    budget_release(&e->host, s->host_reserved);
+    s->host_reserved = 0;
     /* the struct stays on the engine's list until a lock holder reaps it: push it on the
      * dead stack (lock-free, so a finisher never takes the list's lock) */
     cuzk_srs *head = atomic_load_explicit(&e->srs_dead, memory_order_relaxed);

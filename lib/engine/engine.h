@@ -49,6 +49,7 @@ struct cuzk_srs {
     _Atomic uint32_t released;   /* the host called cuzk_srs_release                */
     cuzk_srs *next, *prev;       /* engine->srs_list, under srs_lock                */
     cuzk_srs *dead_next;         /* engine->srs_dead (lock-free push)               */
+    uint64_t host_reserved;      /* host budget held for the key's pinned bases      */
 };
 
 /* A job's payload, parallel to the tracker's slots. backend_job comes first so the

@@ -38,13 +38,33 @@ CUZK_API int cuzk_engine_create(const cuzk_config *cfg, cuzk_engine **out)
 
 /* ---- keys ---- */
 
+/* Host memory a key holds page-locked for streaming (shared by every device). */
+static uint64_t key_pinned_bytes(cuzk_engine *e, void *key)
+{
+    if (!e->ops->key_placement) return 0;
+    cuzk_placement pl;
+    memset(&pl, 0, sizeof pl);
+    pl.struct_size = sizeof pl;
+    return e->ops->key_placement(e->be, key, 0, &pl) == CUZK_OK ? pl.pinned_host_bytes : 0;
+}
+
 static int srs_wrap(cuzk_engine *e, void *key, cuzk_srs **out)
 {
+    /* the key's page-locked bases count in the host budget for as long as the key lives */
+    uint64_t pinned = key_pinned_bytes(e, key);
+    if (pinned && !budget_try_reserve(&e->host, pinned)) {
+        e->ops->key_free(e->be, key);
+        return err_set(CUZK_EBUDGET, "cuzk_srs_load: the key's streamed bases need %llu bytes of page-locked host "
+                       "memory, more than the host budget has free (CUZK_OPT_HOST_BUDGET_BYTES)",
+                       (unsigned long long)pinned);
+    }
     cuzk_srs *s = calloc(1, sizeof *s);
     if (!s) {
         e->ops->key_free(e->be, key);
+        budget_release(&e->host, pinned);
         return err_set(CUZK_ENOMEM, "cuzk_srs_load: out of memory");
     }
+    s->host_reserved = pinned;
     s->magic = SRS_MAGIC;
     s->engine = e;
     s->key = key;
