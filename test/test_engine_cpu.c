@@ -100,6 +100,8 @@ static void proofs_match_the_prover(void **state)
     for (int k = 0; k < N; k++) {
         cuzk_result r = poll1(e);
         assert_int_equal(r.status, CUZK_OK);
+        assert_string_equal(r.detail, "");
+        assert_int_equal(r.struct_size, sizeof r);
         assert_true(r.user_tag < N);
         assert_memory_equal(r.proof, expect[r.user_tag], 192);
         assert_int_equal(cuzk_verify(key.vk, key.vk_len, r.proof, pub[r.user_tag], npub[r.user_tag],
@@ -147,6 +149,7 @@ static void bad_partitions(void **state)
         cuzk_result r = poll1(e);
         if (verify) {
             assert_int_equal(r.status, CUZK_EVERIFY);
+            assert_non_null(strstr(r.detail, "pairing"));
         } else {
             assert_int_equal(r.status, CUZK_OK); /* unchecked: and indeed invalid */
             assert_int_equal(cuzk_verify(key.vk, key.vk_len, r.proof, inputs_copy + 1, p.num_inputs - 1,
@@ -163,6 +166,9 @@ static void bad_partitions(void **state)
         assert_int_equal(cuzk_submit_partition(e, srs, &p, &h), CUZK_OK);
         r = poll1(e);
         assert_int_equal(r.status, CUZK_EINVAL);
+        /* its detail comes with the result, not in the poller's cuzk_last_error() */
+        assert_non_null(strstr(r.detail, "aux[0] is not below r"));
+        assert_string_equal(cuzk_last_error(), "");
         cuzk_srs_release(srs);
         cuzk_engine_destroy(e);
     }

@@ -91,5 +91,5 @@ CUZK_API int cuzk_verify(const uint8_t *vk, size_t vk_len, const uint8_t proof[1
     if (!rc) rc = groth16_verify(&key, proof, x, n);
     free(x);
     groth16_vk_clear(&key);
-    return rc;
+    return err_done(rc);
 }
