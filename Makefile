@@ -123,6 +123,8 @@ PROG_CFLAGS := $(ALL_CFLAGS) -Iinclude -Ilib -Ikernels -Itest $(if $(filter 1,$(
 # test_prove_alloc counts the library's own calls to the C heap (--wrap redirects the
 # archive's references to malloc & co. to the test's counters).
 $(BUILD)/test/test_prove_alloc: TEST_LDFLAGS := $(foreach f,malloc calloc realloc aligned_alloc posix_memalign,-Wl,--wrap=$(f))
+# test_counts refuses any huge request to the C heap or mmap from the library (the same --wrap).
+$(BUILD)/test/test_counts: TEST_LDFLAGS := $(foreach f,malloc calloc realloc aligned_alloc posix_memalign mmap,-Wl,--wrap=$(f))
 
 $(BUILD)/test/%: test/%.c $(STATIC) $(TESTLIB_SRCS)
 	@mkdir -p $(dir $@)
