@@ -45,7 +45,9 @@ CUDA_ARCHS   ?= sm_80 sm_86 sm_89 sm_90 sm_120
 CUDA_PTX     ?= $(lastword $(CUDA_ARCHS))
 GENCODE      := $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a:sm_%=%),code=$(a)) \
                 $(if $(CUDA_PTX),-gencode arch=compute_$(CUDA_PTX:sm_%=%)$(comma)code=compute_$(CUDA_PTX:sm_%=%))
-NVCCFLAGS    ?= -O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden -Iinclude -Ilib -Ikernels \
+# -fno-gnu-unique: template statics (CUB, libcu++) as plain weak symbols, not STB_GNU_UNIQUE,
+# which objcopy cannot make local in libcuzk.a (they are hidden anyway).
+NVCCFLAGS    ?= -O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden,-fno-gnu-unique -Iinclude -Ilib -Ikernels \
                 -DCUZK_BUILDING_LIBRARY --expt-relaxed-constexpr
 ifeq ($(USE_CUDA),1)
   CPPFLAGS_LIB += -DCUZK_HAVE_CUDA=1 -I$(CUDA_HOME)/include
