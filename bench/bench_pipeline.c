@@ -10,11 +10,14 @@
 
 #include "bench.h"
 #include "bench_trace.h"
+#include "engine/engine.h"
+#ifdef CUZK_HAVE_CUDA
+#include "cuda_util.h"
+#endif
 #include "groth16/groth16.h"
 #include "groth16/synth.h"
 
 #ifdef CUZK_HAVE_CUDA
-extern const groth16_params *cuda_backend_synthetic_shape; /* backend_cuda.c, bench-only hook */
 #endif
 
 static int usage(void)
@@ -22,10 +25,12 @@ static int usage(void)
     fprintf(stderr,
             "usage: cuzk-bench pipeline --shape porep --log N --partitions P [--devices LIST] [--workers W]\n"
             "         [--backend auto|cuda|cpu] [--trace out.json] [--svg out.svg] [--json out.json]\n"
-            "         [--fill PCT] [--pageable] [--synthetic-key] [--warmup K]\n"
+            "         [--fill PCT] [--pageable] [--synthetic-key] [--warmup K] [--device-memory GIB]\n"
             "  N <= 22: a real test-only key, every proof verified; N > 22 (or --synthetic-key): a key of\n"
             "  random valid points generated on the device, proofs not verifiable (self-check off).\n"
-            "  The partition's buffers live in cuzk_host_alloc memory (pinned on CUDA) unless --pageable.\n");
+            "  The partition's buffers live in cuzk_host_alloc memory (pinned on CUDA) unless --pageable.\n"
+            "  --device-memory GIB: make each GPU that small first (hold the rest of its memory), so the\n"
+            "  key is placed as on a card of that size (resident, partial or streamed).\n");
     return 2;
 }
 
@@ -135,6 +140,7 @@ typedef struct {
     const cuzk_partition *p0;
     threadpool *tp;
     double synth_s, setup_s;
+    double device_gib;   /* --device-memory: hold the rest of each device first (0 = no) */
 } run_cfg;
 
 /* out.json -> out-w2.json when several worker counts run */
@@ -145,6 +151,69 @@ static const char *suffixed(char *buf, size_t len, const char *path, int workers
     size_t stem = dot ? (size_t)(dot - path) : strlen(path);
     snprintf(buf, len, "%.*s-w%d%s", (int)stem, path, workers, dot ? dot : "");
     return buf;
+}
+
+/* --device-memory: makes each device in use really that small before any engine starts, by
+ * allocating and holding the rest of its free memory, so the placement cannot see more. */
+static int hold_device_memory(const run_cfg *c, void **held, int *nheld)
+{
+#ifdef CUZK_HAVE_CUDA
+    int n = gpu_device_count();
+    for (int d = 0; d < n && d < BTRACE_MAX_DEV; d++) {
+        if (c->mask && !(c->mask >> d & 1)) continue;
+        size_t fr = 0, total = 0;
+        if (gpu_set_device(d) || gpu_mem_info(&fr, &total)) return 2;
+        uint64_t want = (uint64_t)(c->device_gib * (double)(1ull << 30)), chunk = (uint64_t)4 << 30;
+        while (fr > want + (64ull << 20) && *nheld < 64 * BTRACE_MAX_DEV) {
+            uint64_t take = fr - want < chunk ? fr - want : chunk;
+            if (gpu_malloc(&held[*nheld], take)) break;
+            (*nheld)++;
+            if (gpu_mem_info(&fr, &total)) return 2;
+        }
+        printf("device %d made small: %.2f GiB free of %.2f GiB (held the rest before the engine starts)\n", d,
+               (double)fr / (double)(1ull << 30), (double)total / (double)(1ull << 30));
+    }
+    return 0;
+#else
+    (void)held, (void)nheld;
+    fprintf(stderr, "cuzk-bench pipeline: --device-memory %.1f needs a CUDA build\n", c->device_gib);
+    return 2;
+#endif
+}
+
+static void print_placement(cuzk_srs *srs, uint32_t devices)
+{
+    static const char *vec[5] = {"H", "L", "A", "B_G1", "B_G2"};
+    for (uint32_t d = 0; d < (devices ? devices : 1); d++) {
+        cuzk_placement pl = {.struct_size = sizeof pl};
+        if (cuzk_srs_placement(srs, d, &pl)) continue;
+        if (pl.kind == CUZK_PLACEMENT_HOST) return;
+        printf("  placement on device %d: %s, %s slots x%u of %.2f GiB (budget %.2f GiB); resident %.2f GiB, "
+               "streamed %.2f GiB, pinned host %.2f GiB;",
+               pl.device, pl.kind == CUZK_PLACEMENT_RESIDENT ? "resident" : pl.kind == CUZK_PLACEMENT_PARTIAL ? "partial"
+                                                                                                            : "streamed",
+               pl.working_set == CUZK_WORKING_SET_FULL ? "full" : "lean", pl.slots, (double)pl.slot_bytes / (1 << 30),
+               (double)pl.device_budget_bytes / (1 << 30), (double)pl.resident_bytes / (1 << 30),
+               (double)pl.streamed_bytes / (1 << 30), (double)pl.pinned_host_bytes / (1 << 30));
+        for (int v = 0; v < 5; v++)
+            printf(" %s %.2f/%.2f", vec[v], (double)pl.vector_resident_bytes[v] / (1 << 30),
+                   (double)pl.vector_bytes[v] / (1 << 30));
+        printf(" GiB resident\n");
+    }
+}
+
+/* Host-to-device traffic of the measured partitions: bytes and copy-engine busy time. */
+static void print_copies(const btrace_log *log, uint64_t parts)
+{
+    uint64_t bytes = 0, busy = 0;
+    for (size_t i = 0; i < log->n; i++) {
+        const cuzk_trace_event *e = &log->ev[i];
+        if (e->kind != CUZK_TRACE_H2D_COPY || e->user_tag < 1 || e->user_tag > parts) continue;
+        bytes += e->bytes;
+        busy += e->end_ns - e->begin_ns;
+    }
+    printf("  host->device per partition: %.2f GB (witness scalars and streamed bases), copy streams busy %.1f ms\n",
+           (double)bytes / 1e9 / (double)parts, (double)busy / 1e6 / (double)parts);
 }
 
 static int run_one(const run_cfg *rc_, int many)
@@ -182,19 +251,14 @@ static int run_one(const run_cfg *rc_, int many)
         shape_pk.n_l = (uint32_t)p->num_aux;
         shape_pk.n_a = (uint32_t)(p->num_inputs + pa);
         shape_pk.n_b_g1 = shape_pk.n_b_g2 = (uint32_t)(pbi + pba);
-#ifdef CUZK_HAVE_CUDA
-        cuda_backend_synthetic_shape = &shape_pk;
-#endif
     }
     t0 = bench_now_ns();
-    rc = cuzk_srs_load(e, c->synthetic ? "(synthetic key generated on the device)" : c->key_path, 0, &srs);
-#ifdef CUZK_HAVE_CUDA
-    cuda_backend_synthetic_shape = NULL;
-#endif
+    rc = c->synthetic ? engine_srs_load_synthetic(e, &shape_pk, &srs) : cuzk_srs_load(e, c->key_path, 0, &srs);
     if (rc) { fprintf(stderr, "cuzk-bench pipeline: key: %s: %s\n", cuzk_strerror(rc), cuzk_last_error()); return 2; }
     double load_s = (double)(bench_now_ns() - t0) / 1e9;
     cuzk_stats st = {.struct_size = sizeof st};
     cuzk_engine_stats(e, &st);
+    print_placement(srs, st.devices);
 
     /* warm-up (twiddles, scratch growth, pinned staging): one partition per worker */
     int warmup = c->warmup < 0 ? (int)st.workers : c->warmup, failures = 0;
@@ -246,6 +310,7 @@ static int run_one(const run_cfg *rc_, int many)
     btrace_summary sum;
     btrace_analyze(&log, (uint64_t)c->parts, &sum);
     btrace_print(&sum, &log, c->parts, failures, c->synthetic);
+    print_copies(&log, (uint64_t)c->parts);
     char b1[512], b2[512], b3[512];
     const char *jp = suffixed(b1, sizeof b1, c->json_path, c->workers, many),
                *tp = suffixed(b2, sizeof b2, c->trace_path, c->workers, many),
@@ -283,6 +348,7 @@ int bench_pipeline(int argc, char **argv)
         else if (!strcmp(argv[i], "--json")) c.json_path = v;
         else if (!strcmp(argv[i], "--fill")) fill = atoi(v);
         else if (!strcmp(argv[i], "--warmup")) c.warmup = atoi(v);
+        else if (!strcmp(argv[i], "--device-memory")) c.device_gib = atof(v);
         else return usage();
         i++;
     }
@@ -353,6 +419,9 @@ int bench_pipeline(int argc, char **argv)
         cs_free(&sys);
     }
     c.setup_s = (double)(bench_now_ns() - t0) / 1e9;
+    void *held[64 * BTRACE_MAX_DEV];
+    int nheld = 0;
+    if (c.device_gib > 0 && hold_device_memory(&c, held, &nheld)) return 2;
     int worst = 0;
     for (int i = 0; i < nw; i++) {
         c.workers = wl[i];
@@ -361,5 +430,8 @@ int bench_pipeline(int argc, char **argv)
     }
     if (p0.release) p0.release(p0.release_user);
     threadpool_destroy(c.tp);
+#ifdef CUZK_HAVE_CUDA
+    for (int i = 0; i < nheld; i++) gpu_free(held[i]);
+#endif
     return worst;
 }

@@ -28,6 +28,15 @@ int msm_gpu_bases_upload(msm_gpu_bases **out, int device, int curve, const void 
  * scalar multiplication of gen), a, b < 2^64. */
 int msm_gpu_bases_generate(msm_gpu_bases **out, int device, int curve, size_t n, const void *gen,
                            uint64_t a, uint64_t b);
+/* Bases first .. first + count of msm_gpu_bases_generate's sequence (the same points whatever
+ * the split), written to d_out (device memory of the current device). */
+int msm_gpu_bases_generate_into(void *d_out, int curve, size_t first, size_t count, const void *gen, uint64_t a,
+                                uint64_t b);
+/* Device pointer of a resident base vector's first point. */
+const void *msm_gpu_bases_data(const msm_gpu_bases *bases);
+/* d_flags[k] (device memory, ceil(n / piece) bytes) = 1 when any of scalars[k·piece ..
+ * (k+1)·piece) (device memory, either form) is not zero, else 0; on the stream. */
+int msm_gpu_pieces_nonzero(const void *d_scalars, size_t n, size_t piece, uint8_t *d_flags, void *stream);
 /* Copies bases[first .. first + count) back to the host (g1_aff/g2_aff layout). */
 int msm_gpu_bases_download(const msm_gpu_bases *bases, size_t first, size_t count, void *out);
 size_t msm_gpu_bases_count(const msm_gpu_bases *bases);
@@ -53,14 +62,28 @@ int msm_gpu_run(msm_gpu_ctx *ctx, const msm_gpu_bases *bases, size_t first, cons
                 int scalar_form, int scalars_where, void *out);
 
 /* An MSM whose bases arrive in pieces (streamed from host memory in chunks, or partly
- * resident): begin fixes the window size for n_total points and the scalar form; each add
- * accumulates sum scalars[i]·bases[i] over one piece whose n bases and scalars are in this
- * context's device memory (scalars 16-byte aligned), enqueued on the context's stream — the
- * piece's buffers may be reused once the stream has passed it (record an event after add);
- * add blocks the caller only for a small count read-back. end writes the sum (g1_jac/g2_jac,
- * host memory) and blocks until it is there. One accumulated MSM per context at a time;
- * msm_gpu_run must not be called between begin and end. */
-int msm_gpu_acc_begin(msm_gpu_ctx *ctx, int curve, size_t n_total, int scalar_form);
+ * resident): begin fixes the scalar form; each add accumulates sum scalars[i]·bases[i] over
+ * one piece whose n bases and scalars are in this context's device memory (scalars 16-byte
+ * aligned), enqueued on the context's stream — the piece's buffers may be reused once the
+ * stream has passed it (record an event after add); add blocks the caller only for a small
+ * count read-back. end writes the sum (g1_jac/g2_jac, host memory) and blocks until it is
+ * there. One accumulated MSM per context at a time; no msm_gpu_run between begin and end.
+ * persist = 0: each piece reduces its own buckets, the window size chosen by the first piece
+ * with scalars other than 0 and 1. persist = 1: one bucket array for every window across
+ * pieces (window size for n_total points, within bucket_bytes_max), reduced once at end —
+ * measured 4.5x slower on the H200 at 2^27 (runs of ~5 entries a bucket: each bucket update
+ * is a dependent global load), so the backend does not use it; kept for the next design. */
+int msm_gpu_acc_begin(msm_gpu_ctx *ctx, int curve, size_t n_total, int scalar_form, int persist,
+                      size_t bucket_bytes_max);
+int msm_gpu_acc_add(msm_gpu_ctx *ctx, const void *d_bases, const void *d_scalars, size_t n);
+int msm_gpu_acc_end(msm_gpu_ctx *ctx, void *out);
+/* The stream the context runs on (a cudaStream_t). */
+void *msm_gpu_ctx_stream(const msm_gpu_ctx *ctx);
+
+/* Device bytes a context with max_entries takes for an MSM of n points, for the placement's
+ * working-set estimate: msm_gpu_run (piece = 0) or msm_gpu_acc_* in pieces of `piece` points
+ * (persistent buckets when bucket_bytes_max != 0), whatever share of the scalars is 0 or 1. */
+size_t msm_gpu_scratch_bytes(int curve, size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max);
 int msm_gpu_acc_add(msm_gpu_ctx *ctx, const void *d_bases, const void *d_scalars, size_t n);
 int msm_gpu_acc_end(msm_gpu_ctx *ctx, void *out);
 /* The stream the context runs on (a cudaStream_t). */
@@ -81,9 +104,11 @@ void msm_gpu_last_stats(const msm_gpu_ctx *ctx, msm_gpu_stats *out);
  * values force buckets to straddle threads); window_bits 0 = chosen by size. */
 int msm_sim_run(int curve, const void *bases, const void *scalars, size_t n, int scalar_form,
                 unsigned window_bits, size_t max_entries, size_t acc_threads, void *out);
-/* The same as pieces of `piece` points accumulated one after another (msm_gpu_acc_*'s plan). */
+/* The same as pieces of `piece` points accumulated one after another (msm_gpu_acc_*'s plan,
+ * persistent buckets or not). */
 int msm_sim_run_pieces(int curve, const void *bases, const void *scalars, size_t n, int scalar_form,
-                       unsigned window_bits, size_t max_entries, size_t acc_threads, size_t piece, void *out);
+                       unsigned window_bits, size_t max_entries, size_t acc_threads, size_t piece, int persist,
+                       void *out);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,7 @@
 /* Every count and size a host passes to a public call, at the edges and at random: 0, 1, 2^32,
  * 2^59 (where n * 32 wraps), 2^63, SIZE_MAX and random 64-bit values, through cuzk_verify,
  * cuzk_submit_partition, cuzk_host_alloc, cuzk_r1cs_partition, cuzk_engine_stats,
- * cuzk_poll_result, cuzk_stats_format_prometheus, cuzk_config_set and cuzk_cancel; and the
+ * cuzk_srs_placement, cuzk_poll_result, cuzk_stats_format_prometheus, cuzk_config_set and cuzk_cancel; and the
  * counts inside files (.params, .r1cs, .wtns) through their loaders. Each call must give a
  * clear error code (or CUZK_OK for the one right value), never crash, never read past the
  * host's small buffers (ASan in CI), and never ask the C heap for a huge block: the library's
@@ -395,6 +395,15 @@ static void struct_sizes_and_buffers(void **state)
         assert_int_equal(cuzk_config_get(cfg, opts[o], &v), CUZK_EINVAL);
     }
     cuzk_config_free(cfg);
+    /* device indices of a key's placement: the CPU backend has device 0 only */
+    cuzk_srs *srs;
+    assert_int_equal(cuzk_srs_load(e, key.path, 0, &srs), CUZK_OK);
+    for (unsigned i = 0; i < NCOUNTS; i++) {
+        uint32_t d = (uint32_t)count_at(i);
+        cuzk_placement pl = {.struct_size = sizeof pl};
+        assert_int_equal(cuzk_srs_placement(srs, d, &pl), d == 0 ? CUZK_OK : CUZK_EINVAL);
+    }
+    cuzk_srs_release(srs);
     /* handles: made-up ones are unknown */
     for (unsigned i = 0; i < NCOUNTS; i++) assert_int_equal(cuzk_cancel(e, count_at(i)), CUZK_ENOTFOUND);
     cuzk_engine_destroy(e);

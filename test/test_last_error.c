@@ -85,6 +85,9 @@ static void every_success_clears(void **state)
     CLEARS(cuzk_engine_create(cfg, &e));
     cuzk_srs *srs = NULL;
     CLEARS(cuzk_srs_load(e, key.path, 0, &srs));
+    cuzk_placement pl = {.struct_size = sizeof pl};
+    CLEARS(cuzk_srs_placement(srs, 0, &pl));
+    assert_int_equal(pl.kind, CUZK_PLACEMENT_HOST);
     cuzk_partition p;
     assert_int_equal(synth_partition(&key.scfg, CUZK_FR_CANONICAL, &p), CUZK_OK);
     cuzk_job h;

@@ -255,6 +255,19 @@ static void newer_host(void **state)
     assert_int_equal(out.r.struct_size, CUZK_RESULT_SIZE_V1);
     assert_int_equal(out.r.status, CUZK_ENOMEM);
     assert_int_equal((unsigned char)out.r.detail[0], CANARY);
+    /* placement: below its first published size refused, a larger struct gets this size */
+    struct {
+        cuzk_placement pl;
+        unsigned char canary[256];
+    } po;
+    memset(&po, CANARY, sizeof po);
+    po.pl.struct_size = CUZK_PLACEMENT_SIZE_V1 - 8;
+    assert_int_equal(cuzk_srs_placement(s, 0, &po.pl), CUZK_EINVAL);
+    po.pl.struct_size = sizeof po;
+    assert_int_equal(cuzk_srs_placement(s, 0, &po.pl), CUZK_OK);
+    assert_int_equal(po.pl.struct_size, sizeof(cuzk_placement));
+    assert_int_equal(po.pl.kind, CUZK_PLACEMENT_HOST);
+    for (size_t i = 0; i < sizeof po.canary; i++) assert_int_equal(po.canary[i], CANARY);
     /* stats: a larger struct gets this library's size */
     struct {
         cuzk_stats st;

@@ -456,9 +456,50 @@ extern "C" int msm_gpu_run(msm_gpu_ctx *c, const msm_gpu_bases *bases, size_t fi
     return CUZK_OK;
 }
 
+/* ---- device memory a context takes, for the placement ---- */
+
+/* The window size of an accumulated MSM over n points whose one bucket array (every window)
+ * must fit in bucket_bytes_max. */
+template <class F> static unsigned acc_window(size_t n, size_t bucket_bytes_max)
+{
+    unsigned c = msm_choose_window(n);
+    while (c > 4 && bucket_bytes_max && ((size_t)msm_windows(c) << (c - 1)) * sizeof(xyzz<F>) > bucket_bytes_max) c--;
+    return c;
+}
+
+template <class F> static size_t scratch_typed(size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max)
+{
+    const size_t P = sizeof(xyzz<F>);
+    const bool persist = piece && bucket_bytes_max;
+    size_t pts = piece ? (piece < n ? piece : n) : n;
+    /* the largest window any run may take: per piece, chosen from at most pts scalars */
+    unsigned c = persist ? acc_window<F>(n, bucket_bytes_max) : msm_choose_window(pts);
+    const size_t nwin = msm_windows(c), B = (size_t)1 << (c - 1);
+    size_t chunk = pts < max_entries ? pts : max_entries;
+    if (!chunk) chunk = 1;
+    size_t wg = persist ? nwin : max_entries / chunk;
+    wg = wg < 1 ? 1 : wg > nwin ? nwin : wg;
+    /* buckets: with few scalars other than 0 and 1 a group grows to every window, at a
+     * smaller window size; nwin·B·P bounds both */
+    size_t buckets = nwin * B * P, ent = persist ? max_entries : chunk * wg, segs = B < MSM_SEG ? 1 : B / 2;
+    /* level-0 threads are one wave: ~132 SMs x 8 blocks x 128 on an H200; 2^18 bounds them */
+    size_t T = ent / 2 < ((size_t)1 << 18) ? ent / 2 + 1 : ((size_t)1 << 18);
+    return pts * 10 + ent * 16 + buckets + nwin * (segs + segs / 2 + 2) * P / 16 + 4 * T * (4 + P) +
+           (MSM_MAX_WINDOWS + 2) * (P + sizeof(jacobian<F>)) + ((size_t)32 << 20) /* CUB, alignment */;
+}
+
+extern "C" size_t msm_gpu_scratch_bytes(int curve, size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max)
+{
+    if (!n) return 0;
+    if (!max_entries) max_entries = (size_t)1 << 28;
+    return curve == MSM_CURVE_G2 ? scratch_typed<fp2>(n, max_entries, piece, bucket_bytes_max)
+                                 : scratch_typed<fp>(n, max_entries, piece, bucket_bytes_max);
+}
+
 /* ---- an MSM accumulated over pieces (bases streamed from host memory) ---- */
 
-extern "C" int msm_gpu_acc_begin(msm_gpu_ctx *c, int curve, size_t n_total, int scalar_form)
+extern "C" int msm_gpu_acc_begin(msm_gpu_ctx *c, int curve, size_t n_total, int scalar_form, int persist,
+                                 size_t bucket_bytes_max)
 {
     if (!c) return err_set(CUZK_EINVAL, "msm_gpu_acc_begin: NULL context");
     if (curve != MSM_CURVE_G1 && curve != MSM_CURVE_G2) return err_set(CUZK_EINVAL, "msm_gpu_acc_begin: curve %d", curve);
@@ -468,10 +509,15 @@ extern "C" int msm_gpu_acc_begin(msm_gpu_ctx *c, int curve, size_t n_total, int 
     c->acc_curve = 0;
     c->x.profile = false;
     CU(cudaEventRecord(c->ev[0], c->x.stream), "cudaEventRecord");
-    /* one window size for every piece, chosen for the whole: an upper bound of the scalars
-     * other than 0 and 1 (they are not counted before the pieces arrive) */
-    unsigned cfix = c->window_fix ? c->window_fix : msm_choose_window(n_total);
-    int rc = curve == MSM_CURVE_G1 ? plan_begin<fp>(c->x, c->b, cfix, &c->acc) : plan_begin<fp2>(c->x, c->b, cfix, &c->acc);
+    /* persistent buckets: one window size for the whole MSM, as large as the bucket memory
+     * allows; else chosen by the first piece with scalars other than 0 and 1 (its share of
+     * them is the MSM's, as a rule), each piece reducing its own buckets */
+    unsigned cfix = c->window_fix ? c->window_fix
+                  : !persist              ? 0
+                  : curve == MSM_CURVE_G1 ? acc_window<fp>(n_total, bucket_bytes_max)
+                                          : acc_window<fp2>(n_total, bucket_bytes_max);
+    int rc = curve == MSM_CURVE_G1 ? plan_begin<fp>(c->x, c->b, cfix, persist != 0, &c->acc)
+                                   : plan_begin<fp2>(c->x, c->b, cfix, persist != 0, &c->acc);
     if (rc) return rc;
     c->acc_curve = curve;
     c->acc_mont = scalar_form == 0;
@@ -521,7 +567,7 @@ extern "C" int msm_gpu_acc_end(msm_gpu_ctx *c, void *out)
 
 extern "C" int msm_sim_run_pieces(int curve, const void *bases, const void *scalars, size_t n, int scalar_form,
                                   unsigned window_bits, size_t max_entries, size_t acc_threads, size_t piece,
-                                  void *out)
+                                  int persist, void *out)
 {
     if (curve != MSM_CURVE_G1 && curve != MSM_CURVE_G2) return err_set(CUZK_EINVAL, "msm_sim_run: curve %d", curve);
     host_exec x;
@@ -534,16 +580,16 @@ extern "C" int msm_sim_run_pieces(int curve, const void *bases, const void *scal
     if (!piece || piece > n) piece = n;
     unsigned cfix = window_bits;
     size_t pb = curve == MSM_CURVE_G1 ? sizeof(affine<fp>) : sizeof(affine<fp2>);
-    if (piece < n && !cfix) cfix = msm_choose_window(n); /* pieces share one window size */
+    if (persist && !cfix) cfix = msm_choose_window(n); /* persistent buckets: one window size up front */
     if (curve == MSM_CURVE_G1) {
-        rc = plan_begin<fp>(x, b, cfix, &st);
+        rc = plan_begin<fp>(x, b, cfix, persist != 0, &st);
         for (size_t i = 0; !rc && i < n; i += piece)
             rc = plan_add<fp>(x, b, (const affine<fp> *)((const char *)bases + i * pb), (const sc256 *)scalars + i,
                               n - i < piece ? n - i : piece, mont, max_entries, &st);
         if (!rc) rc = plan_end<fp>(x, b, &st);
         if (!rc) horner((jacobian<fp> *)out, (const jacobian<fp> *)b.result, st.nwin, st.c);
     } else {
-        rc = plan_begin<fp2>(x, b, cfix, &st);
+        rc = plan_begin<fp2>(x, b, cfix, persist != 0, &st);
         for (size_t i = 0; !rc && i < n; i += piece)
             rc = plan_add<fp2>(x, b, (const affine<fp2> *)((const char *)bases + i * pb), (const sc256 *)scalars + i,
                                n - i < piece ? n - i : piece, mont, max_entries, &st);
