@@ -69,7 +69,7 @@ typedef struct job {
     struct worker *worker;
     arena_heap *heap;
     uint64_t t_submit, t_dequeue, t_start, t_started;
-    cuzk_result result;
+    cuzk_result result;          /* detail: written where the job fails, the rest at post */
 } job;
 
 typedef struct retire_entry {    /* a finished partition's heap, destroyed by its worker */
@@ -137,6 +137,8 @@ static inline job *engine_job(cuzk_engine *e, uint64_t h) { return &e->jobs[trac
 void engine_srs_unref(cuzk_srs *s);
 void engine_srs_reap(cuzk_engine *e); /* frees dead keys' structs; srs_lock held */
 void engine_host_allocs_free_all(cuzk_engine *e);
+/* The fixed detail of a canceled job: by cuzk_cancel, or by the engine's destruction. */
+const char *engine_cancel_text(const cuzk_engine *e);
 static inline int engine_ok(const cuzk_engine *e) { return e && e->magic == ENGINE_MAGIC; }
 /* Before a thread sleeps it polls for up to o.spin_ns, so hand-offs between threads stay
  * well under a microsecond when cores are free. Returns 1 while the caller should poll on. */

@@ -234,7 +234,7 @@ CUZK_API int cuzk_r1cs_load(const char *path, cuzk_r1cs **out)
         return rc;
     }
     *out = r;
-    return CUZK_OK;
+    return err_done(CUZK_OK);
 }
 
 CUZK_API void cuzk_r1cs_free(cuzk_r1cs *r1cs)
@@ -279,7 +279,7 @@ CUZK_API int cuzk_r1cs_partition(const cuzk_r1cs *r1cs, const cuzk_fr *witness, 
     }
     if (rc == CUZK_OK) rc = cs_make_partition_ex(sys, w, w + sys->num_inputs, CUZK_FR_CANONICAL, out);
     free(w);
-    return rc;
+    return err_done(rc);
 }
 
 /* ---- writer ---- */
