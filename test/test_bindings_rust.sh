@@ -55,7 +55,7 @@ for t in $tests; do
 done
 [ $rc = 0 ] || { echo "not ok - cargo test exited $rc"; grep -B2 -A12 'panicked' "$log" | head -60; }
 # What the failed jobs said, as the host sees it:
-cargo test --offline -q --test engine job_failure -- --nocapture 2>&1 | grep '^job .* failed' | sed 's/^/# /'
+cargo test --offline -q --test engine job_failure -- --nocapture 2>&1 | grep '^job (tag [0-9]*) failed' | sed 's/^/# /'
 
 # Without their fixture the tests must fail, not pass or skip.
 if CUZK_FIXTURE=$root/$BUILD/no-such-fixture cargo test --offline --test engine owned_witness >"$log" 2>&1; then

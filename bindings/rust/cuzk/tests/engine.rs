@@ -130,7 +130,7 @@ fn job_failure_carries_its_detail() {
         assert_eq!(err.kind, ErrorKind::Invalid, "{err}");
         assert!(err.detail.contains("aux["), "tag {}: detail {:?}", out.tag, err.detail);
         assert!(err.to_string().contains(&err.detail));
-        println!("job {} failed: {err}", out.tag);
+        println!("job (tag {}) failed: {err}", out.tag);
     }
     assert_eq!(e.stats().unwrap().failed, 2);
 }

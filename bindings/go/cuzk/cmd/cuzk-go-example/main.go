@@ -1,5 +1,6 @@
 // cuzk-go-example proves one circom circuit's witness N times through libcuzk and checks
-// every proof: cuzk-go-example PARAMS VK R1CS WTNS [N]
+// every proof: cuzk-go-example PARAMS VK R1CS WTNS [N]. Two witnesses are in flight at most;
+// each comes back with its result and is reused for the next partition.
 package main
 
 import (
@@ -8,7 +9,7 @@ import (
 	"os"
 	"strconv"
 
-	"libcuzk.example/cuzk"
+	"github.com/libcuzk/libcuzk/bindings/go/cuzk"
 )
 
 func main() {
@@ -35,7 +36,7 @@ func run(params, vkPath, r1cs, wtnsPath string, n int) error {
 	if err != nil {
 		return err
 	}
-	defer circ.Free()
+	defer circ.Close()
 	wtns, err := cuzk.LoadWtns(wtnsPath)
 	if err != nil {
 		return err
@@ -49,29 +50,32 @@ func run(params, vkPath, r1cs, wtnsPath string, n int) error {
 	if err != nil {
 		return err
 	}
-	defer srs.Release()
-	pub := [][]cuzk.Fr{}
-	for i := 0; i < n; i++ {
-		w, err := circ.Witness(e, wtns) // buffers in engine host memory: submitted without a copy
-		if err != nil {
-			return err
+	defer srs.Close()
+	var free []*cuzk.Witness
+	var public []cuzk.Fr
+	for sent, done := 0, 0; done < n; done++ {
+		for ; sent < n && sent-done < 2; sent++ {
+			var w *cuzk.Witness
+			if len(free) > 0 {
+				w, free = free[len(free)-1], free[:len(free)-1]
+			} else if w, err = circ.Witness(e, wtns); err != nil { // engine host memory: no copy at submit
+				return err
+			}
+			public = w.Public()
+			w.Tag = uint64(sent)
+			if _, err := e.Submit(srs, w); err != nil {
+				return err
+			}
 		}
-		w.Tag = uint64(i)
-		pub = append(pub, w.Public())
-		if _, err := e.SubmitPartition(srs, w); err != nil {
-			return err
-		}
-	}
-	for i := 0; i < n; i++ {
 		r, err := e.Poll(context.Background())
 		if err != nil {
 			return err
 		}
 		if r.Err != nil {
-			return r.Err
+			return r.Err // an *cuzk.Error: Code and the job's Detail
 		}
-		r.Witness.Free()
-		if err := cuzk.Verify(vk, r.Proof, pub[r.Tag], cuzk.Canonical); err != nil {
+		free = append(free, r.Witness)
+		if err := cuzk.Verify(vk, r.Proof, public, cuzk.Canonical); err != nil {
 			return fmt.Errorf("proof %d: %w", r.Tag, err)
 		}
 		fmt.Printf("proof %d valid (device %d, %v)\n", r.Tag, r.Device, r.Total)
