@@ -40,10 +40,13 @@ if cargo run --offline --quiet -p cuzk-sys --example layout >"$log.rs" 2>&1; the
   { echo '#include <stddef.h>'; echo '#include <stdio.h>'; echo '#include <cuzk/cuzk.h>'; echo 'int main(void) {'
     awk '$2 == "sizeof" { printf "printf(\"%s sizeof %%zu\\n\", sizeof(%s));\n", $1, $1 }
          $2 == "offsetof" { split($1, p, "."); printf "printf(\"%s offsetof %%zu\\n\", offsetof(%s, %s));\n", $1, p[1], p[2] }' "$log.rs"
-    echo 'return 0; }'; } > "$CARGO_TARGET_DIR/layout.c"
-  if cc -std=c99 -I"$root/include" -o "$CARGO_TARGET_DIR/layout" "$CARGO_TARGET_DIR/layout.c" 2>"$log" \
+    echo 'return 0; }'
+    # Every constant's value too: "pub const X: T = E;" is C as well once turned around.
+    sed -n 's/^pub const \(CUZK_[A-Z0-9_]*\): [a-z0-9_]* = \(.*\);$/_Static_assert((\1) == (\2), "\1 differs");/p' \
+      "$root/bindings/rust/cuzk-sys/src/lib.rs"; } > "$CARGO_TARGET_DIR/layout.c"
+  if cc -std=c11 -I"$root/include" -o "$CARGO_TARGET_DIR/layout" "$CARGO_TARGET_DIR/layout.c" 2>"$log" \
      && "$CARGO_TARGET_DIR/layout" | diff - "$log.rs" >"$log" && [ -s "$log.rs" ]; then
-    echo "ok - cuzk-sys struct layouts match the C header ($(wc -l < "$log.rs") sizes and offsets)"
+    echo "ok - cuzk-sys struct layouts and constants match the C header ($(wc -l < "$log.rs") sizes and offsets, $(grep -c _Static_assert "$CARGO_TARGET_DIR/layout.c") values)"
   else echo "not ok - cuzk-sys struct layouts differ from C:"; cat "$log"; fi
 else echo "not ok - cargo run --example layout:"; cat "$log.rs"; fi
 

@@ -49,7 +49,7 @@ pub struct cuzk_fr {
 pub type cuzk_job = u64;
 
 /// The smallest `struct_size` cuzk_submit_partition accepts (0.1.0's layout, LP64).
-pub const CUZK_PARTITION_SIZE_V1: u32 = 152;
+pub const CUZK_PARTITION_SIZE_V1: u32 = 144;
 /// The size of `cuzk_result` as published in 0.1.0 (everything before `detail`).
 pub const CUZK_RESULT_SIZE_V1: u32 = 248;
 /// The size of `cuzk_trace_event` as published in 0.1.0.
