@@ -73,6 +73,7 @@ SO_REAL      := $(BUILD)/lib/libcuzk.so.$(VERSION)
 SO_MAJOR     := $(BUILD)/lib/libcuzk.so.$(SOMAJOR)
 SO_LINK      := $(BUILD)/lib/libcuzk.so
 STATIC       := $(BUILD)/lib/libcuzk.a
+INTERNAL     := $(BUILD)/lib/libcuzk-internal.a
 CLI          := $(BUILD)/bin/cuzk
 BENCH        := $(BUILD)/bin/cuzk-bench
 HELLO        := $(BUILD)/bin/hello
@@ -114,37 +115,53 @@ $(SO_MAJOR): $(SO_REAL)
 $(SO_LINK): $(SO_MAJOR)
 	ln -sf libcuzk.so.$(SOMAJOR) $@
 
-$(STATIC): $(LIB_OBJS)
+# The installed static library: one partially linked object whose only global definitions
+# are the exported cuzk_ symbols (the version script's list), so a static host's namespace
+# gets nothing else (the internals were hidden; hidden and other non-exported globals, C++
+# template instances included, become local).
+$(BUILD)/lib/cuzk.syms: lib/cuzk.map
+	@mkdir -p $(dir $@)
+	sed -n 's/^[[:space:]]*\(cuzk_[a-z0-9_]*\);.*/\1/p' $< | sort -u > $@
+$(STATIC): $(LIB_OBJS) $(BUILD)/lib/cuzk.syms
+	@mkdir -p $(dir $@)
+	$(LD) -r -o $(BUILD)/lib/libcuzk-prelinked.o $(LIB_OBJS)
+	objcopy --localize-hidden --keep-global-symbols=$(BUILD)/lib/cuzk.syms $(BUILD)/lib/libcuzk-prelinked.o
+	rm -f $@ && ar rcs $@ $(BUILD)/lib/libcuzk-prelinked.o && rm -f $(BUILD)/lib/libcuzk-prelinked.o
+
+# Programs around the library (tests, tools, the CLI and the bench) link this archive of the
+# plain objects instead, so they reach internals; it is never installed.
+$(INTERNAL): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $(LIB_OBJS)
 
-# Programs around the library link the static archive so tests and benches reach internals.
 PROG_CFLAGS := $(ALL_CFLAGS) -Iinclude -Ilib -Ikernels -Itest $(if $(filter 1,$(USE_CUDA)),-DCUZK_HAVE_CUDA=1)
 
 # test_prove_alloc counts the library's own calls to the C heap (--wrap redirects the
 # archive's references to malloc & co. to the test's counters).
 $(BUILD)/test/test_prove_alloc: TEST_LDFLAGS := $(foreach f,malloc calloc realloc aligned_alloc posix_memalign,-Wl,--wrap=$(f))
+# test_counts refuses any huge request to the C heap or mmap from the library (the same --wrap).
+$(BUILD)/test/test_counts: TEST_LDFLAGS := $(foreach f,malloc calloc realloc aligned_alloc posix_memalign mmap,-Wl,--wrap=$(f))
 
-$(BUILD)/test/%: test/%.c $(STATIC) $(TESTLIB_SRCS)
+$(BUILD)/test/%: test/%.c $(INTERNAL) $(TESTLIB_SRCS)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_SRCS) $(STATIC) -lcmocka $(LDLIBS) $(TEST_LDFLAGS)
+	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_SRCS) $(INTERNAL) -lcmocka $(LDLIBS) $(TEST_LDFLAGS)
 
 # test/tools/*.c: helper programs for script tests (corpus emitters, oracle drivers).
-$(BUILD)/test/tools/%: test/tools/%.c $(STATIC) $(TESTLIB_SRCS)
+$(BUILD)/test/tools/%: test/tools/%.c $(INTERNAL) $(TESTLIB_SRCS)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_SRCS) $(STATIC) $(LDLIBS)
+	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_SRCS) $(INTERNAL) $(LDLIBS)
 
-$(BUILD)/test/gpu/%: test/gpu/%.c $(STATIC) $(TESTLIB_SRCS)
+$(BUILD)/test/gpu/%: test/gpu/%.c $(INTERNAL) $(TESTLIB_SRCS)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_SRCS) $(STATIC) -lcmocka $(LDLIBS)
+	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_SRCS) $(INTERNAL) -lcmocka $(LDLIBS)
 
-$(CLI): $(CLI_SRCS) $(STATIC)
+$(CLI): $(CLI_SRCS) $(INTERNAL)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -o $@ $(CLI_SRCS) $(STATIC) $(LDLIBS)
+	$(CC) $(PROG_CFLAGS) -o $@ $(CLI_SRCS) $(INTERNAL) $(LDLIBS)
 
-$(BENCH): $(BENCH_SRCS) $(STATIC) bench/bench.h
+$(BENCH): $(BENCH_SRCS) $(INTERNAL) bench/bench.h
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -Ibench -o $@ $(BENCH_SRCS) $(STATIC) $(LDLIBS) $(if $(wildcard /usr/include/cjson/cJSON.h),-lcjson -DCUZK_HAVE_CJSON)
+	$(CC) $(PROG_CFLAGS) -Ibench -o $@ $(BENCH_SRCS) $(INTERNAL) $(LDLIBS) $(if $(wildcard /usr/include/cjson/cJSON.h),-lcjson -DCUZK_HAVE_CJSON)
 
 # The smallest host: public header only, linked against the shared library.
 $(HELLO): examples/hello.c $(SO_LINK)
@@ -214,9 +231,9 @@ fuzz-build:
 fuzz: fuzz-build
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) test/fuzz/run.sh build-fuzz $(FUZZ_NAMES)
 
-$(BUILD)/fuzz/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/fuzz_file.h $(STATIC)
+$(BUILD)/fuzz/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/fuzz_file.h $(INTERNAL)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -fsanitize=fuzzer $< -o $@ $(STATIC) $(LDLIBS)
+	$(CC) $(PROG_CFLAGS) -fsanitize=fuzzer $< -o $@ $(INTERNAL) $(LDLIBS)
 
 bench: $(BENCH)
 
