@@ -220,32 +220,60 @@ extern "C" {
     // engine and keys
     pub fn cuzk_engine_create(cfg: *const cuzk_config, out: *mut *mut cuzk_engine) -> c_int;
     pub fn cuzk_engine_destroy(engine: *mut cuzk_engine);
-    pub fn cuzk_srs_load(engine: *mut cuzk_engine, params_path: *const c_char, flags: u32,
-                         out: *mut *mut cuzk_srs) -> c_int;
+    pub fn cuzk_srs_load(
+        engine: *mut cuzk_engine,
+        params_path: *const c_char,
+        flags: u32,
+        out: *mut *mut cuzk_srs,
+    ) -> c_int;
     pub fn cuzk_srs_release(srs: *mut cuzk_srs);
 
     // proving
-    pub fn cuzk_submit_partition(engine: *mut cuzk_engine, srs: *mut cuzk_srs, p: *const cuzk_partition,
-                                 out: *mut cuzk_job) -> c_int;
+    pub fn cuzk_submit_partition(
+        engine: *mut cuzk_engine,
+        srs: *mut cuzk_srs,
+        p: *const cuzk_partition,
+        out: *mut cuzk_job,
+    ) -> c_int;
     pub fn cuzk_poll_result(engine: *mut cuzk_engine, out: *mut cuzk_result, timeout_ns: i64) -> c_int;
     pub fn cuzk_cancel(engine: *mut cuzk_engine, job: cuzk_job) -> c_int;
     pub fn cuzk_engine_stats(engine: *mut cuzk_engine, out: *mut cuzk_stats) -> c_int;
-    pub fn cuzk_stats_format_prometheus(stats: *const cuzk_stats, device_busy_ns: *const u64, n_devices: u32,
-                                        buf: *mut c_char, len: usize, written: *mut usize) -> c_int;
+    pub fn cuzk_stats_format_prometheus(
+        stats: *const cuzk_stats,
+        device_busy_ns: *const u64,
+        n_devices: u32,
+        buf: *mut c_char,
+        len: usize,
+        written: *mut usize,
+    ) -> c_int;
     pub fn cuzk_host_alloc(engine: *mut cuzk_engine, bytes: usize, out: *mut *mut c_void) -> c_int;
     pub fn cuzk_host_free(engine: *mut cuzk_engine, p: *mut c_void);
 
     // verification
-    pub fn cuzk_verify(vk: *const u8, vk_len: usize, proof: *const u8, public_inputs: *const cuzk_fr, n: usize,
-                       scalar_form: i32) -> c_int;
+    pub fn cuzk_verify(
+        vk: *const u8,
+        vk_len: usize,
+        proof: *const u8,
+        public_inputs: *const cuzk_fr,
+        n: usize,
+        scalar_form: i32,
+    ) -> c_int;
 
     // cuzk/r1cs.h: circom files and the TEST-ONLY setup
     pub fn cuzk_r1cs_load(path: *const c_char, out: *mut *mut cuzk_r1cs) -> c_int;
     pub fn cuzk_r1cs_free(r1cs: *mut cuzk_r1cs);
     pub fn cuzk_wtns_load(path: *const c_char, values: *mut *mut cuzk_fr, count: *mut u64) -> c_int;
-    pub fn cuzk_r1cs_partition(r1cs: *const cuzk_r1cs, witness: *const cuzk_fr, count: u64,
-                               out: *mut cuzk_partition) -> c_int;
-    pub fn cuzk_setup(r1cs: *const cuzk_r1cs, seed: *const u8, params_path: *const c_char,
-                      vk_path: *const c_char) -> c_int;
+    pub fn cuzk_r1cs_partition(
+        r1cs: *const cuzk_r1cs,
+        witness: *const cuzk_fr,
+        count: u64,
+        out: *mut cuzk_partition,
+    ) -> c_int;
+    pub fn cuzk_setup(
+        r1cs: *const cuzk_r1cs,
+        seed: *const u8,
+        params_path: *const c_char,
+        vk_path: *const c_char,
+    ) -> c_int;
     pub fn cuzk_free(p: *mut c_void);
 }

@@ -64,11 +64,19 @@ impl CircomPartition {
     pub fn view(&self, tag: u64) -> Partition<'_> {
         let p = &self.raw;
         let frs = |x: *const Fr, n: u64| -> &[Fr] {
-            if n == 0 { &[] } else { unsafe { slice::from_raw_parts(x, n as usize) } }
+            if n == 0 {
+                &[]
+            } else {
+                unsafe { slice::from_raw_parts(x, n as usize) }
+            }
         };
         let words = |x: *const u64, bits: u64| -> &[u64] {
             let n = density_words(bits as usize);
-            if n == 0 { &[] } else { unsafe { slice::from_raw_parts(x, n) } }
+            if n == 0 {
+                &[]
+            } else {
+                unsafe { slice::from_raw_parts(x, n) }
+            }
         };
         // SAFETY: cuzk_r1cs_partition filled these pointers with buffers of exactly these
         // counts, alive until the release in Drop.

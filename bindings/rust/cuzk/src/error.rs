@@ -75,7 +75,7 @@ impl ErrorKind {
     }
 }
 
-/// A libcuzk failure: its kind and the library's detail ("aux[17] is not below r (canonical
+/// A libcuzk failure: its kind and the library's detail ("aux\[17\] is not below r (canonical
 /// form)", "b_g2 has 998 points, density popcount is 1000"), which may be empty.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Error {

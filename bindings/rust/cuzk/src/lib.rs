@@ -76,7 +76,11 @@ pub(crate) fn check_version() -> Result<()> {
     }
     Err(error::invalid(format!(
         "libcuzk {} is loaded; this binding needs {}.{} or a later {}.x",
-        version().1, sys::CUZK_VERSION_MAJOR, sys::CUZK_VERSION_MINOR, sys::CUZK_VERSION_MAJOR)))
+        version().1,
+        sys::CUZK_VERSION_MAJOR,
+        sys::CUZK_VERSION_MINOR,
+        sys::CUZK_VERSION_MAJOR
+    )))
 }
 
 /// Checks a proof against a verifying key (bellperson's bytes; a whole .params file works

@@ -27,7 +27,11 @@ impl ScalarForm {
         }
     }
     pub(crate) fn from_raw(v: i32) -> ScalarForm {
-        if v == sys::CUZK_FR_CANONICAL { ScalarForm::Canonical } else { ScalarForm::Montgomery }
+        if v == sys::CUZK_FR_CANONICAL {
+            ScalarForm::Canonical
+        } else {
+            ScalarForm::Montgomery
+        }
     }
 }
 
@@ -101,11 +105,10 @@ impl<'a> Partition<'a> {
 
     /// The C struct pointing into these slices, after checking every length the library
     /// will trust. `release` is left unset; the caller adds it where it wants one.
-    pub(crate) fn to_raw(&self) -> Result<sys::cuzk_partition> {
+    pub(crate) fn to_raw(self) -> Result<sys::cuzk_partition> {
         let n = self.a.len();
         if self.b.len() != n || self.c.len() != n {
-            return Err(invalid(format!(
-                "a, b and c must have one length: {}, {}, {}", n, self.b.len(), self.c.len())));
+            return Err(invalid(format!("a, b and c must have one length: {}, {}, {}", n, self.b.len(), self.c.len())));
         }
         for (name, bm, bits) in [
             ("a_aux_density", self.a_aux_density, self.aux.len()),
@@ -114,7 +117,11 @@ impl<'a> Partition<'a> {
         ] {
             if bm.len() < density_words(bits) {
                 return Err(invalid(format!(
-                    "{name} has {} words, {} bits need {}", bm.len(), bits, density_words(bits))));
+                    "{name} has {} words, {} bits need {}",
+                    bm.len(),
+                    bits,
+                    density_words(bits)
+                )));
             }
         }
         Ok(sys::cuzk_partition {

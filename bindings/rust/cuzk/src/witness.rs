@@ -87,8 +87,12 @@ unsafe impl Sync for Witness<'_> {}
 
 impl std::fmt::Debug for Witness<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Witness").field("shape", &self.shape).field("scalar_form", &self.scalar_form)
-            .field("priority", &self.priority).field("tag", &self.tag).finish()
+        f.debug_struct("Witness")
+            .field("shape", &self.shape)
+            .field("scalar_form", &self.scalar_form)
+            .field("priority", &self.priority)
+            .field("tag", &self.tag)
+            .finish()
     }
 }
 

@@ -188,7 +188,8 @@ fn cancel_a_job() {
     let fx = fixture();
     let e = engine(Options { workers_per_device: 1, ..Default::default() });
     let srs = e.load_srs(fx.params()).unwrap();
-    let jobs: Vec<Job> = (0..3).map(|t| e.submit(&srs, Witness::from_partition(&e, &fx.part.view(t)).unwrap()).unwrap()).collect();
+    let jobs: Vec<Job> =
+        (0..3).map(|t| e.submit(&srs, Witness::from_partition(&e, &fx.part.view(t)).unwrap()).unwrap()).collect();
     let last = *jobs.last().unwrap();
     let canceled = match e.cancel(last) {
         Ok(()) => true,
@@ -201,9 +202,9 @@ fn cancel_a_job() {
         assert!(out.witness.is_some());
         if out.job == last {
             saw = true;
-            match &out.proof {
-                Err(err) => assert!(canceled && err.kind == ErrorKind::Canceled, "{err}"),
-                Ok(_) => {} // a running job may finish before its next stage boundary
+            // A running job may finish before its next stage boundary: Ok is fine too.
+            if let Err(err) = &out.proof {
+                assert!(canceled && err.kind == ErrorKind::Canceled, "{err}");
             }
         }
     }
@@ -216,9 +217,10 @@ fn trace_events_reach_the_closure() {
     let fx = fixture();
     let events = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&events);
-    let e = Engine::with_trace(&Options { backend: Backend::Cpu, cpu_threads: 2, ..Default::default() }, move |ev: &TraceEvent| {
-        sink.lock().unwrap().push(*ev)
-    })
+    let e = Engine::with_trace(
+        &Options { backend: Backend::Cpu, cpu_threads: 2, ..Default::default() },
+        move |ev: &TraceEvent| sink.lock().unwrap().push(*ev),
+    )
     .unwrap();
     let srs = e.load_srs(fx.params()).unwrap();
     e.submit(&srs, Witness::from_partition(&e, &fx.part.view(42)).unwrap()).unwrap();
@@ -227,7 +229,12 @@ fn trace_events_reach_the_closure() {
     drop(e); // delivers what is still in the ring
     let ev = events.lock().unwrap();
     for kind in [TraceKind::SUBMIT, TraceKind::START, TraceKind::RESULT] {
-        assert!(ev.iter().any(|x| x.kind == kind && x.tag == 42), "no {:?} event for tag 42 in {}", kind.name(), ev.len());
+        assert!(
+            ev.iter().any(|x| x.kind == kind && x.tag == 42),
+            "no {:?} event for tag 42 in {}",
+            kind.name(),
+            ev.len()
+        );
     }
     assert!(ev.iter().all(|x| x.end_ns >= x.begin_ns));
 }

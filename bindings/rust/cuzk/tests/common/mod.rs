@@ -119,7 +119,8 @@ fn make(dir: &Path) -> PathBuf {
     put("c.r1cs", &r1cs);
     put("c.wtns", &wtns);
     let circuit = Circuit::load(dir.join("c.r1cs")).expect("the made .r1cs loads");
-    let (p, k) = (dir.join(format!("c.params.{}", std::process::id())), dir.join(format!("c.vk.{}", std::process::id())));
+    let (p, k) =
+        (dir.join(format!("c.params.{}", std::process::id())), dir.join(format!("c.vk.{}", std::process::id())));
     insecure_test_setup(&circuit, &[7u8; 32], Some(&p), Some(&k)).expect("cuzk_setup");
     std::fs::rename(&p, dir.join("c.params")).unwrap();
     std::fs::rename(&k, dir.join("c.vk")).unwrap();
