@@ -2,7 +2,8 @@
 #
 # Layout: lib/ (C11 library, one folder per layer), kernels/ (CUDA, behind extern "C"
 # headers), include/cuzk/ (public headers), test/ (cmocka tests test_*.c, script tests
-# test_*.sh, GPU tests test/gpu/), bench/ (cuzk-bench), examples/ (cuzk CLI and hosts).
+# test_*.sh, GPU tests test/gpu/), bench/ (cuzk-bench), examples/ (cuzk CLI and hosts),
+# bindings/ (Go module, Rust crates).
 # New source files are picked up by wildcard: adding a module needs no Makefile edit.
 
 VERSION      := 0.1.0
@@ -184,8 +185,8 @@ check-deps:
 # libmimalloc-dev: the library's working-memory arenas; libcmocka-dev: unit tests;
 # libcjson-dev: cuzk-bench JSON output; pkg-config: the install test; nodejs/npm: the
 # independent BLS12-381 oracles (@noble/curves, snarkjs) and circom used by the tests;
-# golang-go: the Go binding's tests (examples/go, cgo); abigail-tools: abidw/abidiff for
-# make abi-check; valgrind: test/test_valgrind.sh (a short soak under memcheck). (cargo/rustc for examples/rust come with the CI image, not from apt.)
+# golang-go: the Go binding's tests (bindings/go/cuzk, cgo); abigail-tools: abidw/abidiff for
+# make abi-check; valgrind: test/test_valgrind.sh (a short soak under memcheck). (cargo/rustc for bindings/rust come with the CI image, not from apt.)
 deps:
 	@pkgs="$(DEB_PACKAGES)"; \
 	 if command -v node >/dev/null && command -v npm >/dev/null; then \
