@@ -24,5 +24,7 @@ fn main() {
                      verify_failed, queued, running, unpolled, queue_capacity, host_budget_bytes,
                      host_reserved_bytes, host_reserved_peak, host_alloc_bytes, budget_waits, trace_events,
                      trace_dropped, arena_collects, arena_bytes }
+        cuzk_placement { struct_size, device, kind, working_set, slots, reserved, slot_bytes, device_budget_bytes,
+                         resident_bytes, streamed_bytes, pinned_host_bytes, vector_bytes, vector_resident_bytes }
     }
 }

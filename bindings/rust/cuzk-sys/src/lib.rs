@@ -56,6 +56,8 @@ pub const CUZK_RESULT_SIZE_V1: u32 = 248;
 pub const CUZK_TRACE_EVENT_SIZE_V1: u32 = 56;
 /// The size of `cuzk_stats` as published in 0.1.0.
 pub const CUZK_STATS_SIZE_V1: u32 = 160;
+/// The size of `cuzk_placement` as published in 0.3 (its first version).
+pub const CUZK_PLACEMENT_SIZE_V1: u32 = 144;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -161,6 +163,32 @@ pub const CUZK_BACKEND_CUDA: i32 = 2;
 
 pub const CUZK_SRS_CHECK_SUBGROUP: u32 = 1;
 
+pub const CUZK_PLACEMENT_RESIDENT: i32 = 0;
+pub const CUZK_PLACEMENT_PARTIAL: i32 = 1;
+pub const CUZK_PLACEMENT_STREAMED: i32 = 2;
+pub const CUZK_PLACEMENT_HOST: i32 = 3;
+pub const CUZK_WORKING_SET_FULL: i32 = 0;
+pub const CUZK_WORKING_SET_LEAN: i32 = 1;
+
+/// Where a key's bases live on one GPU (cuzk_srs_placement).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct cuzk_placement {
+    pub struct_size: u32,
+    pub device: i32,
+    pub kind: i32,
+    pub working_set: i32,
+    pub slots: u32,
+    pub reserved: u32,
+    pub slot_bytes: u64,
+    pub device_budget_bytes: u64,
+    pub resident_bytes: u64,
+    pub streamed_bytes: u64,
+    pub pinned_host_bytes: u64,
+    pub vector_bytes: [u64; 5],
+    pub vector_resident_bytes: [u64; 5],
+}
+
 // ---- opaque handles -----------------------------------------------------------------------
 // Zero-sized, unconstructible, and neither Send, Sync nor Unpin by themselves: raw pointers to
 // them say nothing about threads; the safe crate states what holds for its wrappers.
@@ -238,6 +266,7 @@ extern "C" {
     pub fn cuzk_poll_result(engine: *mut cuzk_engine, out: *mut cuzk_result, timeout_ns: i64) -> c_int;
     pub fn cuzk_cancel(engine: *mut cuzk_engine, job: cuzk_job) -> c_int;
     pub fn cuzk_engine_stats(engine: *mut cuzk_engine, out: *mut cuzk_stats) -> c_int;
+    pub fn cuzk_srs_placement(srs: *mut cuzk_srs, device_index: u32, out: *mut cuzk_placement) -> c_int;
     pub fn cuzk_stats_format_prometheus(
         stats: *const cuzk_stats,
         device_busy_ns: *const u64,
