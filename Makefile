@@ -2,7 +2,8 @@
 #
 # Layout: lib/ (C11 library, one folder per layer), kernels/ (CUDA, behind extern "C"
 # headers), include/cuzk/ (public headers), test/ (cmocka tests test_*.c, script tests
-# test_*.sh, GPU tests test/gpu/), bench/ (cuzk-bench), examples/ (cuzk CLI and hosts).
+# test_*.sh, GPU tests test/gpu/), bench/ (cuzk-bench), examples/ (cuzk CLI and hosts),
+# bindings/ (Go module, Rust crates).
 # New source files are picked up by wildcard: adding a module needs no Makefile edit.
 
 VERSION      := 0.1.0
@@ -57,6 +58,7 @@ SO_REAL      := $(BUILD)/lib/libcuzk.so.$(VERSION)
 SO_MAJOR     := $(BUILD)/lib/libcuzk.so.$(SOMAJOR)
 SO_LINK      := $(BUILD)/lib/libcuzk.so
 STATIC       := $(BUILD)/lib/libcuzk.a
+INTERNAL     := $(BUILD)/lib/libcuzk-internal.a
 CLI          := $(BUILD)/bin/cuzk
 BENCH        := $(BUILD)/bin/cuzk-bench
 HELLO        := $(BUILD)/bin/hello
@@ -103,42 +105,58 @@ $(SO_MAJOR): $(SO_REAL)
 $(SO_LINK): $(SO_MAJOR)
 	ln -sf libcuzk.so.$(SOMAJOR) $@
 
-$(STATIC): $(LIB_OBJS) $(FLAGS_LINK)
+# The installed static library: one partially linked object whose only global definitions
+# are the exported cuzk_ symbols (the version script's list), so a static host's namespace
+# gets nothing else (the internals were hidden; hidden and other non-exported globals, C++
+# template instances included, become local).
+$(BUILD)/lib/cuzk.syms: lib/cuzk.map
+	@mkdir -p $(dir $@)
+	sed -n 's/^[[:space:]]*\(cuzk_[a-z0-9_]*\);.*/\1/p' $< | sort -u > $@
+$(STATIC): $(LIB_OBJS) $(BUILD)/lib/cuzk.syms $(FLAGS_LINK)
+	@mkdir -p $(dir $@)
+	$(LD) -r -o $(BUILD)/lib/libcuzk-prelinked.o $(LIB_OBJS)
+	objcopy --localize-hidden --keep-global-symbols=$(BUILD)/lib/cuzk.syms $(BUILD)/lib/libcuzk-prelinked.o
+	rm -f $@ && ar rcs $@ $(BUILD)/lib/libcuzk-prelinked.o && rm -f $(BUILD)/lib/libcuzk-prelinked.o
+
+# Programs around the library (tests, tools, the CLI and the bench) link this archive of the
+# plain objects instead, so they reach internals; it is never installed.
+$(INTERNAL): $(LIB_OBJS) $(FLAGS_LINK)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $(LIB_OBJS)
 
-# Programs around the library link the static archive so tests and benches reach internals.
 PROG_CFLAGS := $(ALL_CFLAGS) -Iinclude -Ilib -Ikernels -Itest $(if $(filter 1,$(USE_CUDA)),-DCUZK_HAVE_CUDA=1)
 
 # test_prove_alloc counts the library's own calls to the C heap (--wrap redirects the
 # archive's references to malloc & co. to the test's counters).
 $(BUILD)/test/test_prove_alloc: TEST_LDFLAGS := $(foreach f,malloc calloc realloc aligned_alloc posix_memalign,-Wl,--wrap=$(f))
+# test_counts refuses any huge request to the C heap or mmap from the library (the same --wrap).
+$(BUILD)/test/test_counts: TEST_LDFLAGS := $(foreach f,malloc calloc realloc aligned_alloc posix_memalign mmap,-Wl,--wrap=$(f))
 
 # test/support: compiled once, linked into every test (not once per test binary).
 $(BUILD)/obj/test/support/%.o: test/support/%.c $(FLAGS_CC)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/test/%: test/%.c $(STATIC) $(TESTLIB_OBJS) $(FLAGS_CC)
+$(BUILD)/test/%: test/%.c $(INTERNAL) $(TESTLIB_OBJS) $(FLAGS_CC)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_OBJS) $(STATIC) -lcmocka $(LDLIBS) $(TEST_LDFLAGS)
+	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_OBJS) $(INTERNAL) -lcmocka $(LDLIBS) $(TEST_LDFLAGS)
 
 # test/tools/*.c: helper programs for script tests (corpus emitters, oracle drivers).
-$(BUILD)/test/tools/%: test/tools/%.c $(STATIC) $(TESTLIB_OBJS) $(FLAGS_CC)
+$(BUILD)/test/tools/%: test/tools/%.c $(INTERNAL) $(TESTLIB_OBJS) $(FLAGS_CC)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_OBJS) $(STATIC) $(LDLIBS)
+	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_OBJS) $(INTERNAL) $(LDLIBS)
 
-$(BUILD)/test/gpu/%: test/gpu/%.c $(STATIC) $(TESTLIB_OBJS) $(FLAGS_CC)
+$(BUILD)/test/gpu/%: test/gpu/%.c $(INTERNAL) $(TESTLIB_OBJS) $(FLAGS_CC)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_OBJS) $(STATIC) -lcmocka $(LDLIBS)
+	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_OBJS) $(INTERNAL) -lcmocka $(LDLIBS)
 
-$(CLI): $(CLI_SRCS) $(TRACE_SRCS) $(wildcard examples/cli/*.h examples/trace/*.h) $(STATIC) $(FLAGS_CC)
+$(CLI): $(CLI_SRCS) $(TRACE_SRCS) $(wildcard examples/cli/*.h examples/trace/*.h) $(INTERNAL) $(FLAGS_CC)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -Iexamples/trace -o $@ $(CLI_SRCS) $(TRACE_SRCS) $(STATIC) -lcjson $(LDLIBS)
+	$(CC) $(PROG_CFLAGS) -Iexamples/trace -o $@ $(CLI_SRCS) $(TRACE_SRCS) $(INTERNAL) -lcjson $(LDLIBS)
 
-$(BENCH): $(BENCH_SRCS) $(TRACE_SRCS) bench/bench.h examples/trace/trace_view.h $(STATIC) $(FLAGS_CC)
+$(BENCH): $(BENCH_SRCS) $(TRACE_SRCS) bench/bench.h examples/trace/trace_view.h $(INTERNAL) $(FLAGS_CC)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -Ibench -Iexamples/trace -o $@ $(BENCH_SRCS) $(TRACE_SRCS) $(STATIC) -lcjson $(LDLIBS)
+	$(CC) $(PROG_CFLAGS) -Ibench -Iexamples/trace -o $@ $(BENCH_SRCS) $(TRACE_SRCS) $(INTERNAL) -lcjson $(LDLIBS)
 
 # The smallest host: public header only, linked against the shared library.
 $(HELLO): examples/hello.c $(SO_LINK)
@@ -161,8 +179,8 @@ check-deps:
 # libmimalloc-dev: the library's working-memory arenas; libcmocka-dev: unit tests;
 # libcjson-dev: `cuzk trace` reads a host's trace events (JSON Lines); pkg-config: the install test; nodejs/npm: the
 # independent BLS12-381 oracles (@noble/curves, snarkjs) and circom used by the tests;
-# golang-go: the Go binding's tests (examples/go, cgo); abigail-tools: abidw/abidiff for
-# make abi-check; valgrind: test/test_valgrind.sh (a short soak under memcheck). (cargo/rustc for examples/rust come with the CI image, not from apt.)
+# golang-go: the Go binding's tests (bindings/go/cuzk, cgo); abigail-tools: abidw/abidiff for
+# make abi-check; valgrind: test/test_valgrind.sh (a short soak under memcheck). (cargo/rustc for bindings/rust come with the CI image, not from apt.)
 deps:
 	@pkgs="$(DEB_PACKAGES)"; \
 	 if command -v node >/dev/null && command -v npm >/dev/null; then \
@@ -212,9 +230,9 @@ fuzz-build:
 fuzz: fuzz-build
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) test/fuzz/run.sh build-fuzz $(FUZZ_NAMES)
 
-$(BUILD)/fuzz/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/fuzz_file.h $(STATIC) $(FLAGS_CC)
+$(BUILD)/fuzz/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/fuzz_file.h $(INTERNAL) $(FLAGS_CC)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -fsanitize=fuzzer $< -o $@ $(STATIC) $(LDLIBS)
+	$(CC) $(PROG_CFLAGS) -fsanitize=fuzzer $< -o $@ $(INTERNAL) $(LDLIBS)
 
 bench: $(BENCH)
 

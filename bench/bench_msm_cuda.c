@@ -2,8 +2,9 @@
  * cuzk-bench msm --backend cuda: one CUDA MSM (G1 or G2) over bases resident on the device
  * (made there, untimed) and scalars in pinned host memory (or, with --scalars device, already on
  * the device); prints the median of the CUDA-event times (scalar upload included) and what the
- * plan chose. --bits-fraction F makes a fraction F
- * of the scalars 0 or 1 (the PoRep shape); --streams S runs S contexts from S threads at once.
+ * plan chose. --bits-fraction F makes a fraction F of the scalars 0 or 1 (the PoRep shape);
+ * --streams S runs S contexts from S threads at once; --acc xyzz,affine times the bucket
+ * accumulations side by side on the same data and checks that they agree.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -68,12 +69,43 @@ static void *work(void *arg)
 }
 
 #define MSM_CUDA_USAGE "--backend cuda --curve g1|g2 --log N [--reps R] [--bits-fraction F] [--window C] " \
-                       "[--streams S] [--scalars host|device] [--device D] [--json]"
+                       "[--streams S] [--scalars host|device] [--device D] [--acc LIST] [--json]"
+#define MSM_CUDA_ACC "  --acc: bucket accumulations to time one after another on the same data, comma-separated,\n" \
+                     "         each xyzz or affine[:MIN_BATCH[:KMUL]] (default: the context's, from CUZK_MSM_ACC)\n"
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: cuzk-bench msm " MSM_CUDA_USAGE "\n");
+    fprintf(stderr, "usage: cuzk-bench msm " MSM_CUDA_USAGE "\n" MSM_CUDA_ACC);
     return 2;
+}
+
+/* One entry of --acc: "xyzz" or "affine[:min_batch[:kmul]]". */
+typedef struct {
+    char name[32];
+    int mode;
+    unsigned min_batch, kmul;
+} acc_choice;
+
+static int parse_acc(const char *list, acc_choice *out, int max)
+{
+    int n = 0;
+    while (*list && n < max) {
+        size_t len = strcspn(list, ",");
+        acc_choice *a = &out[n];
+        memset(a, 0, sizeof *a);
+        if (len == 0 || len >= sizeof a->name) return -1;
+        memcpy(a->name, list, len);
+        if (!strcmp(a->name, "xyzz")) a->mode = MSM_ACC_XYZZ;
+        else if (!strncmp(a->name, "affine", 6) && (a->name[6] == 0 || a->name[6] == ':')) {
+            a->mode = MSM_ACC_AFFINE;
+            if (a->name[6] == ':' && sscanf(a->name + 7, "%u:%u", &a->min_batch, &a->kmul) < 1) return -1;
+        } else
+            return -1;
+        n++;
+        list += len;
+        if (*list == ',') list++;
+    }
+    return *list ? -1 : n;
 }
 
 int bench_msm_cuda(int argc, char **argv)
@@ -81,16 +113,20 @@ int bench_msm_cuda(int argc, char **argv)
     const char *curve = "g1", *where = "host", *backend = "cuda";
     int log_n = -1, reps = 5, json = 0, streams = 1, device = 0, window_i = 0;
     double frac = 0;
+    acc_choice accs[8];
+    const char *env_acc = getenv("CUZK_MSM_ACC"), *acc_s = NULL;
+    int nacc = parse_acc(env_acc && !strcmp(env_acc, "affine") ? "affine" : "xyzz", accs, 8);
     const bench_opt opts[] = {{"backend", BOPT_STR, &backend}, {"curve", BOPT_STR, &curve},
                               {"log", BOPT_INT, &log_n},        {"reps", BOPT_INT, &reps},
                               {"bits-fraction", BOPT_DOUBLE, &frac}, {"window", BOPT_INT, &window_i},
                               {"streams", BOPT_INT, &streams},  {"device", BOPT_INT, &device},
-                              {"scalars", BOPT_STR, &where},    {"json", BOPT_FLAG, &json}, {NULL, 0, NULL}};
+                              {"scalars", BOPT_STR, &where},    {"acc", BOPT_STR, &acc_s},
+                              {"json", BOPT_FLAG, &json},       {NULL, 0, NULL}};
     int parsed = bench_args("msm", MSM_CUDA_USAGE,
                         "CUDA MSM over 2^N resident bases made on the device; median of the CUDA-event times, scalar "
-                        "upload included", argc, argv, opts);
+                        "upload included\n" MSM_CUDA_ACC, argc, argv, opts);
     if (parsed >= 0) return parsed;
-    if (strcmp(backend, "cuda") || window_i < 0) return usage();
+    if (strcmp(backend, "cuda") || window_i < 0 || (acc_s && (nacc = parse_acc(acc_s, accs, 8)) < 1)) return usage();
     unsigned window = (unsigned)window_i;
     int g2 = !strcmp(curve, "g2");
     if ((!g2 && strcmp(curve, "g1")) || log_n < 0 || log_n > 30 || reps < 1 || streams < 1 || streams > 16 ||
@@ -143,45 +179,63 @@ int bench_msm_cuda(int argc, char **argv)
             return 1;
         }
         if (window) msm_gpu_ctx_set_window(w[s].ctx, window);
-        /* warm-up: module load, scratch allocation */
-        w[s].reps = 1;
-        work(&w[s]);
-        if (w[s].rc) {
-            fprintf(stderr, "cuzk-bench msm: %s\n", cuzk_last_error());
-            return 1;
-        }
-        w[s].reps = reps;
     }
-    uint64_t t1 = bench_now_ns();
-    for (int s = 0; s < streams; s++) pthread_create(&th[s], NULL, work, &w[s]);
-    for (int s = 0; s < streams; s++) pthread_join(th[s], NULL);
-    double wall_ms = (double)(bench_now_ns() - t1) / 1e6;
-    for (int s = 0; s < streams; s++)
-        if (w[s].rc) {
-            fprintf(stderr, "cuzk-bench msm: %s\n", cuzk_last_error());
+    /* each accumulation mode over the same bases and scalars; results compared across modes */
+    g2_jac first_out;
+    for (int a = 0; a < nacc && !rc; a++) {
+        for (int s = 0; s < streams; s++) {
+            msm_gpu_ctx_set_accumulation(w[s].ctx, accs[a].mode, accs[a].min_batch, accs[a].kmul);
+            /* warm-up: module load, scratch allocation */
+            w[s].reps = 1;
+            w[s].rc = 0;
+            work(&w[s]);
+            if (w[s].rc) {
+                fprintf(stderr, "cuzk-bench msm: %s\n", cuzk_last_error());
+                return 1;
+            }
+            w[s].reps = reps;
+        }
+        uint64_t t1 = bench_now_ns();
+        for (int s = 0; s < streams; s++) pthread_create(&th[s], NULL, work, &w[s]);
+        for (int s = 0; s < streams; s++) pthread_join(th[s], NULL);
+        double wall_ms = (double)(bench_now_ns() - t1) / 1e6;
+        for (int s = 0; s < streams; s++)
+            if (w[s].rc) {
+                fprintf(stderr, "cuzk-bench msm: %s\n", cuzk_last_error());
+                rc = 1;
+            }
+        int same = 1;
+        if (a == 0) memcpy(&first_out, w[0].out, sizeof first_out);
+        else same = g2 ? g2_jac_eq(&first_out, w[0].out) : g1_jac_eq((const g1_jac *)&first_out, w[0].out);
+        if (!same) {
+            fprintf(stderr, "cuzk-bench msm: %s gave a different result than %s\n", accs[a].name, accs[0].name);
             rc = 1;
         }
-    msm_gpu_stats st;
-    msm_gpu_last_stats(w[0].ctx, &st);
-    double lo = w[0].ms[0];
-    for (int r = 1; r < reps; r++) if (w[0].ms[r] < lo) lo = w[0].ms[r];
-    double med = bench_median(w[0].ms, reps);
-    double per = wall_ms / (reps * streams);
-    if (json)
-        printf("{\"bench\":\"msm\",\"backend\":\"cuda\",\"curve\":\"%s\",\"log_n\":%d,\"bits_fraction\":%.3f,"
-               "\"scalars\":\"%s\",\"streams\":%d,\"reps\":%d,\"median_ms\":%.3f,\"min_ms\":%.3f,\"wall_per_msm_ms\":%.3f,"
-               "\"window\":%u,\"groups\":%u,\"n_zero\":%llu,\"n_one\":%llu,\"n_rest\":%llu,\"device\":\"%s\"}\n",
-               curve, log_n, frac, where, streams, reps, med, lo, per, st.window_bits, st.window_groups,
-               (unsigned long long)st.n_zero, (unsigned long long)st.n_one, (unsigned long long)st.n_rest, name);
-    else
-        printf("msm %s cuda 2^%d (bits fraction %.2f, scalars on %s): median %.2f ms (min %.2f, %d reps, CUDA events); "
-               "%d stream%s: %.2f ms per MSM wall; window %u, %u groups; 0/1/rest = %llu/%llu/%llu; "
-               "bases made in %.1f s; on %s\n"
-               "  cuzk-bench msm --backend cuda --curve %s --log %d --bits-fraction %g --reps %d --streams %d --scalars %s%s\n",
-               curve, log_n, frac, where, med, lo, reps, streams, streams == 1 ? "" : "s", per, st.window_bits,
-               st.window_groups, (unsigned long long)st.n_zero, (unsigned long long)st.n_one,
-               (unsigned long long)st.n_rest, gen_s, name, curve, log_n, frac, reps, streams, where,
-               window ? " --window (forced)" : "");
+        msm_gpu_stats st;
+        msm_gpu_last_stats(w[0].ctx, &st);
+        double lo = w[0].ms[0];
+        for (int r = 1; r < reps; r++) if (w[0].ms[r] < lo) lo = w[0].ms[r];
+        double med = bench_median(w[0].ms, reps);
+        double per = wall_ms / (reps * streams);
+        if (json)
+            printf("{\"bench\":\"msm\",\"backend\":\"cuda\",\"curve\":\"%s\",\"log_n\":%d,\"bits_fraction\":%.3f,"
+                   "\"scalars\":\"%s\",\"acc\":\"%s\",\"streams\":%d,\"reps\":%d,\"median_ms\":%.3f,\"min_ms\":%.3f,"
+                   "\"wall_per_msm_ms\":%.3f,\"window\":%u,\"groups\":%u,\"n_zero\":%llu,\"n_one\":%llu,\"n_rest\":%llu,"
+                   "\"same_result\":%d,\"device\":\"%s\"}\n",
+                   curve, log_n, frac, where, accs[a].name, streams, reps, med, lo, per, st.window_bits, st.window_groups,
+                   (unsigned long long)st.n_zero, (unsigned long long)st.n_one, (unsigned long long)st.n_rest, same, name);
+        else
+            printf("msm %s cuda 2^%d (bits fraction %.2f, scalars on %s, buckets %s): median %.2f ms (min %.2f, %d reps, "
+                   "CUDA events); %d stream%s: %.2f ms per MSM wall; window %u, %u groups; 0/1/rest = %llu/%llu/%llu; "
+                   "result %s; bases made in %.1f s; on %s\n"
+                   "  cuzk-bench msm --backend cuda --curve %s --log %d --bits-fraction %g --reps %d --streams %d --scalars %s "
+                   "--acc %s%s\n",
+                   curve, log_n, frac, where, accs[a].name, med, lo, reps, streams, streams == 1 ? "" : "s", per,
+                   st.window_bits, st.window_groups, (unsigned long long)st.n_zero, (unsigned long long)st.n_one,
+                   (unsigned long long)st.n_rest, a ? (same ? "equal to the first mode's" : "DIFFERENT") : "reference",
+                   gen_s, name, curve, log_n, frac, reps, streams, where, accs[a].name, window ? " --window (forced)" : "");
+        fflush(stdout);
+    }
     for (int s = 0; s < streams; s++) {
         msm_gpu_ctx_free(w[s].ctx);
         gpu_host_free((void *)w[s].k);

@@ -50,6 +50,16 @@ void msm_gpu_ctx_free(msm_gpu_ctx *ctx);
 /* Forces the window size (bits, 4..22) for benchmarks; 0 = chosen by size (the default). */
 void msm_gpu_ctx_set_window(msm_gpu_ctx *ctx, unsigned bits);
 
+/* How buckets are accumulated: MSM_ACC_XYZZ (mixed XYZZ additions, 10 products each) or
+ * MSM_ACC_AFFINE (each thread advances its buckets together in affine coordinates, one shared
+ * inversion per step: ~6 products each plus the inversion's share; kernels/msm/msm_affine.cuh).
+ * min_batch: affine steps while at least this many of a thread's buckets still take points
+ * (0 = default 24); kmul: entries per level-0 thread as a multiple of one full wave's share
+ * (0 = 1). A new context takes CUZK_MSM_ACC=xyzz|affine, CUZK_MSM_AFF_MIN_BATCH and
+ * CUZK_MSM_AFF_KMUL from the environment (default XYZZ). */
+enum { MSM_ACC_XYZZ = 0, MSM_ACC_AFFINE = 1 };
+void msm_gpu_ctx_set_accumulation(msm_gpu_ctx *ctx, int mode, unsigned min_batch, unsigned kmul);
+
 enum { MSM_SCALARS_HOST = 0, MSM_SCALARS_DEVICE = 1 };
 
 /* out (g1_jac or g2_jac, host memory) = sum over i < n of scalars[i]·bases[first + i].
@@ -109,6 +119,14 @@ int msm_sim_run(int curve, const void *bases, const void *scalars, size_t n, int
 int msm_sim_run_pieces(int curve, const void *bases, const void *scalars, size_t n, int scalar_form,
                        unsigned window_bits, size_t max_entries, size_t acc_threads, size_t piece, int persist,
                        void *out);
+/* Either with the bucket accumulation acc (MSM_ACC_*) and its min_batch (0 = always affine
+ * steps while any bucket takes points: small simulations still exercise them); persistent
+ * buckets accumulate in XYZZ. */
+int msm_sim_run_acc(int curve, int acc, unsigned min_batch, const void *bases, const void *scalars, size_t n,
+                    int scalar_form, unsigned window_bits, size_t max_entries, size_t acc_threads, size_t piece,
+                    int persist, void *out);
+/* out[i] = in[i]^-1 (Fp, Montgomery form, 0 -> 0) by the device's inversion run on the host. */
+void msm_sim_fp_inv(void *out, const void *in, size_t n);
 
 #ifdef __cplusplus
 }

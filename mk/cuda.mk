@@ -60,7 +60,9 @@ GENCODE      := $(foreach a,$(CUDA_TARGETS),-gencode arch=compute_$(a:sm_%=%),co
 # Several architectures: nvcc compiles them side by side (the build's longest file is then
 # one architecture long, not several, where the CPUs are there).
 NVCC_THREADS := $(if $(word 2,$(CUDA_TARGETS)),--threads 0)
-NVCCFLAGS    ?= -O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden -Iinclude -Ilib -Ikernels \
+# -fno-gnu-unique: template statics (CUB, libcu++) as plain weak symbols, not STB_GNU_UNIQUE,
+# which objcopy cannot make local in libcuzk.a (they are hidden anyway).
+NVCCFLAGS    ?= -O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden,-fno-gnu-unique -Iinclude -Ilib -Ikernels \
                 -DCUZK_BUILDING_LIBRARY --expt-relaxed-constexpr
 ifeq ($(USE_CUDA),1)
   CPPFLAGS_LIB += -DCUZK_HAVE_CUDA=1 -I$(CUDA_HOME)/include

@@ -12,17 +12,9 @@
 #include "msm/msm_internal.cuh"
 #include "curve/xyzz.cuh"
 
-extern "C" {
-#include "error.h"
-}
+#include "cuda_util.cuh"
 
 using namespace curve;
-
-#define CU(call, what)                                                                           \
-    do {                                                                                         \
-        cudaError_t e_ = (call);                                                                 \
-        if (e_ != cudaSuccess) return msm_cuda_fail(e_, what);                                   \
-    } while (0)
 
 static size_t point_bytes(int curve) { return curve == MSM_CURVE_G1 ? sizeof(affine<fp>) : sizeof(affine<fp2>); }
 
@@ -43,7 +35,7 @@ static int bases_alloc(msm_gpu_bases **out, int device, int curve, size_t n)
     if (e == cudaSuccess) e = cudaMalloc(&b->d, n * point_bytes(curve));
     if (e != cudaSuccess) {
         delete b;
-        return msm_cuda_fail(e, "cudaMalloc (bases)");
+        return gpu_error(e, "cudaMalloc (bases)", __FILE__, __LINE__);
     }
     *out = b;
     return CUZK_OK;
@@ -65,7 +57,7 @@ extern "C" int msm_gpu_bases_upload(msm_gpu_bases **out, int device, int curve, 
     if (e != cudaSuccess) {
         msm_gpu_bases_free(*out);
         *out = nullptr;
-        return msm_cuda_fail(e, "cudaMemcpy (bases upload)");
+        return gpu_error(e, "cudaMemcpy (bases upload)", __FILE__, __LINE__);
     }
     return CUZK_OK;
 }
@@ -74,9 +66,9 @@ extern "C" int msm_gpu_bases_download(const msm_gpu_bases *b, size_t first, size
 {
     if (!b || first > b->n || count > b->n - first)
         return err_set(CUZK_EINVAL, "msm_gpu_bases_download: [%zu, +%zu) of %zu", first, count, b ? b->n : 0);
-    CU(cudaSetDevice(b->device), "cudaSetDevice");
+    CUDA_TRY(cudaSetDevice(b->device));
     size_t pb = point_bytes(b->curve);
-    CU(cudaMemcpy(out, (const char *)b->d + first * pb, count * pb, cudaMemcpyDeviceToHost), "cudaMemcpy (bases)");
+    CUDA_TRY(cudaMemcpy(out, (const char *)b->d + first * pb, count * pb, cudaMemcpyDeviceToHost));
     return CUZK_OK;
 }
 
@@ -143,7 +135,7 @@ static int generate_typed(affine<F> *out, size_t first, size_t count, const void
     size_t scratch_pts = count < slice ? count : slice;
     xyzz<F> *scratch = nullptr;
     affine<F> *dstep = nullptr;
-    CU(cudaMalloc(&scratch, scratch_pts * sizeof(xyzz<F>)), "cudaMalloc (generation scratch)");
+    CUDA_TRY(cudaMalloc(&scratch, scratch_pts * sizeof(xyzz<F>)));
     cudaError_t e = cudaMalloc(&dstep, sizeof(affine<F>));
     if (e == cudaSuccess) {
         k_gen_step<F><<<1, 1>>>(gen, b, dstep);
@@ -159,7 +151,7 @@ static int generate_typed(affine<F> *out, size_t first, size_t count, const void
     if (e == cudaSuccess) e = cudaDeviceSynchronize();
     cudaFree(scratch);
     if (dstep) cudaFree(dstep);
-    if (e != cudaSuccess) return msm_cuda_fail(e, "generating bases");
+    if (e != cudaSuccess) return gpu_error(e, "generating bases", __FILE__, __LINE__);
     return CUZK_OK;
 }
 

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include "msm.h"
+#include "cuda_util.cuh"
 #include "msm/msm_internal.cuh"
 
 extern "C" {
@@ -24,10 +25,8 @@ extern "C" int msm_gpu_pieces_nonzero(const void *d_scalars, size_t n, size_t pi
     if (!piece || (n && (!d_scalars || !d_flags))) return err_set(CUZK_EINVAL, "msm_gpu_pieces_nonzero: bad argument");
     if (!n) return CUZK_OK;
     cudaStream_t st = (cudaStream_t)stream;
-    cudaError_t e = cudaMemsetAsync(d_flags, 0, (n + piece - 1) / piece, st);
-    if (e == cudaSuccess) {
-        k_pieces_nonzero<<<(unsigned)((n + 255) / 256), 256, 0, st>>>((const uint64_t *)d_scalars, n, piece, d_flags);
-        e = cudaGetLastError();
-    }
-    return e == cudaSuccess ? CUZK_OK : msm_cuda_fail(e, "pieces_nonzero");
+    CUDA_TRY(cudaMemsetAsync(d_flags, 0, (n + piece - 1) / piece, st));
+    k_pieces_nonzero<<<(unsigned)((n + 255) / 256), 256, 0, st>>>((const uint64_t *)d_scalars, n, piece, d_flags);
+    CUDA_TRY_LAUNCH("pieces_nonzero");
+    return CUZK_OK;
 }

@@ -7,6 +7,10 @@
 #ifndef CUZK_MSM_PLAN_CUH
 #define CUZK_MSM_PLAN_CUH
 
+#include <type_traits>
+
+#include "msm.h"
+#include "msm/msm_affine.cuh"
 #include "msm/msm_kernels.cuh"
 
 namespace msmk {
@@ -140,21 +144,40 @@ struct plan_stats {
     bool persist;   /* accumulated MSM: one bucket array for every window, reduced at the end */
 };
 
+/* How level 0 adds into buckets (MSM_ACC_XYZZ: accumulate_thread; MSM_ACC_AFFINE: batched
+ * inversions, msm_affine.cuh, which needs zeroed buckets (store) and two free m-entry buffers). */
+struct acc_mode {
+    int kind = MSM_ACC_XYZZ;
+    unsigned min_batch = 24; /* affine steps while at least this many runs are left */
+    unsigned kmul = 1;       /* entries per level-0 thread: this times a full wave's share */
+};
+struct aff_spare {
+    uint32_t *codes, *starts;
+};
+
 /* Runs accumulation levels until one thread remains; results land in buckets (level 0
  * stores when store0, every later level adds). */
 template <class F, class X, class Src>
 int accumulate_levels(X &x, msm_bufs &b, const uint32_t *keys, Src src, size_t m, size_t k0,
-                      xyzz<F> *buckets, bool store0)
+                      xyzz<F> *buckets, bool store0, aff_spare spare = aff_spare{nullptr, nullptr})
 {
     int rc;
     if (m == 0) return 0;
+    const bool aff = x.acc.kind == MSM_ACC_AFFINE && store0 && spare.codes;
+    if (aff) k0 = x.template wave_kper<F, acc_aff_fn<F>>(m) * (x.acc.kmul ? x.acc.kmul : 1);
     size_t T = (m + k0 - 1) / k0;
     for (int i = 0; i < 2; i++) {
         if ((rc = x.ensure(&b.pk[i], 2 * T * sizeof(uint32_t)))) return rc;
         if ((rc = x.ensure(&b.pp[i], 2 * T * sizeof(xyzz<F>)))) return rc;
     }
     sink<F> out{buckets, T > 1 ? (uint32_t *)b.pk[0] : nullptr, (xyzz<F> *)b.pp[0], store0};
-    if ((rc = x.template launch<F>(T, acc_fn<F, Src>{keys, src, m, k0, out}, "accumulate"))) return rc;
+    if constexpr (std::is_same<Src, src_bases<F>>::value) {
+        if (aff) {
+            acc_aff_fn<F> f{keys, src, m, k0, out, spare.codes, spare.starts, x.acc.min_batch};
+            if ((rc = x.template launch<F>(T, f, "accumulate (affine)"))) return rc;
+        }
+    }
+    if (!aff && (rc = x.template launch<F>(T, acc_fn<F, Src>{keys, src, m, k0, out}, "accumulate"))) return rc;
     int cur = 0;
     while (T > 1) {
         size_t mm = 2 * T, T2 = (mm + MSM_KP - 1) / MSM_KP;
@@ -306,8 +329,11 @@ int plan_add(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, si
             x.mark("sort");
             if (!st->persist && (rc = x.zero(b.buckets, g * B * sizeof(xyzz<F>)))) return rc;
             src_bases<F> src{bases, sv};
+            /* the sort's other buffers are free until the next group: the affine run table */
+            aff_spare spare{sk == (uint32_t *)b.keys[0] ? (uint32_t *)b.keys[1] : (uint32_t *)b.keys[0],
+                            sv == (uint32_t *)b.vals[0] ? (uint32_t *)b.vals[1] : (uint32_t *)b.vals[0]};
             if ((rc = accumulate_levels<F>(x, b, sk, src, m, x.template level0_kper<F, src_bases<F>>(m),
-                                           (xyzz<F> *)b.buckets, !st->persist)))
+                                           (xyzz<F> *)b.buckets, !st->persist, spare)))
                 return rc;
             x.mark("accumulate");
             if (!st->persist && (rc = plan_reduce<F>(x, b, c, w0, g))) return rc;

@@ -4,6 +4,7 @@
  * MSMs on the backend's thread pool; finish (on a finisher) assembles A, B, C with r, s;
  * verify runs the pairing check against the key's vk. Stage times go to the trace.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,6 +160,14 @@ static int cpu_verify(void *be, void *key, backend_job *job)
     }
     int rc = groth16_verify(&pk->vk, job->proof, pub, n);
     if (pub != small) free(pub);
+    if (rc == CUZK_EFORMAT) {
+        /* The proof just made does not decode: a point off the subgroup or at infinity, from a
+         * corrupted key (loaded without CUZK_SRS_CHECK_SUBGROUP) or a faulty device. It fails
+         * the self-check like any wrong proof. */
+        char detail[400];
+        snprintf(detail, sizeof detail, "%s", err_detail());
+        rc = err_set(CUZK_EVERIFY, "the proof made fails its self-check: %s (a corrupted key?)", detail);
+    }
     return rc;
 }
 
