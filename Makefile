@@ -137,7 +137,9 @@ $(BUILD)/test/test_prove_alloc: TEST_LDFLAGS := $(foreach f,malloc calloc reallo
 # test_counts refuses any huge request to the C heap or mmap from the library (the same --wrap).
 $(BUILD)/test/test_counts: TEST_LDFLAGS := $(foreach f,malloc calloc realloc aligned_alloc posix_memalign mmap,-Wl,--wrap=$(f))
 
-# test/support: compiled once, linked into every test (not once per test binary).
+# test/support: compiled once, linked into every test (not once per test binary); kept, not
+# deleted as intermediates of the pattern rules below.
+.SECONDARY: $(TESTLIB_OBJS)
 $(BUILD)/obj/test/support/%.o: test/support/%.c $(FLAGS_CC)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -MMD -MP -c $< -o $@

@@ -23,13 +23,18 @@ saved_CUDA_ARCHS_WHY := $(CUDA_ARCHS_WHY)
 saved_OPT := $(OPT)
 saved_SANITIZE := $(SANITIZE)
 endef
-$(call record,$(CONFIG_FILE),$(config_text))
 FLAGS_CC   := $(BUILD)/flags/cc
 FLAGS_NVCC := $(BUILD)/flags/nvcc
 FLAGS_LINK := $(BUILD)/flags/link
-$(call record,$(FLAGS_CC),$(CC) $(ALL_CFLAGS) $(CPPFLAGS_LIB))
-$(call record,$(FLAGS_NVCC),$(NVCC) $(NVCCFLAGS) $(NVCC_THREADS) $(GENCODE))
-$(call record,$(FLAGS_LINK),$(CC) $(LDLIBS) $(LIB_OBJS))
+# Goals that build nothing (help, clean, deps ...) leave the directory alone.
+QUIET_GOALS := help clean deps check-deps uninstall
+BUILDING    := $(filter-out $(QUIET_GOALS),$(or $(MAKECMDGOALS),all))
+ifneq ($(BUILDING),)
+  $(call record,$(CONFIG_FILE),$(config_text))
+  $(call record,$(FLAGS_CC),$(CC) $(ALL_CFLAGS) $(CPPFLAGS_LIB))
+  $(call record,$(FLAGS_NVCC),$(NVCC) $(NVCCFLAGS) $(NVCC_THREADS) $(GENCODE))
+  $(call record,$(FLAGS_LINK),$(CC) $(LDLIBS) $(LIB_OBJS))
+endif
 
 ifeq ($(USE_CUDA),1)
   BUILD_WHAT := CUDA kernels for $(CUDA_TARGETS)$(if $(CUDA_PTX), + PTX compute_$(CUDA_PTX:sm_%=%)) ($(CUDA_ARCHS_WHY))
@@ -38,9 +43,8 @@ else ifeq ($(CUZK_CUDA),0)
 else
   BUILD_WHAT := CPU only (no nvcc at $(NVCC); set CUDA_HOME or NVCC to build the CUDA kernels)
 endif
-QUIET_GOALS := help clean deps check-deps uninstall
 ifeq ($(MAKELEVEL),0)
-  ifneq ($(filter-out $(QUIET_GOALS),$(or $(MAKECMDGOALS),all)),)
+  ifneq ($(BUILDING),)
     $(info libcuzk $(BUILD)/: $(BUILD_WHAT); OPT=$(OPT)$(if $(SANITIZE), SANITIZE=$(SANITIZE)); \
       -j$(NPROC) unless -jN is given$(if $(CONFIG_RECALLED),; remembered in $(CONFIG_FILE): $(strip $(foreach v,$(CONFIG_RECALLED),$(if $(strip $($(v))),$(v)=$(strip $($(v))))))))
   endif

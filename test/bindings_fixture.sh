@@ -36,10 +36,12 @@ FX=$(cd "$FX" && pwd)
 stage_install() {
   local cuda=${USE_CUDA:-}
   [ -n "$cuda" ] || { [ -d "$BUILD/obj/kernels" ] && cuda=1 || cuda=0; } # never rebuild another way
-  STAGE=$(pwd)/$BUILD/stage
+  # one staging prefix per test: run-tests.sh runs the Go and Rust tests side by side
+  local name; name=$(basename "$0" .sh)
+  STAGE=$(pwd)/$BUILD/stage-$name
   rm -rf "$STAGE"
   make --no-print-directory -s install BUILD="$BUILD" CUZK_CUDA="$cuda" DESTDIR="$STAGE" PREFIX=/usr/local \
-    >"$BUILD/stage.log" 2>&1 || { echo "not ok - make install into $STAGE failed"; cat "$BUILD/stage.log"; exit 1; }
+    >"$BUILD/stage-$name.log" 2>&1 || { echo "not ok - make install into $STAGE failed"; cat "$BUILD/stage-$name.log"; exit 1; }
   export PKG_CONFIG_LIBDIR=$STAGE/usr/local/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$STAGE
   unset PKG_CONFIG_PATH
   STAGE_LIB=$STAGE/usr/local/lib
