@@ -141,9 +141,11 @@ $(CLI): $(CLI_SRCS) $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $(CLI_SRCS) $(STATIC) $(LDLIBS)
 
-$(BENCH): $(BENCH_SRCS) $(STATIC) bench/bench.h
+# The bench links the test-only trivial backend (cuzk-bench engine) from test/support.
+BENCH_TEST_SRCS := test/support/backend_trivial.c
+$(BENCH): $(BENCH_SRCS) $(BENCH_TEST_SRCS) $(STATIC) bench/bench.h
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -Ibench -o $@ $(BENCH_SRCS) $(STATIC) $(LDLIBS) $(if $(wildcard /usr/include/cjson/cJSON.h),-lcjson -DCUZK_HAVE_CJSON)
+	$(CC) $(PROG_CFLAGS) -Ibench -o $@ $(BENCH_SRCS) $(BENCH_TEST_SRCS) $(STATIC) $(LDLIBS) $(if $(wildcard /usr/include/cjson/cJSON.h),-lcjson -DCUZK_HAVE_CJSON)
 
 # The smallest host: public header only, linked against the shared library.
 $(HELLO): examples/hello.c $(SO_LINK)

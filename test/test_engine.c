@@ -15,6 +15,7 @@
 
 #include "cuzk/cuzk.h"
 #include "engine/engine.h"
+#include "support/backend_trivial.h"
 #include "support/testutil.h"
 
 static uint64_t mono_ns(void)
@@ -33,7 +34,7 @@ static cuzk_engine *make_engine(int workers, int64_t capacity, int verify, cuzk_
     assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_VERIFY, verify), CUZK_OK);
     if (fn) assert_int_equal(cuzk_config_set_trace(cfg, fn, user), CUZK_OK);
     cuzk_engine *e = NULL;
-    assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, &e), CUZK_OK);
+    assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, NULL, &e), CUZK_OK);
     cuzk_config_free(cfg);
     return e;
 }
@@ -371,7 +372,7 @@ static void priorities_then_fifo(void **state)
     assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
     assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_FINISHER_THREADS, 1), CUZK_OK);
     cuzk_engine *e;
-    assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, &e), CUZK_OK);
+    assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, NULL, &e), CUZK_OK);
     cuzk_config_free(cfg);
     cuzk_srs *slow = load(e, "trivial:work_ns=200000000"), *s = load(e, "trivial:");
     atomic_store(&prio_n, 0);
@@ -408,7 +409,7 @@ static void queue_capacity_and_host_memory(void **state)
     assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_QUEUE_CAPACITY, 4), CUZK_OK);
     assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_HOST_BUDGET_BYTES, 8 << 20), CUZK_OK);
     cuzk_engine *e;
-    assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, &e), CUZK_OK);
+    assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, NULL, &e), CUZK_OK);
     cuzk_config_free(cfg);
     cuzk_srs *s = load(e, "trivial:work_ns=20000000");
     reset_released();
@@ -495,7 +496,7 @@ static void trace_events_and_slow_callback(void **state)
     assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
     assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_TRACE_CAPACITY, 16), CUZK_OK);
     assert_int_equal(cuzk_config_set_trace(cfg, on_event, &log), CUZK_OK);
-    assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, &e), CUZK_OK);
+    assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, NULL, &e), CUZK_OK);
     cuzk_config_free(cfg);
     s = load(e, "trivial:");
     uint64_t t0 = mono_ns();

@@ -249,9 +249,10 @@ static void cuda_worker_fini(void *ws)
     free(w);
 }
 
-static int cuda_worker_init(void *be, uint32_t device, uint32_t worker, void **ws)
+static int cuda_worker_init(void *be, uint32_t device, uint32_t worker, uint32_t flags, void **ws)
 {
     (void)worker;
+    (void)flags; /* BACKEND_WORKER_URGENT: streams of the highest priority (the lead wires it) */
     cuda_backend *b = be;
     cuda_worker *w = calloc(1, sizeof *w);
     if (!w) return err_set(CUZK_ENOMEM, "CUDA backend: out of memory");
@@ -536,8 +537,9 @@ static int cuda_finish(void *be, backend_job *job)
 
 static int cuda_verify(void *be, void *key, backend_job *job)
 {
-    /* the CPU backend's pairing check reads only the params (the first member of our key) */
-    return backend_cpu_ops.verify(be, ((cuda_key *)key)->pk, job);
+    /* the pairing check reads only the params */
+    (void)be;
+    return backend_verify_proof(((cuda_key *)key)->pk, job);
 }
 
 /* cuzk_host_alloc memory: page-locked for every device, so partitions built there are copied
@@ -559,7 +561,6 @@ const backend_ops backend_cuda_ops = {
     .name = "cuda",
     .kind = CUZK_BACKEND_CUDA,
     .priv_size = sizeof(cuda_job),
-    .heap_until_finish = 0, /* start is synchronous in this version: nothing reads the heap later */
     .inflight_per_worker = 2,
     .create = cuda_create,
     .destroy = cuda_destroy,
