@@ -16,7 +16,7 @@ static const struct {
     {"export-vk", cmd_export_vk, "--vk V.vk --format snarkjs"},
     {"export-proof", cmd_export_proof, "--proof P.proof --format snarkjs"},
     {"export-public", cmd_export_public, "--r1cs C.r1cs --wtns W.wtns"},
-    {"gen", cmd_gen, "--shape porep --constraints N --r1cs OUT.r1cs --wtns OUT.wtns [--seed HEX64]"},
+    {"gen", cmd_gen, "--shape porep|snap|wpost|winning (--constraints N | --log N) --r1cs OUT.r1cs --wtns OUT.wtns [--seed HEX64]"},
     {"demo", cmd_demo, "[--log N] [--count 10] [--workers W] [--threads T] [--backend auto|cpu|cuda] "
                        "[--cache DIR]   prove a batch of PoRep-shaped partitions through the engine, "
                        "verify them, print per-stage times and a timeline"},
