@@ -180,14 +180,14 @@ void btrace_print(const btrace_summary *s, const btrace_log *l, int parts, int f
         if (s->stage_n[k]) printf("    %-22s %10.2f\n", btrace_kind_name(k), s->stage_med_ms[k]);
 }
 
-int btrace_write_json(const char *path, const btrace_summary *s, const char *desc, int log_m, int parts,
-                      int workers, int synthetic)
+int btrace_write_json(const char *path, const btrace_summary *s, const char *shape, const char *desc, int log_m,
+                      int parts, int workers, int synthetic)
 {
     FILE *f = fopen(path, "w");
     if (!f) return -1;
-    fprintf(f, "{\"bench\":\"pipeline\",\"shape\":\"porep\",\"log_m\":%d,\"partitions\":%d,\"workers\":%d,"
+    fprintf(f, "{\"bench\":\"pipeline\",\"shape\":\"%s\",\"log_m\":%d,\"partitions\":%d,\"workers\":%d,"
                "\"verified\":%s,\"desc\":\"%s\",\"partitions_per_s\":%.4f,\"device_ms_median\":%.3f,\"devices\":[",
-            log_m, parts, workers, synthetic ? "false" : "true", desc, s->parts_per_s, s->device_ms_med);
+            shape, log_m, parts, workers, synthetic ? "false" : "true", desc, s->parts_per_s, s->device_ms_med);
     for (int d = 0; d < s->ndev; d++)
         fprintf(f, "%s{\"device\":%d,\"busy_pct\":%.3f,\"window_ms\":%.3f,\"gap_p50_ms\":%.4f,\"gap_p99_ms\":%.4f,"
                    "\"gap_max_ms\":%.4f,\"idle_max_ms\":%.4f}",

@@ -37,8 +37,8 @@ void btrace_result(btrace_log *log, const cuzk_result *r);
 /* Only events whose user_tag is 1..parts are measured (warm-up partitions carry others). */
 void btrace_analyze(const btrace_log *log, uint64_t parts, btrace_summary *out);
 void btrace_print(const btrace_summary *s, const btrace_log *log, int parts, int failures, int synthetic);
-int btrace_write_json(const char *path, const btrace_summary *s, const char *desc, int log_m, int parts,
-                      int workers, int synthetic);
+int btrace_write_json(const char *path, const btrace_summary *s, const char *shape, const char *desc, int log_m,
+                      int parts, int workers, int synthetic);
 int btrace_write_chrome(const char *path, const btrace_log *log);
 int btrace_write_svg(const char *path, const btrace_log *log, const char *title);
 void btrace_free(btrace_log *log);
