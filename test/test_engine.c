@@ -1,7 +1,8 @@
 /* The engine's life cycle through the public API, on the test-only trivial backend: NULL
  * and malformed arguments, round trips, cancel of queued and running jobs, destroy with
- * jobs in flight, exactly-once release callbacks, stale and foreign handles, priorities,
- * the self-check, keys released while in use, host memory and the trace path. */
+ * jobs in flight, exactly-once release callbacks, stale and foreign handles, priorities and
+ * the urgent worker, the self-check, keys released while in use, host memory and the trace
+ * path. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -401,6 +402,101 @@ static void priorities_then_fifo(void **state)
     cuzk_engine_destroy(e);
 }
 
+/* CUZK_OPT_URGENT_PRIORITY = 5 on one worker busy with a 0.3 s partition and two more
+ * queued: a priority-6 partition runs at once on the extra (urgent) worker and its result is
+ * first; a priority-4 one is not urgent and waits for the worker like the backlog (ahead of
+ * it). Without the option the same urgent partition waits for the running one. The trace
+ * shows which worker ran what: the urgent worker never takes a partition below 5. */
+static _Atomic int32_t start_worker[32];
+static void on_start(const cuzk_trace_event *ev, void *user)
+{
+    (void)user;
+    if (ev->kind == CUZK_TRACE_START && ev->user_tag < 32) atomic_store(&start_worker[ev->user_tag], ev->worker);
+}
+
+static void urgent_worker_skips_the_backlog(void **state)
+{
+    (void)state;
+    for (int on = 1; on >= 0; on--) {
+        cuzk_config *cfg;
+        assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
+        assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_URGENT_PRIORITY, 8), CUZK_EINVAL);
+        assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_URGENT_PRIORITY, -1), CUZK_EINVAL);
+        assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_URGENT_PRIORITY, on ? 5 : 0), CUZK_OK);
+        assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_FINISHER_THREADS, 1), CUZK_OK);
+        assert_int_equal(cuzk_config_set_trace(cfg, on_start, NULL), CUZK_OK);
+        cuzk_engine *e;
+        assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, NULL, &e), CUZK_OK);
+        cuzk_config_free(cfg);
+        cuzk_stats st = {.struct_size = sizeof st};
+        assert_int_equal(cuzk_engine_stats(e, &st), CUZK_OK);
+        assert_int_equal(st.workers, on ? 2 : 1);
+        for (int i = 0; i < 32; i++) atomic_store(&start_worker[i], -2);
+        cuzk_srs *slow = load(e, "trivial:work_ns=300000000"), *fast = load(e, "trivial:work_ns=1000000");
+        for (uint64_t t = 1; t <= 3; t++) submit(e, slow, t, 0);
+        do assert_int_equal(cuzk_engine_stats(e, &st), CUZK_OK);
+        while (st.running < 1);
+        uint64_t t0 = mono_ns();
+        submit(e, fast, 10, 6);
+        submit(e, fast, 11, 4);
+        cuzk_result r = poll1(e);
+        uint64_t took = mono_ns() - t0;
+        if (on) {
+            assert_int_equal(r.user_tag, 10);
+            assert_true(took < 150000000ull); /* the running partition has >= 250 ms left */
+        } else {
+            assert_int_equal(r.user_tag, 1);
+            assert_int_equal(poll1(e).user_tag, 10);
+        }
+        uint64_t order[4], n = on ? 4 : 3; /* 5 partitions, 1 or 2 polled */
+        for (uint64_t i = 0; i < n; i++) order[i] = poll1(e).user_tag;
+        /* the rest in run order on the one normal worker: 1 (running), 11 (priority 4), 2, 3 */
+        const uint64_t expect_on[4] = {1, 11, 2, 3}, expect_off[3] = {11, 2, 3};
+        for (uint64_t i = 0; i < n; i++) assert_int_equal(order[i], on ? expect_on[i] : expect_off[i]);
+        cuzk_srs_release(slow);
+        cuzk_srs_release(fast);
+        cuzk_engine_destroy(e); /* delivers the trace */
+        for (int t = 1; t <= 11; t++) {
+            if (t > 3 && t < 10) continue;
+            assert_int_equal(atomic_load(&start_worker[t]), on && t == 10 ? 1 : 0);
+        }
+    }
+}
+
+/* A key released while a partition uses it lives until that partition ends: the job
+ * completes with its proof, the key is freed before the result is posted, and the handle
+ * refuses new work meanwhile. CUZK_SRS_PIN is a known flag. */
+static void key_lives_while_used(void **state)
+{
+    (void)state;
+    cuzk_engine *e = make_engine(1, 16, 1, NULL, NULL);
+    int64_t live0 = backend_trivial_keys_live();
+    cuzk_srs *s = load(e, "trivial:work_ns=200000000"), *pinned = NULL;
+    assert_int_equal(cuzk_srs_load(e, "trivial:", CUZK_SRS_PIN | CUZK_SRS_CHECK_SUBGROUP, &pinned), CUZK_OK);
+    assert_int_equal(backend_trivial_keys_live(), live0 + 2);
+    submit(e, s, 1, 0);
+    cuzk_stats st = {.struct_size = sizeof st};
+    do assert_int_equal(cuzk_engine_stats(e, &st), CUZK_OK);
+    while (st.running < 1);
+    cuzk_srs_release(s);
+    assert_int_equal(backend_trivial_keys_live(), live0 + 2); /* still in use */
+    cuzk_partition p = part(2, 0);
+    cuzk_job h;
+    assert_int_equal(cuzk_submit_partition(e, s, &p, &h), CUZK_EINVAL);
+    assert_non_null(strstr(cuzk_last_error(), "released"));
+    cuzk_result r = poll1(e);
+    assert_int_equal(r.status, CUZK_OK);
+    uint8_t want[192];
+    expected_proof(want, 1);
+    assert_memory_equal(r.proof, want, 192);
+    assert_int_equal(backend_trivial_keys_live(), live0 + 1); /* freed with its last job */
+    submit(e, pinned, 3, 0);
+    assert_int_equal(poll1(e).status, CUZK_OK);
+    cuzk_srs_release(pinned);
+    assert_int_equal(backend_trivial_keys_live(), live0);
+    cuzk_engine_destroy(e);
+}
+
 static void queue_capacity_and_host_memory(void **state)
 {
     (void)state;
@@ -525,6 +621,8 @@ int main(void)
         cmocka_unit_test(cancel_queued_and_running),
         cmocka_unit_test(destroy_with_jobs_in_flight),
         cmocka_unit_test(priorities_then_fifo),
+        cmocka_unit_test(urgent_worker_skips_the_backlog),
+        cmocka_unit_test(key_lives_while_used),
         cmocka_unit_test(queue_capacity_and_host_memory),
         cmocka_unit_test(trace_events_and_slow_callback),
     };
