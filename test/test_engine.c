@@ -402,11 +402,13 @@ static void priorities_then_fifo(void **state)
     cuzk_engine_destroy(e);
 }
 
-/* CUZK_OPT_URGENT_PRIORITY = 5 on one worker busy with a 0.3 s partition and two more
- * queued: a priority-6 partition runs at once on the extra (urgent) worker and its result is
- * first; a priority-4 one is not urgent and waits for the worker like the backlog (ahead of
- * it). Without the option the same urgent partition waits for the running one. The trace
- * shows which worker ran what: the urgent worker never takes a partition below 5. */
+/* CUZK_OPT_URGENT_PRIORITY = 5 on one worker busy with a 0.5 s partition and two more
+ * queued: the engine has 3 urgent workers (levels 5, 6, 7). A slow priority-5 partition
+ * takes the level-5 worker; then a priority-6 and a priority-7 partition still start at once
+ * (levels 6 and 7) and their results come first, while a priority-4 one is not urgent and
+ * waits for the ordinary worker (ahead of the backlog). Without the option everything runs
+ * on the one worker in priority order after the running partition. The trace shows which
+ * worker ran what: no urgent worker ever takes a partition below its level. */
 static _Atomic int32_t start_worker[32];
 static void on_start(const cuzk_trace_event *ev, void *user)
 {
@@ -414,7 +416,7 @@ static void on_start(const cuzk_trace_event *ev, void *user)
     if (ev->kind == CUZK_TRACE_START && ev->user_tag < 32) atomic_store(&start_worker[ev->user_tag], ev->worker);
 }
 
-static void urgent_worker_skips_the_backlog(void **state)
+static void urgent_workers_skip_the_backlog(void **state)
 {
     (void)state;
     for (int on = 1; on >= 0; on--) {
@@ -430,35 +432,49 @@ static void urgent_worker_skips_the_backlog(void **state)
         cuzk_config_free(cfg);
         cuzk_stats st = {.struct_size = sizeof st};
         assert_int_equal(cuzk_engine_stats(e, &st), CUZK_OK);
-        assert_int_equal(st.workers, on ? 2 : 1);
+        assert_int_equal(st.workers, on ? 4 : 1);
         for (int i = 0; i < 32; i++) atomic_store(&start_worker[i], -2);
-        cuzk_srs *slow = load(e, "trivial:work_ns=300000000"), *fast = load(e, "trivial:work_ns=1000000");
+        cuzk_srs *slow = load(e, "trivial:work_ns=500000000"), *fast = load(e, "trivial:work_ns=1000000");
         for (uint64_t t = 1; t <= 3; t++) submit(e, slow, t, 0);
         do assert_int_equal(cuzk_engine_stats(e, &st), CUZK_OK);
         while (st.running < 1);
+        submit(e, slow, 12, 5);
+        if (on) {
+            do assert_int_equal(cuzk_engine_stats(e, &st), CUZK_OK);
+            while (st.running < 2);
+        }
         uint64_t t0 = mono_ns();
         submit(e, fast, 10, 6);
         submit(e, fast, 11, 4);
-        cuzk_result r = poll1(e);
-        uint64_t took = mono_ns() - t0;
-        if (on) {
-            assert_int_equal(r.user_tag, 10);
-            assert_true(took < 150000000ull); /* the running partition has >= 250 ms left */
-        } else {
-            assert_int_equal(r.user_tag, 1);
-            assert_int_equal(poll1(e).user_tag, 10);
+        submit(e, fast, 13, 7);
+        uint64_t order[7];
+        for (int i = 0; i < 7; i++) {
+            order[i] = poll1(e).user_tag;
+            if (on && i == 1) assert_true(mono_ns() - t0 < 300000000ull); /* the slow ones have >= 400 ms left */
         }
-        uint64_t order[4], n = on ? 4 : 3; /* 5 partitions, 1 or 2 polled */
-        for (uint64_t i = 0; i < n; i++) order[i] = poll1(e).user_tag;
-        /* the rest in run order on the one normal worker: 1 (running), 11 (priority 4), 2, 3 */
-        const uint64_t expect_on[4] = {1, 11, 2, 3}, expect_off[3] = {11, 2, 3};
-        for (uint64_t i = 0; i < n; i++) assert_int_equal(order[i], on ? expect_on[i] : expect_off[i]);
+        if (on) {
+            assert_true((order[0] == 10 && order[1] == 13) || (order[0] == 13 && order[1] == 10));
+            /* the ordinary worker's run order: 1 (running), 11 (priority 4), 2, 3; 12 anywhere */
+            uint64_t normal[4], n = 0;
+            for (int i = 2; i < 7; i++)
+                if (order[i] != 12) normal[n++] = order[i];
+            assert_int_equal(n, 4);
+            const uint64_t expect[4] = {1, 11, 2, 3};
+            for (int i = 0; i < 4; i++) assert_int_equal(normal[i], expect[i]);
+        } else {
+            const uint64_t expect[7] = {1, 13, 10, 12, 11, 2, 3};
+            for (int i = 0; i < 7; i++) assert_int_equal(order[i], expect[i]);
+        }
         cuzk_srs_release(slow);
         cuzk_srs_release(fast);
         cuzk_engine_destroy(e); /* delivers the trace */
-        for (int t = 1; t <= 11; t++) {
+        for (int t = 1; t <= 13; t++) {
             if (t > 3 && t < 10) continue;
-            assert_int_equal(atomic_load(&start_worker[t]), on && t == 10 ? 1 : 0);
+            int32_t w = atomic_load(&start_worker[t]);
+            if (!on || t <= 3 || t == 11) assert_int_equal(w, 0);
+            else if (t == 12) assert_int_equal(w, 1);  /* level 5: the only free one it may use */
+            else if (t == 10) assert_int_equal(w, 2);  /* level 6 (level 5 busy, level 7 too high) */
+            else assert_true(w == 2 || w == 3);        /* 13: level 7, or level 6 once 10 is done */
         }
     }
 }
@@ -621,7 +637,7 @@ int main(void)
         cmocka_unit_test(cancel_queued_and_running),
         cmocka_unit_test(destroy_with_jobs_in_flight),
         cmocka_unit_test(priorities_then_fifo),
-        cmocka_unit_test(urgent_worker_skips_the_backlog),
+        cmocka_unit_test(urgent_workers_skip_the_backlog),
         cmocka_unit_test(key_lives_while_used),
         cmocka_unit_test(queue_capacity_and_host_memory),
         cmocka_unit_test(trace_events_and_slow_callback),

@@ -209,10 +209,12 @@ enum {
                                         callback still runs once, after the retry. On a GPU
                                         engine a CPU prover (CPU_THREADS threads) is kept
                                         for it. 0 = off (default)                              */
-    CUZK_OPT_URGENT_PRIORITY = 13    /* 1..7: partitions of this priority or higher are urgent:
-                                        each device gets one more worker, which takes only
-                                        them and runs beside the others (see "Priorities" at
-                                        cuzk_submit_partition). 0 = no urgent workers (default) */
+    CUZK_OPT_URGENT_PRIORITY = 13    /* T in 1..7: partitions of priority T or higher are urgent:
+                                        each device gets 8 - T more workers, one per level
+                                        L = T..7 taking only priorities >= L, which run beside
+                                        the others (see "Priorities" at cuzk_submit_partition).
+                                        Filecoin: 6 (WindowPoSt at 6, WinningPoSt at 7).
+                                        0 = no urgent workers (default)                        */
 };
 enum { CUZK_BACKEND_AUTO = 0, CUZK_BACKEND_CPU = 1, CUZK_BACKEND_CUDA = 2 };
 
@@ -287,23 +289,26 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  *   - Order: a worker that becomes free takes the oldest queued partition of the highest
  *     priority, so a partition starts before every lower-priority one still queued when it
  *     was submitted.
- *   - With CUZK_OPT_URGENT_PRIORITY = T: each device has one extra worker that takes only
- *     partitions of priority >= T. When it is free, an urgent partition starts at once,
- *     beside the partitions in flight, instead of waiting until one of them ends (so, with
- *     a saturated backlog, its result comes before those of the lower-priority partitions
- *     that had not started when it was submitted, unless it is the longer work by far).
+ *   - With CUZK_OPT_URGENT_PRIORITY = T: each device has 8 - T extra workers, one per
+ *     level L = T..7, the one of level L taking only partitions of priority >= L. A
+ *     partition of priority P >= T whose level's worker (or a free one of a lower urgent
+ *     level) is free starts at once, beside the partitions in flight, instead of waiting
+ *     until one of them ends (so, with a saturated backlog, its result comes before those
+ *     of the lower-priority partitions that had not started when it was submitted, unless
+ *     it is the longer work by far). A partition of the top level never waits behind a
+ *     lower urgent one: that one's worker cannot take it away from the level above.
  *     Its work takes precedence where the
  *     hardware allows: on CUDA its kernels run on streams of the highest stream priority
  *     (the GPU schedules their thread blocks ahead of the backlog's as blocks retire); on
  *     the CPU its loops' chunks are handed out before the backlog's. An urgent partition
- *     arriving while the urgent worker is busy is first in line for whichever worker frees
- *     first.
+ *     arriving while the urgent workers it may use are busy is first in line for whichever
+ *     of them, or of the ordinary workers, frees first.
  * What they do not guarantee:
  *   - No preemption: a started partition runs to its end. The urgent one shares the device
  *     (SMs already running another kernel's blocks, memory bandwidth, copy engines, host
  *     cores) and so takes longer than alone; the backlog slows by about its cost.
  *   - Memory: an urgent partition reserves its budget like any other and waits while the
- *     host or device budget is full; leave room for one urgent partition per device.
+ *     host or device budget is full; leave room for the urgent partitions of each device.
  *   - Results are posted in the order partitions finish, not by priority. No deadline, no
  *     aging: lower priorities wait as long as higher ones keep coming. The CPU retry
  *     (CUZK_OPT_RETRY_ON_CPU) of a failed urgent partition gets no precedence. Priorities

@@ -41,9 +41,10 @@ typedef struct backend_config {
     uint32_t workers_per_device; /* workers taking any partition                          */
     uint32_t cpu_threads;        /* 0 = one per online CPU */
     uint64_t device_budget_bytes;/* 0 = backend's choice */
-    /* Extra workers per device (0 or 1) that take only urgent partitions
-     * (CUZK_OPT_URGENT_PRIORITY): a device's memory must hold workers_per_device +
-     * urgent_workers_per_device workers' scratch. */
+    /* Extra workers per device that take only urgent partitions (CUZK_OPT_URGENT_PRIORITY
+     * = T: 8 - T of them, 0 when unset): a device's memory must hold their scratch too
+     * (each grows to the largest partition it ran; the top levels usually run only small
+     * WinningPoSt partitions). */
     uint32_t urgent_workers_per_device;
 } backend_config;
 
@@ -74,8 +75,8 @@ struct backend_job {
     int32_t device;              /* set by start: the device ordinal, -1 = CPU             */
     int32_t worker;              /* the engine's worker index                              */
     int32_t status;              /* start/finish may leave an error code here too          */
-    uint32_t urgent;             /* 1: run by a device's urgent worker (its partition's    */
-                                 /* priority >= CUZK_OPT_URGENT_PRIORITY)                  */
+    uint32_t urgent;             /* 0, or the level (1..7) of the urgent worker running it */
+                                 /* (CUZK_OPT_URGENT_PRIORITY; its priority is >= that)    */
     uint8_t proof[192];          /* written by finish                                      */
     uint64_t device_ns;          /* time on the device (or CPU) for the result; 0 = start's */
     void *priv;                  /* backend state from start to finish, priv_size bytes,   */
@@ -84,11 +85,16 @@ struct backend_job {
 
 /* worker_init flags */
 enum {
-    /* This worker takes only urgent partitions (CUZK_OPT_URGENT_PRIORITY) and runs beside
-     * the device's other workers: give its work precedence where the backend can (CUDA:
-     * streams of the highest stream priority; CPU: the thread pool's urgent lane). */
-    BACKEND_WORKER_URGENT = 1
+    /* This worker takes only urgent partitions (CUZK_OPT_URGENT_PRIORITY = T: each device
+     * has one urgent worker per level T..7, the one of level L taking priorities >= L) and
+     * runs beside the device's other workers: give its work precedence where the backend
+     * can (CUDA: streams of a higher stream priority, higher levels higher where the device
+     * has enough; CPU: the thread pool's urgent lane). The level is
+     * BACKEND_WORKER_LEVEL(flags). */
+    BACKEND_WORKER_URGENT = 1,
+    BACKEND_WORKER_LEVEL_SHIFT = 8
 };
+#define BACKEND_WORKER_LEVEL(flags) ((flags) >> BACKEND_WORKER_LEVEL_SHIFT)
 
 typedef struct backend_ops {
     const char *name;

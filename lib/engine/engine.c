@@ -134,7 +134,7 @@ static void run_job(worker *w, uint64_t h)
     j->worker = w;
     j->bj.worker = (int32_t)w->index;
     j->bj.device = w->device;
-    j->bj.urgent = w->min_level != 0;
+    j->bj.urgent = w->min_level;
     atomic_fetch_add_explicit(&e->dequeued.v, 1, memory_order_relaxed); /* a statistic */
     trace_emit(&e->tr, CUZK_TRACE_QUEUE_WAIT, w->device, (int32_t)w->index, h, j->p.user_tag,
                j->t_submit, j->t_dequeue, 0);
@@ -189,8 +189,8 @@ static void *worker_main(void *arg)
 {
     worker *w = arg;
     cuzk_engine *e = w->engine;
-    w->init_rc = e->ops->worker_init(e->be, w->device_index, w->index,
-                                     w->min_level ? BACKEND_WORKER_URGENT : 0, &w->ws);
+    uint32_t flags = w->min_level ? BACKEND_WORKER_URGENT | w->min_level << BACKEND_WORKER_LEVEL_SHIFT : 0;
+    w->init_rc = e->ops->worker_init(e->be, w->device_index, w->index, flags, &w->ws);
     if (w->init_rc != CUZK_OK) snprintf(w->init_detail, sizeof w->init_detail, "%s", err_detail());
     /* release: engine creation reads init_rc after seeing the count */
     atomic_fetch_add_explicit(&e->workers_ready, 1, memory_order_release);
@@ -199,7 +199,7 @@ static void *worker_main(void *arg)
     const uint32_t max_inflight = e->ops->inflight_per_worker ? e->ops->inflight_per_worker : 1;
     /* an urgent worker sleeps on its own count, so a notification meant for the others is
      * never spent on a worker that may not take the job */
-    evcount *work = w->min_level ? &e->urgent_work : &e->work;
+    evcount *work = w->min_level ? &e->urgent_work[w->min_level] : &e->work;
     uint64_t idle_since = now_ns();
     for (;;) {
         /* acquire: pairs with destroy's release store; all jobs are posted by then */
@@ -429,7 +429,7 @@ int engine_create_with_backend(const cuzk_config *cfg, const backend_ops *ops, c
     config_resolve(cfg, &e->o);
     e->ops = ops;
     evc_init(&e->work);
-    evc_init(&e->urgent_work);
+    for (int l = 0; l < TRACKER_LEVELS; l++) evc_init(&e->urgent_work[l]);
     evc_init(&e->finish);
     evc_init(&e->results);
     budget_init(&e->host, e->o.host_budget);
@@ -438,7 +438,8 @@ int engine_create_with_backend(const cuzk_config *cfg, const backend_ops *ops, c
     atomic_init(&e->srs_dead, NULL);
     e->magic = ENGINE_MAGIC;
 
-    const uint32_t urgent_workers = e->o.urgent_priority ? 1 : 0; /* per device */
+    /* per device: one urgent worker for each level from the urgent priority T to the top */
+    const uint32_t urgent_workers = e->o.urgent_priority ? TRACKER_LEVELS - e->o.urgent_priority : 0;
     backend_config bc = {.device_mask = e->o.device_mask,
                          .workers_per_device = e->o.workers_per_device,
                          .cpu_threads = e->o.cpu_threads,
@@ -505,8 +506,10 @@ int engine_create_with_backend(const cuzk_config *cfg, const backend_ops *ops, c
             engine_free(e);
             return err_set(CUZK_ENOMEM, "cuzk_engine_create: cannot start finisher threads");
         }
-    /* workers 0 .. ndev*wpd-1 take any partition (wpd per device, in device order); then one
-     * urgent worker per device (CUZK_OPT_URGENT_PRIORITY), taking only urgent partitions */
+    /* workers 0 .. ndev*wpd-1 take any partition (wpd per device, in device order); then the
+     * urgent workers (CUZK_OPT_URGENT_PRIORITY = T), 8 - T per device in device order: the
+     * one of level L takes only partitions of priority >= L, so a partition of the top
+     * priority never waits behind a lower urgent one */
     uint32_t ndev = e->devices ? e->devices : 1, nnormal = ndev * e->o.workers_per_device;
     e->nworkers = nnormal + ndev * urgent_workers;
     if (!(e->workers = aligned_alloc(CUZK_CACHELINE, e->nworkers * sizeof *e->workers))) {
@@ -518,8 +521,8 @@ int engine_create_with_backend(const cuzk_config *cfg, const backend_ops *ops, c
         worker *w = &e->workers[i];
         w->engine = e;
         w->index = i;
-        w->device_index = i < nnormal ? i / e->o.workers_per_device : i - nnormal;
-        w->min_level = i < nnormal ? 0 : e->o.urgent_priority;
+        w->device_index = i < nnormal ? i / e->o.workers_per_device : (i - nnormal) / urgent_workers;
+        w->min_level = i < nnormal ? 0 : e->o.urgent_priority + (i - nnormal) % urgent_workers;
         w->device = ops->device_ordinal ? ops->device_ordinal(e->be, w->device_index) : -1;
         evc_init(&w->slot_free);
         atomic_init(&w->inflight, 0);
@@ -556,7 +559,7 @@ static void engine_free(cuzk_engine *e)
 {
     atomic_store_explicit(&e->stop, 1, memory_order_release);
     evc_notify(&e->work, EVC_ALL);
-    evc_notify(&e->urgent_work, EVC_ALL);
+    for (int l = 0; l < TRACKER_LEVELS; l++) evc_notify(&e->urgent_work[l], EVC_ALL);
     evc_notify(&e->finish, EVC_ALL);
     for (uint32_t i = 0; e->workers && i < e->nworkers; i++) {
         worker *w = &e->workers[i];

@@ -79,7 +79,7 @@ typedef struct worker {
     cuzk_engine *engine;
     pthread_t thread;
     uint32_t index, device_index;
-    uint32_t min_level;          /* lowest priority it takes: 0, or the urgent one */
+    uint32_t min_level;          /* lowest priority it takes: 0, or its urgent level */
     int32_t device;              /* ordinal reported in results and events       */
     void *ws;                    /* backend's worker state                       */
     int init_rc;
@@ -94,7 +94,7 @@ typedef struct counter {         /* one statistic on its own cache line */
 struct cuzk_engine {
     tracker trk;                 /* first: 64-byte aligned with the engine */
     evcount work;                /* workers: a job became ready            */
-    evcount urgent_work;         /* urgent workers: an urgent job did       */
+    evcount urgent_work[TRACKER_LEVELS]; /* urgent workers of level L: a job of priority >= L */
     evcount finish;              /* finishers: a job needs finishing        */
     evcount results;             /* pollers (and destroy): a result posted  */
     budget host;

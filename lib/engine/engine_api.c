@@ -153,8 +153,9 @@ CUZK_API int cuzk_submit_partition(cuzk_engine *e, cuzk_srs *srs, const cuzk_par
     atomic_fetch_add_explicit(&e->submitted.v, 1, memory_order_relaxed);
     tracker_enqueue(&e->trk, h, (unsigned)prio);
     evc_notify_if_waiting(&e->work, 1);
-    /* an urgent job wakes a sleeping urgent worker too: whichever comes first takes it */
-    if (e->o.urgent_priority && (uint32_t)prio >= e->o.urgent_priority) evc_notify_if_waiting(&e->urgent_work, 1);
+    /* an urgent job wakes the sleeping urgent workers that may take it too (levels T..prio):
+     * whichever comes first takes it */
+    for (uint32_t l = e->o.urgent_priority; l && l <= (uint32_t)prio; l++) evc_notify_if_waiting(&e->urgent_work[l], 1);
     trace_emit(&e->tr, CUZK_TRACE_SUBMIT, -1, -1, h, copy.user_tag, t0, now_ns(), est.host_bytes);
     *out = h;
     return CUZK_OK;
