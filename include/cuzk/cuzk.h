@@ -296,11 +296,11 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  *     until one of them ends (so, with a saturated backlog, its result comes before those
  *     of the lower-priority partitions that had not started when it was submitted, unless
  *     it is the longer work by far). A partition of the top level never waits behind a
- *     lower urgent one: that one's worker cannot take it away from the level above.
- *     Its work takes precedence where the
- *     hardware allows: on CUDA its kernels run on streams of the highest stream priority
- *     (the GPU schedules their thread blocks ahead of the backlog's as blocks retire); on
- *     the CPU its loops' chunks are handed out before the backlog's. An urgent partition
+ *     lower urgent one: that one's worker cannot take it away from the level above. Its
+ *     work takes precedence where the hardware allows: on CUDA its kernels run on streams
+ *     of a higher stream priority (the GPU schedules their thread blocks ahead of the
+ *     backlog's as blocks retire); on the CPU its loops' chunks are handed out before the
+ *     backlog's. An urgent partition
  *     arriving while the urgent workers it may use are busy is first in line for whichever
  *     of them, or of the ordinary workers, frees first.
  * What they do not guarantee:
@@ -309,6 +309,8 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  *     cores) and so takes longer than alone; the backlog slows by about its cost.
  *   - Memory: an urgent partition reserves its budget like any other and waits while the
  *     host or device budget is full; leave room for the urgent partitions of each device.
+ *   - After its device work a partition is finished (assembly, self-check: milliseconds)
+ *     by the finisher threads in arrival order, whatever its priority.
  *   - Results are posted in the order partitions finish, not by priority. No deadline, no
  *     aging: lower priorities wait as long as higher ones keep coming. The CPU retry
  *     (CUZK_OPT_RETRY_ON_CPU) of a failed urgent partition gets no precedence. Priorities

@@ -1,0 +1,196 @@
+/* Several keys and urgent partitions on the CUDA backend, through the public API (issue 17):
+ *   - two keys of different shapes (PoRep-shaped 2^16, WinningPoSt-shaped 2^12, the latter
+ *     pinned with CUZK_SRS_PIN) proven alternately on one CUDA engine, several in flight on
+ *     two workers, give the same bytes as the CPU engine proving each alone (same r, s), and
+ *     every proof verifies; the PoRep key is released while its partitions are queued and
+ *     running, and still serves them to the end;
+ *   - with a saturated PoRep backlog (two workers, CUZK_OPT_URGENT_PRIORITY = 7), an urgent
+ *     WinningPoSt partition is taken at once by the urgent worker (while backlog partitions
+ *     are running) and its result arrives before those of every backlog partition that had
+ *     not started when it was submitted.
+ * Oracle for the bytes: the CPU backend; for validity: cuzk_verify. Exits 77 without a GPU. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cuda_util.h"
+#include "cuzk/cuzk.h"
+#include "groth16/synth.h"
+#include "support/mixjob.h"
+#include "support/testkey.h"
+#include "support/testutil.h"
+
+static test_key kbulk, kurgent;
+
+static int setup(void **state)
+{
+    (void)state;
+    uint8_t seed[32];
+    synth_cfg cfg;
+    test_rand_bytes(seed, sizeof seed);
+    synth_cfg_for_shape_log(&cfg, synth_shape_find("porep"), 16, 0, seed);
+    if (test_key_make(&kbulk, &cfg, "gpu-mixed", 0)) return -1;
+    test_rand_bytes(seed, sizeof seed);
+    synth_cfg_for_shape_log(&cfg, synth_shape_find("winning"), 12, 0, seed);
+    return test_key_make(&kurgent, &cfg, "gpu-mixed", 1) ? -1 : 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    test_key_free(&kbulk);
+    test_key_free(&kurgent);
+    return 0;
+}
+
+static cuzk_engine *engine(int32_t backend, int workers, int urgent, mix_log *log)
+{
+    cuzk_config *cfg;
+    assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_BACKEND, backend), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_DEVICE_MASK, 1), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_WORKERS_PER_DEVICE, workers), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_URGENT_PRIORITY, urgent), CUZK_OK);
+    if (log) assert_int_equal(cuzk_config_set_trace(cfg, mix_log_event, log), CUZK_OK);
+    cuzk_engine *e;
+    int rc = cuzk_engine_create(cfg, &e);
+    if (rc) fprintf(stderr, "engine: %s\n", cuzk_last_error());
+    assert_int_equal(rc, CUZK_OK);
+    cuzk_config_free(cfg);
+    return e;
+}
+
+static cuzk_result poll1(cuzk_engine *e)
+{
+    cuzk_result r = {.struct_size = sizeof r};
+    assert_int_equal(cuzk_poll_result(e, &r, 600 * 1000000000ll), CUZK_OK);
+    if (r.status) fprintf(stderr, "partition %llu: %s\n", (unsigned long long)r.user_tag, cuzk_strerror(r.status));
+    return r;
+}
+
+static void two_keys_alternate_gpu_equals_cpu(void **state)
+{
+    (void)state;
+    enum { N = 8 };
+    static mix_job jobs[N];
+    static uint8_t cpu[N][192];
+    /* the oracle: the CPU engine, one key and one partition at a time */
+    for (int i = 0; i < N; i++) {
+        const test_key *k = i % 2 ? &kurgent : &kbulk;
+        cuzk_engine *e = engine(CUZK_BACKEND_CPU, 1, 0, NULL);
+        cuzk_srs *srs;
+        assert_int_equal(cuzk_srs_load(e, k->path, 0, &srs), CUZK_OK);
+        assert_int_equal(mix_job_make(&jobs[i], k, (uint8_t)i, (uint64_t)i, 0), CUZK_OK);
+        cuzk_job h;
+        assert_int_equal(cuzk_submit_partition(e, srs, &jobs[i].p, &h), CUZK_OK);
+        cuzk_result r = poll1(e);
+        assert_int_equal(mix_job_check(&jobs[i], &r), CUZK_OK);
+        memcpy(cpu[i], r.proof, 192);
+        cuzk_srs_release(srs);
+        cuzk_engine_destroy(e);
+    }
+    /* the CUDA engine: both keys, all partitions in flight, the PoRep key released early */
+    cuzk_engine *g = engine(CUZK_BACKEND_CUDA, 2, 7, NULL);
+    cuzk_stats st = {.struct_size = sizeof st};
+    assert_int_equal(cuzk_engine_stats(g, &st), CUZK_OK);
+    assert_int_equal(st.backend, CUZK_BACKEND_CUDA);
+    assert_int_equal(st.workers, 3); /* two + the level-7 urgent worker */
+    cuzk_srs *sa, *sb;
+    assert_int_equal(cuzk_srs_load(g, kbulk.path, 0, &sa), CUZK_OK);
+    assert_int_equal(cuzk_srs_load(g, kurgent.path, CUZK_SRS_PIN, &sb), CUZK_OK);
+    for (int i = 0; i < N; i++) {
+        const test_key *k = i % 2 ? &kurgent : &kbulk;
+        /* every fourth partition urgent: the urgent worker's streams give the same bytes */
+        assert_int_equal(mix_job_make(&jobs[i], k, (uint8_t)i, (uint64_t)i, i % 4 == 3 ? 7 : 0), CUZK_OK);
+        cuzk_job h;
+        assert_int_equal(cuzk_submit_partition(g, i % 2 ? sb : sa, &jobs[i].p, &h), CUZK_OK);
+    }
+    cuzk_srs_release(sa);
+    int seen[N] = {0};
+    for (int i = 0; i < N; i++) {
+        cuzk_result r = poll1(g);
+        assert_true(r.user_tag < N);
+        assert_int_equal(seen[r.user_tag]++, 0);
+        assert_true(r.device >= 0);
+        assert_int_equal(mix_job_check(&jobs[r.user_tag], &r), CUZK_OK);
+        assert_memory_equal(r.proof, cpu[r.user_tag], 192);
+    }
+    cuzk_srs_release(sb);
+    cuzk_engine_destroy(g);
+}
+
+static void urgent_before_the_backlog_gpu(void **state)
+{
+    (void)state;
+    enum { NB = 24, U = 60 };
+    static mix_log log;
+    mix_log_init(&log);
+    cuzk_engine *g = engine(CUZK_BACKEND_CUDA, 2, 7, &log);
+    cuzk_srs *sa, *sb;
+    assert_int_equal(cuzk_srs_load(g, kbulk.path, 0, &sa), CUZK_OK);
+    assert_int_equal(cuzk_srs_load(g, kurgent.path, CUZK_SRS_PIN, &sb), CUZK_OK);
+    /* warm both keys (twiddles, scratch growth) so the backlog below is steady */
+    static mix_job warm[2];
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(mix_job_make(&warm[i], i ? &kurgent : &kbulk, 100, 50 + (uint64_t)i, i ? 7 : 0), CUZK_OK);
+        cuzk_job h;
+        assert_int_equal(cuzk_submit_partition(g, i ? sb : sa, &warm[i].p, &h), CUZK_OK);
+        cuzk_result r = poll1(g);
+        assert_int_equal(mix_job_check(&warm[r.user_tag - 50], &r), CUZK_OK);
+    }
+    static mix_job bulk[NB], u;
+    for (int i = 0; i < NB; i++) {
+        assert_int_equal(mix_job_make(&bulk[i], &kbulk, (uint8_t)i, (uint64_t)i + 1, 0), CUZK_OK);
+        cuzk_job h;
+        assert_int_equal(cuzk_submit_partition(g, sa, &bulk[i].p, &h), CUZK_OK);
+    }
+    mix_log_wait_dequeued(&log, 3); /* both workers busy, the backlog deep */
+    assert_int_equal(mix_job_make(&u, &kurgent, 9, U, 7), CUZK_OK);
+    uint64_t t_submit = mix_now_ns();
+    cuzk_job h;
+    assert_int_equal(cuzk_submit_partition(g, sb, &u.p, &h), CUZK_OK);
+    for (int i = 0; i < NB + 1; i++) {
+        cuzk_result r = poll1(g);
+        assert_int_equal(mix_job_check(r.user_tag == U ? &u : &bulk[r.user_tag - 1], &r), CUZK_OK);
+    }
+    cuzk_srs_release(sa);
+    cuzk_srs_release(sb);
+    cuzk_engine_destroy(g); /* delivers the rest of the trace */
+    uint64_t u_deq = log.dequeued[U], u_res = log.result[U];
+    assert_true(u_deq && u_res);
+    int later = 0, running = 0;
+    for (uint64_t t = 1; t <= NB; t++) {
+        if (log.dequeued[t] > t_submit) {
+            later++;
+            assert_true(u_res < log.result[t]);
+        } else if (log.started_end[t] > u_deq) {
+            running++; /* a backlog partition still in its start when the urgent one was taken */
+        }
+    }
+    printf("urgent WinningPoSt 2^12: taken %.2f ms after submit, result %.2f ms after submit; %d backlog partitions "
+           "running then, %d not started (all finished after it)\n",
+           (double)(u_deq - t_submit) / 1e6, (double)(u_res - t_submit) / 1e6, running, later);
+    assert_int_equal(log.worker[U], 2); /* the urgent worker (workers 0, 1 are the ordinary ones) */
+    assert_true(running >= 1);
+    assert_true(later >= NB / 2);
+    mix_log_fini(&log);
+}
+
+int main(void)
+{
+    if (gpu_device_count() <= 0) {
+        printf("SKIP: no CUDA device\n");
+        return 77;
+    }
+    test_seed();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(two_keys_alternate_gpu_equals_cpu),
+        cmocka_unit_test(urgent_before_the_backlog_gpu),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
