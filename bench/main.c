@@ -16,8 +16,8 @@
     X("msm", bench_msm, "multi-scalar multiplication: --backend cpu --curve g1|g2 --log N [--threads T]") \
     X("ntt", bench_ntt, "Fr NTT: --log 20..27 [--backend cuda|cpu] [--runs N]") \
     X("pairing", bench_pairing, "Miller loop, final exponentiation, pairing (one thread)") \
-    X("pipeline", bench_pipeline, "a backlog of partitions through the engine: --shape porep --log N --partitions P [--devices LIST] [--workers W] [--trace f.json] [--svg f.svg] [--json f.json]") \
-    X("prove", bench_prove, "one Groth16 partition: --backend cpu|cuda|auto --shape porep --log N [--threads T] (stage times)") \
+    X("pipeline", bench_pipeline, "a backlog of partitions through the engine: --shape porep|snap|wpost|winning --log N --partitions P [--devices LIST] [--workers W] [--trace f.json] [--svg f.svg] [--json f.json]") \
+    X("prove", bench_prove, "one Groth16 partition: --backend cpu|cuda|auto --shape porep|snap|wpost|winning --log N [--threads T] (stage times)") \
     X("srs-load", bench_srs_load, "proving-key load throughput: --log N | --key FILE [--backend cpu|cuda|auto] [--reps R] [--json f]") \
     X("version", bench_version, "print the library version (a smoke test)")
 

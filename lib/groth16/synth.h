@@ -37,8 +37,8 @@ void synth_cfg_default(synth_cfg *cfg, uint64_t n, const uint8_t seed[32]);
  * log_m from 1 to 32. */
 void synth_cfg_for_domain(synth_cfg *cfg, unsigned log_m, const uint8_t seed[32]);
 
-/* One Filecoin circuit's proportions, per partition, as far as they are known (FORMATS.md
- * "Filecoin shapes" lists them with where each number comes from, and what is assumed). */
+/* One Filecoin circuit's proportions, per partition, as far as they are known (synth_shape.c
+ * and README.md say where each number comes from, and what is assumed). */
 typedef struct synth_shape {
     const char *name;       /* "porep", "snap", "wpost", "winning" */
     const char *what;       /* one line for reports */

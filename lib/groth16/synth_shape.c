@@ -1,7 +1,7 @@
 /*
  * The shape table (synth.h): each Filecoin circuit's proportions per partition, 32 GiB
- * sectors, as published or derived. FORMATS.md ("Filecoin shapes") keeps the same table
- * with its sources; what is assumed is said there and here:
+ * sectors, as published or derived. README.md ("Several circuits and urgent proofs") shows
+ * the same table for users; what is assumed is said there and here:
  *   porep    FORMATS.md: 130,278,869 constraints, 328 inputs, a_aux 99.7 %, b_aux 25.4 %
  *            (every B variable a bit), b_input 1; the bit share is not published: 90 %.
  *   snap     ~81 M constraints (FORMATS.md) in 2^27; 5 public inputs (k, comm_r_old,
