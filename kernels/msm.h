@@ -52,6 +52,20 @@ enum { MSM_SCALARS_HOST = 0, MSM_SCALARS_DEVICE = 1 };
 int msm_gpu_run(msm_gpu_ctx *ctx, const msm_gpu_bases *bases, size_t first, const void *scalars, size_t n,
                 int scalar_form, int scalars_where, void *out);
 
+/* An MSM whose bases arrive in pieces (streamed from host memory in chunks, or partly
+ * resident): begin fixes the window size for n_total points and the scalar form; each add
+ * accumulates sum scalars[i]·bases[i] over one piece whose n bases and scalars are in this
+ * context's device memory (scalars 16-byte aligned), enqueued on the context's stream — the
+ * piece's buffers may be reused once the stream has passed it (record an event after add);
+ * add blocks the caller only for a small count read-back. end writes the sum (g1_jac/g2_jac,
+ * host memory) and blocks until it is there. One accumulated MSM per context at a time;
+ * msm_gpu_run must not be called between begin and end. */
+int msm_gpu_acc_begin(msm_gpu_ctx *ctx, int curve, size_t n_total, int scalar_form);
+int msm_gpu_acc_add(msm_gpu_ctx *ctx, const void *d_bases, const void *d_scalars, size_t n);
+int msm_gpu_acc_end(msm_gpu_ctx *ctx, void *out);
+/* The stream the context runs on (a cudaStream_t). */
+void *msm_gpu_ctx_stream(const msm_gpu_ctx *ctx);
+
 /* What the last msm_gpu_run on ctx did: device time in ms (CUDA events around the whole run,
  * scalar upload included), window bits, and how many scalars were 0, 1 or other. */
 typedef struct {
@@ -67,6 +81,9 @@ void msm_gpu_last_stats(const msm_gpu_ctx *ctx, msm_gpu_stats *out);
  * values force buckets to straddle threads); window_bits 0 = chosen by size. */
 int msm_sim_run(int curve, const void *bases, const void *scalars, size_t n, int scalar_form,
                 unsigned window_bits, size_t max_entries, size_t acc_threads, void *out);
+/* The same as pieces of `piece` points accumulated one after another (msm_gpu_acc_*'s plan). */
+int msm_sim_run_pieces(int curve, const void *bases, const void *scalars, size_t n, int scalar_form,
+                       unsigned window_bits, size_t max_entries, size_t acc_threads, size_t piece, void *out);
 
 #ifdef __cplusplus
 }

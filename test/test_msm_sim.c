@@ -85,7 +85,10 @@ static void make_bases(int g2, void *out, size_t n, int shaped)
     }
 }
 
-static void run_case(int g2, size_t n, int kind, int shaped, unsigned window, size_t max_entries, size_t threads)
+/* piece = 0: one MSM; else the same accumulated in pieces of that many points (the streamed
+ * bases' path, msm_gpu_acc_*). */
+static void run_case_pieces(int g2, size_t n, int kind, int shaped, unsigned window, size_t max_entries, size_t threads,
+                            size_t piece)
 {
     void *bases = malloc((n ? n : 1) * sizeof(g2_aff));
     fr_t *k = malloc((n ? n : 1) * sizeof *k), *mk = malloc((n ? n : 1) * sizeof *k);
@@ -103,21 +106,40 @@ static void run_case(int g2, size_t n, int kind, int shaped, unsigned window, si
     if (!g2) {
         g1_jac want, got;
         msm_g1(&want, bases, k, n, NULL);
-        assert_int_equal(msm_sim_run(MSM_CURVE_G1, bases, mk, n, form, window, max_entries, threads, &got), 0);
+        assert_int_equal(msm_sim_run_pieces(MSM_CURVE_G1, bases, mk, n, form, window, max_entries, threads, piece, &got), 0);
         ok = g1_jac_eq(&want, &got);
     } else {
         g2_jac want, got;
         msm_g2(&want, bases, k, n, NULL);
-        assert_int_equal(msm_sim_run(MSM_CURVE_G2, bases, mk, n, form, window, max_entries, threads, &got), 0);
+        assert_int_equal(msm_sim_run_pieces(MSM_CURVE_G2, bases, mk, n, form, window, max_entries, threads, piece, &got), 0);
         ok = g2_jac_eq(&want, &got);
     }
     if (!ok)
-        printf("MISMATCH G%d n=%zu kind=%d shaped=%d window=%u max_entries=%zu threads=%zu form=%d\n", g2 + 1, n,
-               kind, shaped, window, max_entries, threads, form);
+        printf("MISMATCH G%d n=%zu kind=%d shaped=%d window=%u max_entries=%zu threads=%zu form=%d piece=%zu\n",
+               g2 + 1, n, kind, shaped, window, max_entries, threads, form, piece);
     assert_true(ok);
     free(bases);
     free(k);
     free(mk);
+}
+
+static void run_case(int g2, size_t n, int kind, int shaped, unsigned window, size_t max_entries, size_t threads)
+{
+    run_case_pieces(g2, n, kind, shaped, window, max_entries, threads, 0);
+}
+
+/* Accumulated in pieces (bases streamed from host memory): pieces of one point, pieces that
+ * do not divide n, pieces of only zeros or only ones, window groups and point chunks inside a
+ * piece, and G2. */
+static void test_pieces(void **state)
+{
+    (void)state;
+    run_case_pieces(0, 64, 4, 1, 0, 0, 7, 1);
+    run_case_pieces(0, 300, 4, 1, 0, 0, 7, 37);
+    run_case_pieces(0, 300, 1, 0, 0, 0, 5, 100); /* all zeros */
+    run_case_pieces(0, 200, 2, 0, 0, 0, 5, 64);  /* all ones */
+    run_case_pieces(0, 300, 4, 1, 6, 50, 3, 128);
+    run_case_pieces(1, 40, 4, 1, 0, 0, 3, 9);
 }
 
 static void test_small_g1(void **state)
@@ -156,6 +178,7 @@ int main(void)
         cmocka_unit_test(test_small_g1),
         cmocka_unit_test(test_plans_g1),
         cmocka_unit_test(test_g2),
+        cmocka_unit_test(test_pieces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

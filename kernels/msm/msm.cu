@@ -317,6 +317,11 @@ struct msm_gpu_ctx {
     unsigned window_fix = 0;
     cudaEvent_t ev[2];
     msm_gpu_stats last;
+    /* an accumulated MSM in progress (msm_gpu_acc_*): its curve (0 = none), form and plan */
+    int acc_curve = 0;
+    int acc_mont = 0;
+    size_t acc_n = 0;
+    plan_stats acc;
 };
 
 extern "C" int msm_gpu_ctx_create(msm_gpu_ctx **out, int device, void *stream, size_t max_entries)
@@ -371,16 +376,14 @@ extern "C" void msm_gpu_ctx_set_window(msm_gpu_ctx *c, unsigned bits)
     c->window_fix = bits >= 4 && bits <= 22 ? bits : 0;
 }
 
+extern "C" void *msm_gpu_ctx_stream(const msm_gpu_ctx *c) { return c ? (void *)c->x.stream : nullptr; }
+
 extern "C" void msm_gpu_last_stats(const msm_gpu_ctx *c, msm_gpu_stats *out) { *out = c->last; }
 
-template <class F, class J>
-static int run_typed(msm_gpu_ctx *c, const void *bases, const void *scalars, size_t n, int mont, J *out)
+/* The window sums of a finished plan to the host, combined there; the run's statistics. */
+template <class F, class J> static int finish_typed(msm_gpu_ctx *c, const plan_stats &st, size_t n, J *out)
 {
-    plan_stats st;
-    int rc = plan_run<F>(c->x, c->b, (const affine<F> *)bases, (const sc256 *)scalars, n, mont, c->window_fix,
-                         c->max_entries, &st);
-    if (rc) return rc;
-    jacobian<F> w[65];
+    jacobian<F> w[MSM_MAX_WINDOWS + 1];
     CU(cudaMemcpyAsync(w, c->b.result, (st.nwin + 1) * sizeof(jacobian<F>), cudaMemcpyDeviceToHost, c->x.stream),
        "cudaMemcpyAsync (window sums)");
     CU(cudaEventRecord(c->ev[1], c->x.stream), "cudaEventRecord");
@@ -392,6 +395,15 @@ static int run_typed(msm_gpu_ctx *c, const void *bases, const void *scalars, siz
     c->last.n_rest = st.n_rest;
     c->last.n_zero = n - st.n_one - st.n_rest;
     return 0;
+}
+
+template <class F, class J>
+static int run_typed(msm_gpu_ctx *c, const void *bases, const void *scalars, size_t n, int mont, J *out)
+{
+    plan_stats st;
+    int rc = plan_run<F>(c->x, c->b, (const affine<F> *)bases, (const sc256 *)scalars, n, mont, c->window_fix,
+                         c->max_entries, &st);
+    return rc ? rc : finish_typed<F>(c, st, n, out);
 }
 
 extern "C" int msm_gpu_run(msm_gpu_ctx *c, const msm_gpu_bases *bases, size_t first, const void *scalars,
@@ -442,6 +454,105 @@ extern "C" int msm_gpu_run(msm_gpu_ctx *c, const msm_gpu_bases *bases, size_t fi
     CU(cudaEventElapsedTime(&c->last.device_ms, c->ev[0], c->ev[1]), "cudaEventElapsedTime");
     c->x.print_profile(c->ev[0]);
     return CUZK_OK;
+}
+
+/* ---- an MSM accumulated over pieces (bases streamed from host memory) ---- */
+
+extern "C" int msm_gpu_acc_begin(msm_gpu_ctx *c, int curve, size_t n_total, int scalar_form)
+{
+    if (!c) return err_set(CUZK_EINVAL, "msm_gpu_acc_begin: NULL context");
+    if (curve != MSM_CURVE_G1 && curve != MSM_CURVE_G2) return err_set(CUZK_EINVAL, "msm_gpu_acc_begin: curve %d", curve);
+    if (scalar_form != 0 && scalar_form != 1)
+        return err_set(CUZK_EINVAL, "msm_gpu_acc_begin: scalar form %d (0 Montgomery, 1 canonical)", scalar_form);
+    CU(cudaSetDevice(c->device), "cudaSetDevice");
+    c->acc_curve = 0;
+    c->x.profile = false;
+    CU(cudaEventRecord(c->ev[0], c->x.stream), "cudaEventRecord");
+    /* one window size for every piece, chosen for the whole: an upper bound of the scalars
+     * other than 0 and 1 (they are not counted before the pieces arrive) */
+    unsigned cfix = c->window_fix ? c->window_fix : msm_choose_window(n_total);
+    int rc = curve == MSM_CURVE_G1 ? plan_begin<fp>(c->x, c->b, cfix, &c->acc) : plan_begin<fp2>(c->x, c->b, cfix, &c->acc);
+    if (rc) return rc;
+    c->acc_curve = curve;
+    c->acc_mont = scalar_form == 0;
+    c->acc_n = 0;
+    return CUZK_OK;
+}
+
+extern "C" int msm_gpu_acc_add(msm_gpu_ctx *c, const void *d_bases, const void *d_scalars, size_t n)
+{
+    if (!c || !c->acc_curve) return err_set(CUZK_EINVAL, "msm_gpu_acc_add: no msm_gpu_acc_begin on this context");
+    if (!n) return CUZK_OK;
+    if (!d_bases || !d_scalars) return err_set(CUZK_EINVAL, "msm_gpu_acc_add: NULL device buffer");
+    if (n > 0x7fffffffu) return err_set(CUZK_EINVAL, "msm_gpu_acc_add: %zu points (at most 2^31 - 1)", n);
+    if ((uintptr_t)d_scalars & 15) return err_set(CUZK_EINVAL, "msm_gpu_acc_add: device scalars must be 16-byte aligned");
+    int rc = c->acc_curve == MSM_CURVE_G1
+                 ? plan_add<fp>(c->x, c->b, (const affine<fp> *)d_bases, (const sc256 *)d_scalars, n, c->acc_mont,
+                                c->max_entries, &c->acc)
+                 : plan_add<fp2>(c->x, c->b, (const affine<fp2> *)d_bases, (const sc256 *)d_scalars, n, c->acc_mont,
+                                 c->max_entries, &c->acc);
+    if (rc) {
+        c->acc_curve = 0;
+        cudaStreamSynchronize(c->x.stream);
+        cudaGetLastError();
+        return rc;
+    }
+    c->acc_n += n;
+    return CUZK_OK;
+}
+
+extern "C" int msm_gpu_acc_end(msm_gpu_ctx *c, void *out)
+{
+    if (!c || !c->acc_curve || !out) return err_set(CUZK_EINVAL, "msm_gpu_acc_end: no MSM in progress");
+    int curve = c->acc_curve, rc;
+    c->acc_curve = 0;
+    rc = curve == MSM_CURVE_G1 ? plan_end<fp>(c->x, c->b, &c->acc) : plan_end<fp2>(c->x, c->b, &c->acc);
+    if (!rc)
+        rc = curve == MSM_CURVE_G1 ? finish_typed<fp>(c, c->acc, c->acc_n, (jacobian<fp> *)out)
+                                   : finish_typed<fp2>(c, c->acc, c->acc_n, (jacobian<fp2> *)out);
+    if (rc) {
+        cudaStreamSynchronize(c->x.stream);
+        cudaGetLastError();
+        return rc;
+    }
+    CU(cudaEventElapsedTime(&c->last.device_ms, c->ev[0], c->ev[1]), "cudaEventElapsedTime");
+    return CUZK_OK;
+}
+
+extern "C" int msm_sim_run_pieces(int curve, const void *bases, const void *scalars, size_t n, int scalar_form,
+                                  unsigned window_bits, size_t max_entries, size_t acc_threads, size_t piece,
+                                  void *out)
+{
+    if (curve != MSM_CURVE_G1 && curve != MSM_CURVE_G2) return err_set(CUZK_EINVAL, "msm_sim_run: curve %d", curve);
+    host_exec x;
+    x.acc_threads = acc_threads ? acc_threads : 64;
+    msm_bufs b;
+    memset(&b, 0, sizeof b);
+    plan_stats st;
+    int mont = scalar_form == 0, rc;
+    if (!max_entries) max_entries = (size_t)1 << 20;
+    if (!piece || piece > n) piece = n;
+    unsigned cfix = window_bits;
+    size_t pb = curve == MSM_CURVE_G1 ? sizeof(affine<fp>) : sizeof(affine<fp2>);
+    if (piece < n && !cfix) cfix = msm_choose_window(n); /* pieces share one window size */
+    if (curve == MSM_CURVE_G1) {
+        rc = plan_begin<fp>(x, b, cfix, &st);
+        for (size_t i = 0; !rc && i < n; i += piece)
+            rc = plan_add<fp>(x, b, (const affine<fp> *)((const char *)bases + i * pb), (const sc256 *)scalars + i,
+                              n - i < piece ? n - i : piece, mont, max_entries, &st);
+        if (!rc) rc = plan_end<fp>(x, b, &st);
+        if (!rc) horner((jacobian<fp> *)out, (const jacobian<fp> *)b.result, st.nwin, st.c);
+    } else {
+        rc = plan_begin<fp2>(x, b, cfix, &st);
+        for (size_t i = 0; !rc && i < n; i += piece)
+            rc = plan_add<fp2>(x, b, (const affine<fp2> *)((const char *)bases + i * pb), (const sc256 *)scalars + i,
+                               n - i < piece ? n - i : piece, mont, max_entries, &st);
+        if (!rc) rc = plan_end<fp2>(x, b, &st);
+        if (!rc) horner((jacobian<fp2> *)out, (const jacobian<fp2> *)b.result, st.nwin, st.c);
+    }
+    void **all = (void **)&b;
+    for (size_t i = 0; i < sizeof b / sizeof(void *); i++) free(all[i]);
+    return rc;
 }
 
 extern "C" int msm_sim_run(int curve, const void *bases, const void *scalars, size_t n, int scalar_form,

@@ -167,23 +167,36 @@ int accumulate_levels(X &x, msm_bufs &b, const uint32_t *keys, Src src, size_t m
     return 0;
 }
 
-/* out_dev (executor memory) = the MSM. scalars: executor memory. */
-template <class F, class X>
-int plan_run(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, size_t n, int mont,
-             unsigned cfix, size_t max_entries, plan_stats *st)
+/* The most windows any window size gives (c >= 4): begin zeroes them all, so an accumulated
+ * MSM may fix its window size when its first piece arrives. */
+#define MSM_MAX_WINDOWS 64
+
+/* An MSM in phases: begin, then add once per piece of (bases, scalars) — each piece's
+ * window sums and ones' sum are added to the running ones — then end. A single MSM is one
+ * piece; a streamed MSM (bases copied from host memory in chunks) is several, all with the
+ * window size fixed up front (st->c != 0 at begin) so that their window sums line up. */
+template <class F, class X> int plan_begin(X &x, msm_bufs &b, unsigned cfix, plan_stats *st)
 {
     int rc;
-    st->c = 0;
+    st->c = cfix;
     st->groups = 0;
     st->n_one = st->n_rest = 0;
     st->nwin = 0;
-    if ((rc = x.ensure(&b.ones, sizeof(xyzz<F>)))) return rc;
-    if ((rc = x.zero(b.ones, sizeof(xyzz<F>)))) return rc;
-    if (n == 0) {
-        if ((rc = x.ensure(&b.result, sizeof(jacobian<F>)))) return rc;
-        return x.template launch<F>(1, tojac_fn<F>{nullptr, 0, (xyzz<F> *)b.ones, (jacobian<F> *)b.result},
-                                    "to jacobian");
-    }
+    if ((rc = x.ensure(&b.ones, sizeof(xyzz<F>))) || (rc = x.zero(b.ones, sizeof(xyzz<F>))) ||
+        (rc = x.ensure(&b.windows, MSM_MAX_WINDOWS * sizeof(xyzz<F>))) ||
+        (rc = x.zero(b.windows, MSM_MAX_WINDOWS * sizeof(xyzz<F>))))
+        return rc;
+    return 0;
+}
+
+/* Adds sum scalars[i]·bases[i] over one piece (executor memory, n points). The window size
+ * is st->c, or chosen from this piece's count of scalars other than 0 and 1 when 0. */
+template <class F, class X>
+int plan_add(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, size_t n, int mont,
+             size_t max_entries, plan_stats *st)
+{
+    int rc;
+    if (n == 0) return 0;
     /* 1. classes and the two index lists */
     if ((rc = x.ensure(&b.is_one, n)) || (rc = x.ensure(&b.is_rest, n)) ||
         (rc = x.ensure(&b.idx_one, n * sizeof(uint32_t))) || (rc = x.ensure(&b.idx_rest, n * sizeof(uint32_t))) ||
@@ -200,28 +213,25 @@ int plan_run(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, si
         return rc;
     size_t n1 = counts[0], nr = counts[1];
     x.mark("select");
-    st->n_one = n1;
-    st->n_rest = nr;
+    st->n_one += n1;
+    st->n_rest += nr;
 
-    /* 2. bases with scalar one: one bucket (key 0), no sort */
+    /* 2. bases with scalar one: one bucket (key 0), no sort, added to the running ones */
     if (n1) {
         if ((rc = x.ensure(&b.keys[0], n1 * sizeof(uint32_t))) || (rc = x.zero(b.keys[0], n1 * sizeof(uint32_t))))
             return rc;
         src_bases<F> src{bases, (const uint32_t *)b.idx_one};
         if ((rc = accumulate_levels<F>(x, b, (const uint32_t *)b.keys[0], src, n1,
                                        x.template level0_kper<F, src_bases<F>>(n1),
-                                       (xyzz<F> *)b.ones, true)))
+                                       (xyzz<F> *)b.ones, false)))
             return rc;
         x.mark("ones");
     }
 
     /* 3. Pippenger on the rest */
-    unsigned c = cfix ? cfix : msm_choose_window(nr);
-    unsigned nwin = msm_windows(c);
+    if (!st->c) st->c = msm_choose_window(nr);
+    const unsigned c = st->c, nwin = msm_windows(c);
     const size_t B = (size_t)1 << (c - 1);
-    if ((rc = x.ensure(&b.windows, nwin * sizeof(xyzz<F>))) || (rc = x.zero(b.windows, nwin * sizeof(xyzz<F>))))
-        return rc;
-    st->c = c;
     if (nr) {
         size_t chunk = nr < max_entries ? nr : max_entries;
         unsigned wg = (unsigned)(max_entries / chunk);
@@ -277,13 +287,31 @@ int plan_run(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, si
             }
         }
     }
-    /* 4. window sums and the ones' sum as Jacobian points for the host's Horner */
-    st->nwin = nwin;
-    if ((rc = x.ensure(&b.result, (nwin + 1) * sizeof(jacobian<F>)))) return rc;
-    rc = x.template launch<F>(nwin + 1, tojac_fn<F>{(xyzz<F> *)b.windows, nwin, (xyzz<F> *)b.ones,
-                                                    (jacobian<F> *)b.result}, "to jacobian");
+    return 0;
+}
+
+/* The window sums and the ones' sum as Jacobian points in b.result (executor memory) for the
+ * host's Horner: sum over w of 2^(c·w)·W_w, plus the ones. */
+template <class F, class X> int plan_end(X &x, msm_bufs &b, plan_stats *st)
+{
+    int rc;
+    st->nwin = st->c ? msm_windows(st->c) : 0;
+    if ((rc = x.ensure(&b.result, (st->nwin + 1) * sizeof(jacobian<F>)))) return rc;
+    rc = x.template launch<F>(st->nwin + 1, tojac_fn<F>{(xyzz<F> *)b.windows, st->nwin, (xyzz<F> *)b.ones,
+                                                        (jacobian<F> *)b.result}, "to jacobian");
     x.mark("finish");
     return rc;
+}
+
+/* One MSM whose bases and scalars are all in executor memory. */
+template <class F, class X>
+int plan_run(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, size_t n, int mont,
+             unsigned cfix, size_t max_entries, plan_stats *st)
+{
+    int rc;
+    if ((rc = plan_begin<F>(x, b, cfix, st)) || (rc = plan_add<F>(x, b, bases, scalars, n, mont, max_entries, st)))
+        return rc;
+    return plan_end<F>(x, b, st);
 }
 
 } /* namespace msmk */
