@@ -1,8 +1,9 @@
 /*
  * The thread pool of threadpool.h: persistent workers that sleep on a condition variable,
  * claim chunks of the current loops with one atomic counter per loop, and report back to
- * the callers. Two lanes, each running one loop at a time (callers of a lane queue on its
- * mutex): urgent and normal; a thread between two chunks serves the urgent lane first.
+ * the callers. One lane per urgency level (0 = normal .. 7), each running one loop at a
+ * time (callers of a lane queue on its mutex); a thread between two chunks serves the most
+ * urgent lane that has work.
  */
 #include "threadpool.h"
 
@@ -19,7 +20,7 @@ typedef struct {
     _Alignas(64) atomic_size_t next; /* next unclaimed index; on its own cache line */
 } tp_job;
 
-enum { LANE_NORMAL = 0, LANE_URGENT = 1, LANES = 2 };
+#define LANES 8 /* urgency levels 0 (normal) .. 7 */
 
 struct threadpool {
     unsigned nthreads;               /* workers + the caller */
@@ -29,33 +30,34 @@ struct threadpool {
     pthread_cond_t wake, idle;
     tp_job *job[LANES];
     unsigned active[LANES];          /* threads inside job[lane] */
-    /* An urgent loop has chunks nobody claimed yet: threads in a normal loop stop after
-     * their current chunk. Set under lock when the loop is posted, cleared by the thread
-     * that claims its last chunk. */
-    _Alignas(64) _Atomic unsigned urgent_open;
+    /* Bit l: lane l's loop has chunks nobody claimed yet, so threads in a less urgent loop
+     * stop after their current chunk. Set under lock when the loop is posted, cleared by
+     * the thread that claims its last chunk. */
+    _Alignas(64) _Atomic unsigned open;
     int stop;
 };
 
 /* Set while a thread runs loop bodies (workers always, callers during their call), so a
  * nested parallel_for runs inline instead of waiting for a pool that is waiting for it. */
 static _Thread_local int tp_inside;
-static _Thread_local int tp_urgent; /* threadpool_set_urgent */
+static _Thread_local int tp_level; /* threadpool_set_urgent */
 
-void threadpool_set_urgent(int urgent) { tp_urgent = urgent != 0; }
+void threadpool_set_urgent(int level) { tp_level = level < 0 ? 0 : level >= LANES ? LANES - 1 : level; }
 
-/* Runs chunks of job until none is left or, in a normal loop, an urgent one opens. */
+/* Runs chunks of job until none is left or a more urgent loop opens. */
 static void tp_run(threadpool *tp, tp_job *job, int lane)
 {
+    const unsigned above = ~0u << (lane + 1);
     for (;;) {
         /* relaxed: a hint; the switch itself happens under the pool lock */
-        if (lane == LANE_NORMAL && atomic_load_explicit(&tp->urgent_open, memory_order_relaxed)) return;
+        if (atomic_load_explicit(&tp->open, memory_order_relaxed) & above) return;
         /* relaxed: the index only partitions work; the job's fields were published under
          * the pool lock and the results are published by the same lock on the way out. */
         size_t i = atomic_fetch_add_explicit(&job->next, job->chunk, memory_order_relaxed);
         if (i >= job->n) return;
         size_t end = job->n - i < job->chunk ? job->n : i + job->chunk;
-        if (lane == LANE_URGENT && end == job->n)
-            atomic_store_explicit(&tp->urgent_open, 0, memory_order_relaxed); /* last chunk taken */
+        if (lane && end == job->n) /* last chunk taken (lane 0 has no one to stop) */
+            atomic_fetch_and_explicit(&tp->open, ~(1u << lane), memory_order_relaxed);
         for (; i < end; i++) job->fn(job->arg, i);
     }
 }
@@ -65,11 +67,11 @@ static int has_work(tp_job *j) /* lock held, so j (if set) is alive */
     return j && atomic_load_explicit(&j->next, memory_order_relaxed) < j->n;
 }
 
-/* Lock held: the lane a free thread should serve, or -1. */
+/* Lock held: the lane a free thread should serve (the most urgent with work), or -1. */
 static int pick_lane(threadpool *tp)
 {
-    if (has_work(tp->job[LANE_URGENT])) return LANE_URGENT;
-    if (has_work(tp->job[LANE_NORMAL])) return LANE_NORMAL;
+    for (int l = LANES - 1; l >= 0; l--)
+        if (has_work(tp->job[l])) return l;
     return -1;
 }
 
@@ -116,7 +118,7 @@ threadpool *threadpool_create(unsigned nthreads)
     pthread_mutex_init(&tp->lock, NULL);
     pthread_cond_init(&tp->wake, NULL);
     pthread_cond_init(&tp->idle, NULL);
-    atomic_init(&tp->urgent_open, 0);
+    atomic_init(&tp->open, 0);
     for (unsigned i = 0; i + 1 < nthreads; i++) {
         if (pthread_create(&tp->workers[i], NULL, tp_worker, tp) != 0) {
             tp->nthreads = i + 1; /* destroy joins the i workers that started */
@@ -162,15 +164,15 @@ void threadpool_parallel_for(threadpool *tp, size_t n, void (*fn)(void *arg, siz
     size_t chunk = n / ((size_t)tp->nthreads * 8);
     tp_job job = {.fn = fn, .arg = arg, .n = n, .chunk = chunk ? chunk : 1};
     atomic_init(&job.next, 0);
-    int lane = tp_urgent ? LANE_URGENT : LANE_NORMAL;
+    int lane = tp_level;
 
     pthread_mutex_lock(&tp->submit[lane]);
     pthread_mutex_lock(&tp->lock);
     tp->job[lane] = &job;
-    if (lane == LANE_URGENT) atomic_store_explicit(&tp->urgent_open, 1, memory_order_relaxed);
+    if (lane) atomic_fetch_or_explicit(&tp->open, 1u << lane, memory_order_relaxed);
     pthread_cond_broadcast(&tp->wake);
-    /* The caller works like a pool thread (the urgent lane first) until its own loop has
-     * no unclaimed chunk left. */
+    /* The caller works like a pool thread (the most urgent lane first) until its own loop
+     * has no unclaimed chunk left. */
     tp_inside = 1;
     while (has_work(&job)) {
         int l = pick_lane(tp);

@@ -126,7 +126,7 @@ static void concurrent_callers(void **state)
     pthread_t th[CALLERS];
     caller_arg args[CALLERS];
     for (int i = 0; i < CALLERS; i++) {
-        args[i] = (caller_arg){tp, test_rand64(), 0, i % 2}; /* two urgent, two normal */
+        args[i] = (caller_arg){tp, test_rand64(), 0, i}; /* levels 0 (normal) .. 3 */
         assert_int_equal(pthread_create(&th[i], NULL, caller_thread, &args[i]), 0);
     }
     for (int i = 0; i < CALLERS; i++) {

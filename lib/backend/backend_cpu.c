@@ -90,9 +90,10 @@ static int cpu_worker_init(void *be, uint32_t device, uint32_t worker, uint32_t 
 {
     (void)device; (void)worker;
     /* workers share the backend's thread pool (its calls queue behind each other); an
-     * urgent worker's loops take the pool's urgent lane, whose chunks are handed out before
-     * the other workers' (this thread's calls only: worker_init runs on the worker) */
-    threadpool_set_urgent((flags & BACKEND_WORKER_URGENT) != 0);
+     * urgent worker's loops take the pool's lane of its level, whose chunks are handed out
+     * before those of less urgent loops (this thread's calls only: worker_init runs on the
+     * worker) */
+    threadpool_set_urgent(flags & BACKEND_WORKER_URGENT ? (int)BACKEND_WORKER_LEVEL(flags) : 0);
     *ws = be;
     return CUZK_OK;
 }
