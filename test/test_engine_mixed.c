@@ -28,14 +28,7 @@ static int setup(void **state)
 {
     (void)state;
     test_seed();
-    uint8_t seed[32];
-    synth_cfg cfg;
-    test_rand_bytes(seed, sizeof seed);
-    synth_cfg_for_shape_log(&cfg, synth_shape_find("porep"), 11, 0, seed);
-    if (test_key_make(&kbulk, &cfg, "mixed", 0)) return -1;
-    test_rand_bytes(seed, sizeof seed);
-    synth_cfg_for_shape_log(&cfg, synth_shape_find("winning"), 8, 0, seed);
-    return test_key_make(&kurgent, &cfg, "mixed", 1) ? -1 : 0;
+    return mix_keys_make(&kbulk, 11, &kurgent, 8, "mixed") ? -1 : 0;
 }
 
 static int teardown(void **state)
@@ -48,15 +41,8 @@ static int teardown(void **state)
 
 static cuzk_engine *cpu_engine(int workers, int urgent, mix_log *log)
 {
-    cuzk_config *cfg;
-    assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
-    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_BACKEND, CUZK_BACKEND_CPU), CUZK_OK);
-    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_WORKERS_PER_DEVICE, workers), CUZK_OK);
-    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_URGENT_PRIORITY, urgent), CUZK_OK);
-    if (log) assert_int_equal(cuzk_config_set_trace(cfg, mix_log_event, log), CUZK_OK);
-    cuzk_engine *e;
-    assert_int_equal(cuzk_engine_create(cfg, &e), CUZK_OK);
-    cuzk_config_free(cfg);
+    cuzk_engine *e = mix_engine(CUZK_BACKEND_CPU, workers, urgent, log);
+    if (!e) fail_msg("engine: %s", cuzk_last_error());
     return e;
 }
 
@@ -123,7 +109,7 @@ static void two_keys_alternate(void **state)
 static void urgent_before_the_backlog(void **state)
 {
     (void)state;
-    enum { NB = 5, U = 40 };
+    enum { NB = 5 };
     for (int urgent = 7; urgent >= 0; urgent -= 7) {
         static mix_log log;
         mix_log_init(&log);
@@ -131,45 +117,24 @@ static void urgent_before_the_backlog(void **state)
         cuzk_srs *sa, *sb;
         assert_int_equal(cuzk_srs_load(e, kbulk.path, 0, &sa), CUZK_OK);
         assert_int_equal(cuzk_srs_load(e, kurgent.path, CUZK_SRS_PIN, &sb), CUZK_OK);
-        static mix_job bulk[NB], u;
-        for (int i = 0; i < NB; i++) {
-            assert_int_equal(mix_job_make(&bulk[i], &kbulk, (uint8_t)i, (uint64_t)i + 1, 0), CUZK_OK);
-            cuzk_job h;
-            assert_int_equal(cuzk_submit_partition(e, sa, &bulk[i].p, &h), CUZK_OK);
-        }
-        /* the first backlog partition is running: submit the urgent one now */
-        mix_log_wait_dequeued(&log, 1);
-        assert_int_equal(mix_job_make(&u, &kurgent, 9, U, 7), CUZK_OK);
-        uint64_t t_submit = mix_now_ns();
-        cuzk_job h;
-        assert_int_equal(cuzk_submit_partition(e, sb, &u.p, &h), CUZK_OK);
-        for (int i = 0; i < NB + 1; i++) {
-            cuzk_result r = poll1(e);
-            assert_int_equal(mix_job_check(r.user_tag == U ? &u : &bulk[r.user_tag - 1], &r), CUZK_OK);
-        }
-        cuzk_srs_release(sa);
-        cuzk_srs_release(sb);
-        cuzk_engine_destroy(e); /* delivers the rest of the trace */
-        uint64_t u_deq = log.dequeued[U], u_res = log.result[U];
-        assert_true(u_deq && u_res);
-        int later = 0;
-        for (uint64_t t = 1; t <= NB; t++) {
-            if (log.dequeued[t] <= t_submit) continue; /* had started */
-            later++;
-            if (urgent) assert_true(u_res < log.result[t]);
-        }
-        print_message("urgent %d: taken %.1f ms after submit (backlog partition 1 ran until %+.1f ms); result at "
-                      "%.1f ms; %d backlog partitions started after it was submitted\n",
-                      urgent, (double)(u_deq - t_submit) / 1e6, ((double)log.started_end[1] - (double)t_submit) / 1e6,
-                      (double)(u_res - t_submit) / 1e6, later);
-        assert_true(later >= NB - 2); /* a saturated backlog: at most two had started */
-        if (urgent) {
-            assert_true(u_deq < log.started_end[1]); /* taken while partition 1 still ran */
-            assert_int_equal(log.worker[U], 1);      /* by the urgent worker */
-        } else {
-            assert_true(u_deq >= log.started_end[1]); /* it waited for the running one */
-        }
+        mix_outcome o;
+        /* once the first backlog partition is running */
+        assert_int_equal(mix_backlog_run(e, &log, sa, &kbulk, NB, sb, &kurgent, 1, &o), CUZK_OK);
         mix_log_fini(&log);
+        assert_true(o.u_dequeued && o.u_result);
+        print_message("urgent %d: taken %.1f ms after submit (backlog partition 1 ran until %+.1f ms); result at "
+                      "%.1f ms; %d backlog partitions started after it was submitted, %d of them finished first\n",
+                      urgent, (double)(o.u_dequeued - o.t_submit) / 1e6,
+                      ((double)o.first_started_end - (double)o.t_submit) / 1e6, (double)(o.u_result - o.t_submit) / 1e6,
+                      o.later, o.later_before_u);
+        assert_true(o.later >= NB - 2); /* a saturated backlog: at most two had started */
+        if (urgent) {
+            assert_int_equal(o.later_before_u, 0);
+            assert_true(o.u_dequeued < o.first_started_end); /* taken while partition 1 still ran */
+            assert_int_equal(o.u_worker, 1);                 /* by the urgent worker */
+        } else {
+            assert_true(o.u_dequeued >= o.first_started_end); /* it waited for the running one */
+        }
     }
 }
 

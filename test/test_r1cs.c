@@ -528,6 +528,18 @@ static uint64_t popcount(const uint64_t *bits, uint64_t n)
     return c;
 }
 
+/* A partition's a_aux and b_aux densities and the share of aux values that are 0 or 1
+ * (canonical form), in percent, measured on the partition itself. */
+static void densities(const cuzk_partition *p, double *da, double *db, double *dbits)
+{
+    uint64_t bits = 0;
+    for (uint64_t i = 0; i < p->num_aux; i++)
+        bits += p->aux[i].l[0] <= 1 && !p->aux[i].l[1] && !p->aux[i].l[2] && !p->aux[i].l[3];
+    *da = 100.0 * (double)popcount(p->a_aux_density, p->num_aux) / (double)p->num_aux;
+    *db = 100.0 * (double)popcount(p->b_aux_density, p->num_aux) / (double)p->num_aux;
+    *dbits = 100.0 * (double)bits / (double)p->num_aux;
+}
+
 static void synth_roundtrip_and_shape(void **state)
 {
     (void)state;
@@ -577,12 +589,8 @@ static void synth_roundtrip_and_shape(void **state)
     assert_int_equal(p1.b_input_density[0] & 1, 1);
 
     /* PoRep's shape (FORMATS.md): a_aux 99.7 %, b_aux 25.4 %, b_input only ONE, ~90 % bits */
-    double da = 100.0 * (double)popcount(p1.a_aux_density, p1.num_aux) / (double)p1.num_aux;
-    double db = 100.0 * (double)popcount(p1.b_aux_density, p1.num_aux) / (double)p1.num_aux;
-    uint64_t bits = 0;
-    for (uint64_t i = 0; i < p1.num_aux; i++)
-        bits += p1.aux[i].l[0] <= 1 && !p1.aux[i].l[1] && !p1.aux[i].l[2] && !p1.aux[i].l[3];
-    double dbits = 100.0 * (double)bits / (double)p1.num_aux;
+    double da, db, dbits;
+    densities(&p1, &da, &db, &dbits);
     printf("synth %llu: a_aux %.2f %%, b_aux %.2f %%, bits %.2f %%, b_input %llu of %llu\n",
            (unsigned long long)n, da, db, dbits,
            (unsigned long long)popcount(p1.b_input_density, p1.num_inputs),
@@ -648,12 +656,8 @@ static void synth_shapes(void **state)
         assert_int_equal(synth_partition(&cfg, CUZK_FR_CANONICAL, &p), CUZK_OK);
         assert_true(p.abc_len <= (1u << 14) && p.abc_len > (1u << 13));
         double fill = 100.0 * (double)p.abc_len / (double)(1u << 14);
-        double da = 100.0 * (double)popcount(p.a_aux_density, p.num_aux) / (double)p.num_aux;
-        double db = 100.0 * (double)popcount(p.b_aux_density, p.num_aux) / (double)p.num_aux;
-        uint64_t bits = 0;
-        for (uint64_t i = 0; i < p.num_aux; i++)
-            bits += p.aux[i].l[0] <= 1 && !p.aux[i].l[1] && !p.aux[i].l[2] && !p.aux[i].l[3];
-        double dbits = 100.0 * (double)bits / (double)p.num_aux;
+        double da, db, dbits;
+        densities(&p, &da, &db, &dbits);
         printf("shape %-7s 2^14: fill %.1f %%, %llu inputs, a_aux %.2f %%, b_aux %.2f %%, bits %.2f %%\n", sh->name,
                fill, (unsigned long long)p.num_inputs, da, db, dbits);
         assert_true(fill > sh->fill_pct - 1.0 && fill <= sh->fill_pct + 0.5);

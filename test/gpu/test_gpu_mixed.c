@@ -30,14 +30,7 @@ static test_key kbulk, kurgent;
 static int setup(void **state)
 {
     (void)state;
-    uint8_t seed[32];
-    synth_cfg cfg;
-    test_rand_bytes(seed, sizeof seed);
-    synth_cfg_for_shape_log(&cfg, synth_shape_find("porep"), 16, 0, seed);
-    if (test_key_make(&kbulk, &cfg, "gpu-mixed", 0)) return -1;
-    test_rand_bytes(seed, sizeof seed);
-    synth_cfg_for_shape_log(&cfg, synth_shape_find("winning"), 12, 0, seed);
-    return test_key_make(&kurgent, &cfg, "gpu-mixed", 1) ? -1 : 0;
+    return mix_keys_make(&kbulk, 16, &kurgent, 12, "gpu-mixed") ? -1 : 0;
 }
 
 static int teardown(void **state)
@@ -50,18 +43,8 @@ static int teardown(void **state)
 
 static cuzk_engine *engine(int32_t backend, int workers, int urgent, mix_log *log)
 {
-    cuzk_config *cfg;
-    assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
-    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_BACKEND, backend), CUZK_OK);
-    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_DEVICE_MASK, 1), CUZK_OK);
-    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_WORKERS_PER_DEVICE, workers), CUZK_OK);
-    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_URGENT_PRIORITY, urgent), CUZK_OK);
-    if (log) assert_int_equal(cuzk_config_set_trace(cfg, mix_log_event, log), CUZK_OK);
-    cuzk_engine *e;
-    int rc = cuzk_engine_create(cfg, &e);
-    if (rc) fprintf(stderr, "engine: %s\n", cuzk_last_error());
-    assert_int_equal(rc, CUZK_OK);
-    cuzk_config_free(cfg);
+    cuzk_engine *e = mix_engine(backend, workers, urgent, log);
+    if (!e) fail_msg("engine: %s", cuzk_last_error());
     return e;
 }
 
@@ -127,7 +110,7 @@ static void two_keys_alternate_gpu_equals_cpu(void **state)
 static void urgent_before_the_backlog_gpu(void **state)
 {
     (void)state;
-    enum { NB = 24, U = 60 };
+    enum { NB = 24 };
     static mix_log log;
     mix_log_init(&log);
     cuzk_engine *g = engine(CUZK_BACKEND_CUDA, 2, 7, &log);
@@ -143,42 +126,19 @@ static void urgent_before_the_backlog_gpu(void **state)
         cuzk_result r = poll1(g);
         assert_int_equal(mix_job_check(&warm[r.user_tag - 50], &r), CUZK_OK);
     }
-    static mix_job bulk[NB], u;
-    for (int i = 0; i < NB; i++) {
-        assert_int_equal(mix_job_make(&bulk[i], &kbulk, (uint8_t)i, (uint64_t)i + 1, 0), CUZK_OK);
-        cuzk_job h;
-        assert_int_equal(cuzk_submit_partition(g, sa, &bulk[i].p, &h), CUZK_OK);
-    }
-    mix_log_wait_dequeued(&log, 3); /* both workers busy, the backlog deep */
-    assert_int_equal(mix_job_make(&u, &kurgent, 9, U, 7), CUZK_OK);
-    uint64_t t_submit = mix_now_ns();
-    cuzk_job h;
-    assert_int_equal(cuzk_submit_partition(g, sb, &u.p, &h), CUZK_OK);
-    for (int i = 0; i < NB + 1; i++) {
-        cuzk_result r = poll1(g);
-        assert_int_equal(mix_job_check(r.user_tag == U ? &u : &bulk[r.user_tag - 1], &r), CUZK_OK);
-    }
-    cuzk_srs_release(sa);
-    cuzk_srs_release(sb);
-    cuzk_engine_destroy(g); /* delivers the rest of the trace */
-    uint64_t u_deq = log.dequeued[U], u_res = log.result[U];
-    assert_true(u_deq && u_res);
-    int later = 0, running = 0;
-    for (uint64_t t = 1; t <= NB; t++) {
-        if (log.dequeued[t] > t_submit) {
-            later++;
-            assert_true(u_res < log.result[t]);
-        } else if (log.started_end[t] > u_deq) {
-            running++; /* a backlog partition still in its start when the urgent one was taken */
-        }
-    }
-    printf("urgent WinningPoSt 2^12: taken %.2f ms after submit, result %.2f ms after submit; %d backlog partitions "
-           "running then, %d not started (all finished after it)\n",
-           (double)(u_deq - t_submit) / 1e6, (double)(u_res - t_submit) / 1e6, running, later);
-    assert_int_equal(log.worker[U], 2); /* the urgent worker (workers 0, 1 are the ordinary ones) */
-    assert_true(running >= 1);
-    assert_true(later >= NB / 2);
+    mix_outcome o;
+    /* once the third backlog partition is taken: both workers busy, the backlog deep */
+    assert_int_equal(mix_backlog_run(g, &log, sa, &kbulk, NB, sb, &kurgent, 3, &o), CUZK_OK);
     mix_log_fini(&log);
+    assert_true(o.u_dequeued && o.u_result);
+    printf("urgent WinningPoSt 2^12: taken %.2f ms after submit, result %.2f ms after submit; %d backlog partitions "
+           "running then, %d not started (%d of them finished first)\n",
+           (double)(o.u_dequeued - o.t_submit) / 1e6, (double)(o.u_result - o.t_submit) / 1e6, o.running, o.later,
+           o.later_before_u);
+    assert_int_equal(o.u_worker, 2); /* the urgent worker (workers 0, 1 are the ordinary ones) */
+    assert_true(o.running >= 1);
+    assert_true(o.later >= NB / 2);
+    assert_int_equal(o.later_before_u, 0);
 }
 
 int main(void)

@@ -1,11 +1,41 @@
 /* The mixed-workload tests' helpers (mixjob.h). */
 #include "support/mixjob.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "groth16/groth16.h"
 #include "groth16/synth.h"
+#include "support/testutil.h"
+
+int mix_keys_make(test_key *bulk, unsigned bulk_log, test_key *urgent, unsigned urgent_log, const char *tag)
+{
+    uint8_t seed[32];
+    synth_cfg cfg;
+    test_rand_bytes(seed, sizeof seed);
+    synth_cfg_for_shape_log(&cfg, synth_shape_find("porep"), bulk_log, 0, seed);
+    int rc = test_key_make(bulk, &cfg, tag, 0);
+    if (rc) return rc;
+    test_rand_bytes(seed, sizeof seed);
+    synth_cfg_for_shape_log(&cfg, synth_shape_find("winning"), urgent_log, 0, seed);
+    if ((rc = test_key_make(urgent, &cfg, tag, 1))) test_key_free(bulk);
+    return rc;
+}
+
+cuzk_engine *mix_engine(int32_t backend, int workers, int urgent, void *log)
+{
+    cuzk_config *cfg;
+    cuzk_engine *e = NULL;
+    if (cuzk_config_new(&cfg)) return NULL;
+    if (!cuzk_config_set(cfg, CUZK_OPT_BACKEND, backend) && !cuzk_config_set(cfg, CUZK_OPT_DEVICE_MASK, 1) &&
+        !cuzk_config_set(cfg, CUZK_OPT_WORKERS_PER_DEVICE, workers) &&
+        !cuzk_config_set(cfg, CUZK_OPT_URGENT_PRIORITY, urgent) &&
+        (!log || !cuzk_config_set_trace(cfg, mix_log_event, log)) && cuzk_engine_create(cfg, &e))
+        e = NULL;
+    cuzk_config_free(cfg);
+    return e;
+}
 
 int mix_job_make(mix_job *j, const test_key *k, uint8_t seed_byte, uint64_t tag, int32_t priority)
 {
@@ -75,4 +105,53 @@ uint64_t mix_now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int mix_backlog_run(cuzk_engine *e, mix_log *log, cuzk_srs *sa, const test_key *bulk, int nb, cuzk_srs *sb,
+                    const test_key *urgent, uint64_t wait_tag, mix_outcome *out)
+{
+    memset(out, 0, sizeof *out);
+    mix_job *jobs = calloc((size_t)nb + 1, sizeof *jobs), *u = &jobs[nb]; /* big: not on the stack */
+    int rc = jobs && nb > 0 && nb < MIX_URGENT_TAG ? CUZK_OK : CUZK_EINVAL, submitted = 0;
+    for (int i = 0; rc == CUZK_OK && i < nb; i++) {
+        cuzk_job h;
+        if (!(rc = mix_job_make(&jobs[i], bulk, (uint8_t)i, (uint64_t)i + 1, 0)) &&
+            (rc = cuzk_submit_partition(e, sa, &jobs[i].p, &h)))
+            jobs[i].p.release(jobs[i].p.release_user);
+        submitted += rc == CUZK_OK;
+    }
+    if (rc == CUZK_OK) { /* the backlog is under way: the urgent one now */
+        mix_log_wait_dequeued(log, wait_tag);
+        cuzk_job h;
+        if (!(rc = mix_job_make(u, urgent, 0xee, MIX_URGENT_TAG, 7))) {
+            out->t_submit = mix_now_ns();
+            if ((rc = cuzk_submit_partition(e, sb, &u->p, &h))) u->p.release(u->p.release_user);
+            else submitted++;
+        }
+    }
+    for (int i = 0; i < submitted; i++) {
+        cuzk_result r = {.struct_size = sizeof r};
+        int prc = cuzk_poll_result(e, &r, 600 * 1000000000ll);
+        if (prc == CUZK_OK && (r.user_tag < 1 || (r.user_tag > (uint64_t)nb && r.user_tag != MIX_URGENT_TAG)))
+            prc = CUZK_ENOTFOUND;
+        if (prc == CUZK_OK) prc = mix_job_check(r.user_tag == MIX_URGENT_TAG ? u : &jobs[r.user_tag - 1], &r);
+        if (rc == CUZK_OK) rc = prc;
+    }
+    cuzk_srs_release(sa);
+    cuzk_srs_release(sb);
+    cuzk_engine_destroy(e); /* delivers the rest of the trace: no lock needed below */
+    free(jobs);
+    out->u_dequeued = log->dequeued[MIX_URGENT_TAG];
+    out->u_result = log->result[MIX_URGENT_TAG];
+    out->u_worker = log->worker[MIX_URGENT_TAG];
+    out->first_started_end = log->started_end[1];
+    for (int t = 1; t <= nb; t++) {
+        if (log->dequeued[t] > out->t_submit) {
+            out->later++;
+            out->later_before_u += log->result[t] < out->u_result;
+        } else if (log->started_end[t] > out->u_dequeued) {
+            out->running++;
+        }
+    }
+    return rc;
 }

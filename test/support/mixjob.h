@@ -21,6 +21,15 @@ typedef struct mix_job {
     const test_key *k;
 } mix_job;
 
+/* The two keys these tests prove with: a PoRep-shaped circuit of domain 2^bulk_log and a
+ * WinningPoSt-shaped one of 2^urgent_log, fresh seeds from test_rand_bytes, files tagged
+ * tag-0 and tag-1. CUZK_OK or the failing call's code (nothing left behind). */
+int mix_keys_make(test_key *bulk, unsigned bulk_log, test_key *urgent, unsigned urgent_log, const char *tag);
+/* An engine on `backend` (CUZK_BACKEND_*) with device 0 only, `workers` per device,
+ * CUZK_OPT_URGENT_PRIORITY = urgent and, with log, mix_log_event as its trace callback;
+ * NULL (cuzk_last_error says why) if it cannot be made. */
+cuzk_engine *mix_engine(int32_t backend, int workers, int urgent, void *log);
+
 /* A Montgomery-form partition of k's circuit; r, s from seed_byte; 0 or a CUZK_E* code. */
 int mix_job_make(mix_job *j, const test_key *k, uint8_t seed_byte, uint64_t tag, int32_t priority);
 /* CUZK_OK if r holds a valid proof of j (cuzk_verify), else the status or CUZK_EVERIFY. */
@@ -40,5 +49,24 @@ void mix_log_event(const cuzk_trace_event *ev, void *user);
 /* Waits until the partition tagged tag has been taken by a worker. */
 void mix_log_wait_dequeued(mix_log *l, uint64_t tag);
 uint64_t mix_now_ns(void);
+
+/* What mix_backlog_run saw, from the trace. */
+#define MIX_URGENT_TAG (MIX_TAGS - 1)
+typedef struct mix_outcome {
+    uint64_t t_submit, u_dequeued, u_result; /* CLOCK_MONOTONIC ns */
+    uint64_t first_started_end;              /* when backlog partition 1's start ended */
+    int later;           /* backlog partitions taken by a worker after the urgent one was submitted */
+    int later_before_u;  /* of those, how many had their result posted before it */
+    int running;         /* backlog partitions taken before and still in their start when it was taken */
+    int32_t u_worker;    /* the worker that ran the urgent partition */
+} mix_outcome;
+
+/* The backlog scenario on engine e, whose trace goes to log (mix_log_event): nb < MIX_TAGS - 1
+ * partitions of bulk's circuit (key sa; tags 1..nb, priority 0), then, once tag wait_tag
+ * has been taken by a worker, one of urgent's (key sb; tag MIX_URGENT_TAG, priority 7);
+ * every result polled and verified. Releases sa and sb and destroys e (which flushes the
+ * trace). CUZK_OK, or the first failure. */
+int mix_backlog_run(cuzk_engine *e, mix_log *log, cuzk_srs *sa, const test_key *bulk, int nb, cuzk_srs *sb,
+                    const test_key *urgent, uint64_t wait_tag, mix_outcome *out);
 
 #endif
