@@ -300,13 +300,14 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  *     work takes precedence where the hardware allows: on CUDA its kernels run on streams
  *     of a higher stream priority (the GPU schedules their thread blocks ahead of the
  *     backlog's as blocks retire); on the CPU its loops' chunks are handed out before the
- *     backlog's. An urgent partition
- *     arriving while the urgent workers it may use are busy is first in line for whichever
- *     of them, or of the ordinary workers, frees first.
+ *     backlog's. An urgent partition arriving while the urgent workers it may use are busy
+ *     is first in line for whichever of them, or of the ordinary workers, frees first.
  * What they do not guarantee:
  *   - No preemption: a started partition runs to its end. The urgent one shares the device
  *     (SMs already running another kernel's blocks, memory bandwidth, copy engines, host
- *     cores) and so takes longer than alone; the backlog slows by about its cost.
+ *     cores) and so takes longer than alone; the backlog slows by about its cost. On the
+ *     CPU backend, whose cores the running partitions fill, it starts at once but its
+ *     serial work competes with theirs (bench/RESULTS.md: about twice its own time).
  *   - Memory: an urgent partition reserves its budget like any other and waits while the
  *     host or device budget is full; leave room for the urgent partitions of each device.
  *   - After its device work a partition is finished (assembly, self-check: milliseconds)
