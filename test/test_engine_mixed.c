@@ -46,59 +46,17 @@ static cuzk_engine *cpu_engine(int workers, int urgent, mix_log *log)
     return e;
 }
 
-static cuzk_result poll1(cuzk_engine *e)
-{
-    cuzk_result r = {.struct_size = sizeof r};
-    assert_int_equal(cuzk_poll_result(e, &r, 120 * 1000000000ll), CUZK_OK);
-    return r;
-}
-
-
 /* Two keys alternately on one engine (two workers, several partitions in flight, one key
  * released mid-run) = each key alone on its own engine, byte for byte. */
 static void two_keys_alternate(void **state)
 {
     (void)state;
     enum { N = 6 };
-    static mix_job jobs[N];
     uint8_t alone[N][192];
-    /* alone: each key on a fresh engine, one partition at a time */
-    for (int i = 0; i < N; i++) {
-        const test_key *k = i % 2 ? &kurgent : &kbulk;
-        cuzk_engine *e = cpu_engine(1, 0, NULL);
-        cuzk_srs *srs;
-        assert_int_equal(cuzk_srs_load(e, k->path, 0, &srs), CUZK_OK);
-        assert_int_equal(mix_job_make(&jobs[i], k, (uint8_t)(i / 2), (uint64_t)i, 0), CUZK_OK);
-        cuzk_job h;
-        assert_int_equal(cuzk_submit_partition(e, srs, &jobs[i].p, &h), CUZK_OK);
-        cuzk_result r = poll1(e);
-        assert_int_equal(mix_job_check(&jobs[i], &r), CUZK_OK);
-        memcpy(alone[i], r.proof, 192);
-        cuzk_srs_release(srs);
-        cuzk_engine_destroy(e);
-    }
+    assert_int_equal(mix_prove_alone(CUZK_BACKEND_CPU, &kbulk, &kurgent, N, alone), CUZK_OK);
     assert_memory_not_equal(alone[0], alone[2], 192); /* different r, s: different proofs */
     /* together: A B A B A B in flight at once on two workers; A's key released meanwhile */
-    cuzk_engine *e = cpu_engine(2, 0, NULL);
-    cuzk_srs *sa, *sb;
-    assert_int_equal(cuzk_srs_load(e, kbulk.path, 0, &sa), CUZK_OK);
-    assert_int_equal(cuzk_srs_load(e, kurgent.path, CUZK_SRS_PIN, &sb), CUZK_OK);
-    for (int i = 0; i < N; i++) {
-        assert_int_equal(mix_job_make(&jobs[i], i % 2 ? &kurgent : &kbulk, (uint8_t)(i / 2), (uint64_t)i, 0), CUZK_OK);
-        cuzk_job h;
-        assert_int_equal(cuzk_submit_partition(e, i % 2 ? sb : sa, &jobs[i].p, &h), CUZK_OK);
-    }
-    cuzk_srs_release(sa); /* its three partitions are queued or running */
-    int seen[N] = {0};
-    for (int i = 0; i < N; i++) {
-        cuzk_result r = poll1(e);
-        assert_true(r.user_tag < N);
-        assert_int_equal(seen[r.user_tag]++, 0);
-        assert_int_equal(mix_job_check(&jobs[r.user_tag], &r), CUZK_OK);
-        assert_memory_equal(r.proof, alone[r.user_tag], 192);
-    }
-    cuzk_srs_release(sb);
-    cuzk_engine_destroy(e);
+    assert_int_equal(mix_prove_together(cpu_engine(2, 0, NULL), &kbulk, &kurgent, N, 0, 0, alone), CUZK_OK);
 }
 
 /* A backlog of PoRep partitions on one worker, then an urgent WinningPoSt partition. With

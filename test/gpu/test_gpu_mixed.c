@@ -60,51 +60,17 @@ static void two_keys_alternate_gpu_equals_cpu(void **state)
 {
     (void)state;
     enum { N = 8 };
-    static mix_job jobs[N];
     static uint8_t cpu[N][192];
     /* the oracle: the CPU engine, one key and one partition at a time */
-    for (int i = 0; i < N; i++) {
-        const test_key *k = i % 2 ? &kurgent : &kbulk;
-        cuzk_engine *e = engine(CUZK_BACKEND_CPU, 1, 0, NULL);
-        cuzk_srs *srs;
-        assert_int_equal(cuzk_srs_load(e, k->path, 0, &srs), CUZK_OK);
-        assert_int_equal(mix_job_make(&jobs[i], k, (uint8_t)i, (uint64_t)i, 0), CUZK_OK);
-        cuzk_job h;
-        assert_int_equal(cuzk_submit_partition(e, srs, &jobs[i].p, &h), CUZK_OK);
-        cuzk_result r = poll1(e);
-        assert_int_equal(mix_job_check(&jobs[i], &r), CUZK_OK);
-        memcpy(cpu[i], r.proof, 192);
-        cuzk_srs_release(srs);
-        cuzk_engine_destroy(e);
-    }
-    /* the CUDA engine: both keys, all partitions in flight, the PoRep key released early */
+    assert_int_equal(mix_prove_alone(CUZK_BACKEND_CPU, &kbulk, &kurgent, N, cpu), CUZK_OK);
+    /* the CUDA engine: both keys, all partitions in flight, the PoRep key released early,
+     * every fourth partition urgent (the urgent worker's streams give the same bytes) */
     cuzk_engine *g = engine(CUZK_BACKEND_CUDA, 2, 7, NULL);
     cuzk_stats st = {.struct_size = sizeof st};
     assert_int_equal(cuzk_engine_stats(g, &st), CUZK_OK);
     assert_int_equal(st.backend, CUZK_BACKEND_CUDA);
     assert_int_equal(st.workers, 3); /* two + the level-7 urgent worker */
-    cuzk_srs *sa, *sb;
-    assert_int_equal(cuzk_srs_load(g, kbulk.path, 0, &sa), CUZK_OK);
-    assert_int_equal(cuzk_srs_load(g, kurgent.path, CUZK_SRS_PIN, &sb), CUZK_OK);
-    for (int i = 0; i < N; i++) {
-        const test_key *k = i % 2 ? &kurgent : &kbulk;
-        /* every fourth partition urgent: the urgent worker's streams give the same bytes */
-        assert_int_equal(mix_job_make(&jobs[i], k, (uint8_t)i, (uint64_t)i, i % 4 == 3 ? 7 : 0), CUZK_OK);
-        cuzk_job h;
-        assert_int_equal(cuzk_submit_partition(g, i % 2 ? sb : sa, &jobs[i].p, &h), CUZK_OK);
-    }
-    cuzk_srs_release(sa);
-    int seen[N] = {0};
-    for (int i = 0; i < N; i++) {
-        cuzk_result r = poll1(g);
-        assert_true(r.user_tag < N);
-        assert_int_equal(seen[r.user_tag]++, 0);
-        assert_true(r.device >= 0);
-        assert_int_equal(mix_job_check(&jobs[r.user_tag], &r), CUZK_OK);
-        assert_memory_equal(r.proof, cpu[r.user_tag], 192);
-    }
-    cuzk_srs_release(sb);
-    cuzk_engine_destroy(g);
+    assert_int_equal(mix_prove_together(g, &kbulk, &kurgent, N, 1, 1, cpu), CUZK_OK);
 }
 
 static void urgent_before_the_backlog_gpu(void **state)

@@ -155,3 +155,65 @@ int mix_backlog_run(cuzk_engine *e, mix_log *log, cuzk_srs *sa, const test_key *
     }
     return rc;
 }
+
+static int poll_checked(cuzk_engine *e, const mix_job *jobs, int n, cuzk_result *r)
+{
+    r->struct_size = sizeof *r;
+    int rc = cuzk_poll_result(e, r, 600 * 1000000000ll);
+    if (rc == CUZK_OK && r->user_tag >= (uint64_t)n) rc = CUZK_ENOTFOUND;
+    return rc ? rc : mix_job_check(&jobs[r->user_tag], r);
+}
+
+int mix_prove_alone(int32_t backend, const test_key *a, const test_key *b, int n, uint8_t (*proofs)[192])
+{
+    mix_job *jobs = calloc((size_t)n, sizeof *jobs);
+    int rc = jobs ? CUZK_OK : CUZK_ENOMEM;
+    for (int i = 0; rc == CUZK_OK && i < n; i++) {
+        const test_key *k = i % 2 ? b : a;
+        cuzk_engine *e = mix_engine(backend, 1, 0, NULL);
+        cuzk_srs *srs = NULL;
+        cuzk_job h;
+        cuzk_result r;
+        if (!e) rc = CUZK_EDEVICE;
+        else if (!(rc = cuzk_srs_load(e, k->path, 0, &srs)) && !(rc = mix_job_make(&jobs[i], k, (uint8_t)i, (uint64_t)i, 0))) {
+            if ((rc = cuzk_submit_partition(e, srs, &jobs[i].p, &h))) jobs[i].p.release(jobs[i].p.release_user);
+            else if (!(rc = poll_checked(e, jobs, n, &r))) memcpy(proofs[i], r.proof, 192);
+        }
+        if (srs) cuzk_srs_release(srs);
+        if (e) cuzk_engine_destroy(e);
+    }
+    free(jobs);
+    return rc;
+}
+
+int mix_prove_together(cuzk_engine *e, const test_key *a, const test_key *b, int n, int urgent_too, int gpu,
+                       uint8_t (*proofs)[192])
+{
+    mix_job *jobs = calloc((size_t)n, sizeof *jobs);
+    int *seen = calloc((size_t)n, sizeof *seen), submitted = 0;
+    cuzk_srs *sa = NULL, *sb = NULL;
+    int rc = jobs && seen ? CUZK_OK : CUZK_ENOMEM;
+    if (!rc) rc = cuzk_srs_load(e, a->path, 0, &sa);
+    if (!rc) rc = cuzk_srs_load(e, b->path, CUZK_SRS_PIN, &sb);
+    for (int i = 0; rc == CUZK_OK && i < n; i++) {
+        cuzk_job h;
+        int32_t prio = urgent_too && i % 4 == 3 ? 7 : 0;
+        if (!(rc = mix_job_make(&jobs[i], i % 2 ? b : a, (uint8_t)i, (uint64_t)i, prio)) &&
+            (rc = cuzk_submit_partition(e, i % 2 ? sb : sa, &jobs[i].p, &h)))
+            jobs[i].p.release(jobs[i].p.release_user);
+        submitted += rc == CUZK_OK;
+    }
+    if (sa) cuzk_srs_release(sa); /* its partitions are queued or running */
+    for (int i = 0; i < submitted; i++) {
+        cuzk_result r;
+        int prc = poll_checked(e, jobs, n, &r);
+        if (prc == CUZK_OK && (seen[r.user_tag]++ || (gpu && r.device < 0))) prc = CUZK_EINVAL;
+        if (prc == CUZK_OK && memcmp(r.proof, proofs[r.user_tag], 192)) prc = CUZK_EMISMATCH;
+        if (rc == CUZK_OK) rc = prc;
+    }
+    if (sb) cuzk_srs_release(sb);
+    cuzk_engine_destroy(e);
+    free(jobs);
+    free(seen);
+    return rc;
+}

@@ -50,6 +50,18 @@ void mix_log_event(const cuzk_trace_event *ev, void *user);
 void mix_log_wait_dequeued(mix_log *l, uint64_t tag);
 uint64_t mix_now_ns(void);
 
+/* Partition i (tag i, r and s from seed byte i) of key a when i is even, of key b when odd,
+ * proven alone: each on a fresh engine of `backend`, one at a time; proofs[i] = its bytes.
+ * CUZK_OK, or the first failure (a result that does not verify included). */
+int mix_prove_alone(int32_t backend, const test_key *a, const test_key *b, int n, uint8_t (*proofs)[192]);
+/* The same n partitions all in flight at once on engine e (keys loaded here, b's with
+ * CUZK_SRS_PIN; a's released right after the submissions, while its partitions are queued
+ * and running); priority 7 for every i with i % 4 == 3 when urgent_too. Every result must
+ * verify and equal proofs[tag] byte for byte, and (gpu) come from a device. Destroys e.
+ * CUZK_OK, CUZK_EMISMATCH for different bytes, or the first failure. */
+int mix_prove_together(cuzk_engine *e, const test_key *a, const test_key *b, int n, int urgent_too, int gpu,
+                       uint8_t (*proofs)[192]);
+
 /* What mix_backlog_run saw, from the trace. */
 #define MIX_URGENT_TAG (MIX_TAGS - 1)
 typedef struct mix_outcome {
