@@ -55,6 +55,15 @@ void bench_part_free(cuzk_engine *e, bench_part *bp);
 int bench_load_key(cuzk_engine *e, const char *key_path, const cuzk_partition *p, int synthetic, uint32_t flags,
                    cuzk_srs **srs);
 uint64_t bench_popcount(const uint64_t *bits, uint64_t n);
+/* Where srs's bases live on each of the engine's devices (cuzk_srs_placement), one line
+ * each; nothing on the CPU backend. */
+void bench_print_placement(cuzk_srs *srs, uint32_t devices);
+/* --device-memory GIB: makes each device of mask (0 = all) really that small before any
+ * engine starts, by allocating and holding the rest of its free memory (held[] up to
+ * 64 per device, *nheld counts them), so a placement cannot see more. 0, or 2 after printing
+ * the error (a build without CUDA). bench_release_device_memory gives it back. */
+int bench_hold_device_memory(uint64_t mask, double gib, void **held, int *nheld);
+void bench_release_device_memory(void **held, int nheld);
 /* "0,2,3" -> a device mask; 0 if malformed. */
 uint64_t bench_parse_devices(const char *s);
 

@@ -22,14 +22,15 @@ static int usage(void)
             "usage: cuzk-bench mixed --log N [--bulk porep|snap] [--winning-every MS] [--winning-log N]\n"
             "         [--wpost-every MS] [--wpost-log N] [--seconds S] [--urgent-priority T] [--workers W]\n"
             "         [--depth D] [--alone K] [--backend auto|cuda|cpu] [--devices LIST] [--trace out.json]\n"
-            "         [--svg out.svg] [--json out.json]\n"
+            "         [--svg out.svg] [--json out.json] [--device-memory GIB]\n"
             "  The bulk shape at domain 2^N (default porep) kept D partitions deep (default 2 per worker + 2);\n"
             "  a WinningPoSt partition every MS ms (default 2000; 0 = none; domain 2^(N-8), at least 2^8, or\n"
             "  --winning-log) and a WindowPoSt one every MS ms (default 5000; 0 = none; domain 2^N or\n"
             "  --wpost-log), for S seconds (default 20). T: CUZK_OPT_URGENT_PRIORITY (default 6: both PoSt\n"
             "  kinds are urgent; 0 = no urgent worker, the baseline). K: proofs of each urgent kind alone\n"
             "  first (default 5). Keys: test-only setups up to 2^22, above that synthetic (CUDA only, proofs\n"
-            "  not verified).\n");
+            "  not verified); WinningPoSt's is loaded with CUZK_SRS_PIN. --device-memory GIB: each GPU made\n"
+            "  that small first (as cuzk-bench pipeline).\n");
     return 2;
 }
 
@@ -209,7 +210,7 @@ int bench_mixed(int argc, char **argv)
     const char *bulk = "porep", *backend = "auto", *devices = NULL, *trace_path = NULL, *svg_path = NULL,
                *json_path = NULL;
     int log_m = -1, win_log = -1, wpost_log = -1, urgent = 6, workers = 2, depth = -1, alone = 5;
-    double win_every = 2000, wpost_every = 5000, secs = 20;
+    double win_every = 2000, wpost_every = 5000, secs = 20, device_gib = 0;
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) return usage();
@@ -229,6 +230,7 @@ int bench_mixed(int argc, char **argv)
         else if (!strcmp(argv[i], "--trace")) trace_path = v;
         else if (!strcmp(argv[i], "--svg")) svg_path = v;
         else if (!strcmp(argv[i], "--json")) json_path = v;
+        else if (!strcmp(argv[i], "--device-memory")) device_gib = atof(v);
         else return usage();
         i++;
     }
@@ -253,6 +255,9 @@ int bench_mixed(int argc, char **argv)
     int any_synthetic = 0;
     for (int i = 0; i < KINDS; i++) any_synthetic |= k[i].on && k[i].circ.log_m > 22;
 
+    void *held[64 * BTRACE_MAX_DEV];
+    int nheld = 0;
+    if (device_gib > 0 && bench_hold_device_memory(mask, device_gib, held, &nheld)) return 2;
     btrace_log log = {0};
     cuzk_config *cc = NULL;
     cuzk_engine *e = NULL;
@@ -272,6 +277,11 @@ int bench_mixed(int argc, char **argv)
         if (k[i].on && prepare_kind(&k[i], e, tp, i == K_WIN ? CUZK_SRS_PIN : 0)) return 2;
     cuzk_stats st = {.struct_size = sizeof st};
     cuzk_engine_stats(e, &st);
+    for (int i = 0; i < KINDS; i++)
+        if (k[i].on) {
+            printf("%s key (2^%d):\n", kind_name[i], k[i].circ.log_m);
+            bench_print_placement(k[i].srs, st.devices);
+        }
 
     run_t r = {.e = e, .k = k, .cap_tags = 1 << 20};
     r.tag_kind = calloc(r.cap_tags, 1);
@@ -358,9 +368,11 @@ int bench_mixed(int argc, char **argv)
         }
     }
     printf("  cuzk-bench mixed --bulk %s --log %d --winning-every %.0f --winning-log %d --wpost-every %.0f --wpost-log %d "
-           "--seconds %.0f --urgent-priority %d --workers %d --depth %d --backend %s%s%s\n",
+           "--seconds %.0f --urgent-priority %d --workers %d --depth %d --backend %s%s%s",
            bulk, log_m, win_every, win_log, wpost_every, wpost_log, secs, urgent, workers, depth, backend,
            devices ? " --devices " : "", devices ? devices : "");
+    if (device_gib > 0) printf(" --device-memory %g", device_gib);
+    printf("\n");
     for (int i = 0; i < KINDS; i++) {
         free(lat[i].lat_ms);
         if (k[i].on && k[i].p0.release) k[i].p0.release(k[i].p0.release_user);
@@ -368,5 +380,6 @@ int bench_mixed(int argc, char **argv)
     free(r.tag_kind);
     btrace_free(&log);
     threadpool_destroy(tp);
+    bench_release_device_memory(held, nheld);
     return r.failures ? 1 : 0;
 }

@@ -2,8 +2,9 @@
  * cuzk-bench msm --backend cuda: one CUDA MSM (G1 or G2) over bases resident on the device
  * (made there, untimed) and scalars in pinned host memory (or, with --scalars device, already on
  * the device); prints the median of the CUDA-event times (scalar upload included) and what the
- * plan chose. --bits-fraction F makes a fraction F
- * of the scalars 0 or 1 (the PoRep shape); --streams S runs S contexts from S threads at once.
+ * plan chose. --bits-fraction F makes a fraction F of the scalars 0 or 1 (the PoRep shape);
+ * --streams S runs S contexts from S threads at once; --acc xyzz,affine times the bucket
+ * accumulations side by side on the same data and checks that they agree.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -70,8 +71,39 @@ static void *work(void *arg)
 static int usage(void)
 {
     fprintf(stderr, "usage: cuzk-bench msm --backend cuda --curve g1|g2 --log N [--reps R] [--bits-fraction F] "
-                    "[--window C] [--streams S] [--scalars host|device] [--device D] [--json]\n");
+                    "[--window C] [--streams S] [--scalars host|device] [--device D] [--acc LIST] [--json]\n"
+                    "  --acc: bucket accumulations to time one after another on the same data, comma-separated,\n"
+                    "         each xyzz or affine[:MIN_BATCH[:KMUL]] (default: the context's, from CUZK_MSM_ACC)\n");
     return 2;
+}
+
+/* One entry of --acc: "xyzz" or "affine[:min_batch[:kmul]]". */
+typedef struct {
+    char name[32];
+    int mode;
+    unsigned min_batch, kmul;
+} acc_choice;
+
+static int parse_acc(const char *list, acc_choice *out, int max)
+{
+    int n = 0;
+    while (*list && n < max) {
+        size_t len = strcspn(list, ",");
+        acc_choice *a = &out[n];
+        memset(a, 0, sizeof *a);
+        if (len == 0 || len >= sizeof a->name) return -1;
+        memcpy(a->name, list, len);
+        if (!strcmp(a->name, "xyzz")) a->mode = MSM_ACC_XYZZ;
+        else if (!strncmp(a->name, "affine", 6) && (a->name[6] == 0 || a->name[6] == ':')) {
+            a->mode = MSM_ACC_AFFINE;
+            if (a->name[6] == ':' && sscanf(a->name + 7, "%u:%u", &a->min_batch, &a->kmul) < 1) return -1;
+        } else
+            return -1;
+        n++;
+        list += len;
+        if (*list == ',') list++;
+    }
+    return *list ? -1 : n;
 }
 
 int bench_msm_cuda(int argc, char **argv)
@@ -80,6 +112,9 @@ int bench_msm_cuda(int argc, char **argv)
     int log_n = -1, reps = 5, json = 0, streams = 1, device = 0;
     unsigned window = 0;
     double frac = 0;
+    acc_choice accs[8];
+    const char *env_acc = getenv("CUZK_MSM_ACC");
+    int nacc = parse_acc(env_acc && !strcmp(env_acc, "affine") ? "affine" : "xyzz", accs, 8);
     for (int i = 1; i < argc; i++) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "--json")) { json = 1; continue; }
@@ -93,6 +128,7 @@ int bench_msm_cuda(int argc, char **argv)
         else if (!strcmp(argv[i], "--streams")) streams = atoi(v);
         else if (!strcmp(argv[i], "--device")) device = atoi(v);
         else if (!strcmp(argv[i], "--scalars")) where = v;
+        else if (!strcmp(argv[i], "--acc")) { if ((nacc = parse_acc(v, accs, 8)) < 1) return usage(); }
         else return usage();
         i++;
     }
@@ -147,45 +183,63 @@ int bench_msm_cuda(int argc, char **argv)
             return 1;
         }
         if (window) msm_gpu_ctx_set_window(w[s].ctx, window);
-        /* warm-up: module load, scratch allocation */
-        w[s].reps = 1;
-        work(&w[s]);
-        if (w[s].rc) {
-            fprintf(stderr, "cuzk-bench msm: %s\n", cuzk_last_error());
-            return 1;
-        }
-        w[s].reps = reps;
     }
-    uint64_t t1 = bench_now_ns();
-    for (int s = 0; s < streams; s++) pthread_create(&th[s], NULL, work, &w[s]);
-    for (int s = 0; s < streams; s++) pthread_join(th[s], NULL);
-    double wall_ms = (double)(bench_now_ns() - t1) / 1e6;
-    for (int s = 0; s < streams; s++)
-        if (w[s].rc) {
-            fprintf(stderr, "cuzk-bench msm: %s\n", cuzk_last_error());
+    /* each accumulation mode over the same bases and scalars; results compared across modes */
+    g2_jac first_out;
+    for (int a = 0; a < nacc && !rc; a++) {
+        for (int s = 0; s < streams; s++) {
+            msm_gpu_ctx_set_accumulation(w[s].ctx, accs[a].mode, accs[a].min_batch, accs[a].kmul);
+            /* warm-up: module load, scratch allocation */
+            w[s].reps = 1;
+            w[s].rc = 0;
+            work(&w[s]);
+            if (w[s].rc) {
+                fprintf(stderr, "cuzk-bench msm: %s\n", cuzk_last_error());
+                return 1;
+            }
+            w[s].reps = reps;
+        }
+        uint64_t t1 = bench_now_ns();
+        for (int s = 0; s < streams; s++) pthread_create(&th[s], NULL, work, &w[s]);
+        for (int s = 0; s < streams; s++) pthread_join(th[s], NULL);
+        double wall_ms = (double)(bench_now_ns() - t1) / 1e6;
+        for (int s = 0; s < streams; s++)
+            if (w[s].rc) {
+                fprintf(stderr, "cuzk-bench msm: %s\n", cuzk_last_error());
+                rc = 1;
+            }
+        int same = 1;
+        if (a == 0) memcpy(&first_out, w[0].out, sizeof first_out);
+        else same = g2 ? g2_jac_eq(&first_out, w[0].out) : g1_jac_eq((const g1_jac *)&first_out, w[0].out);
+        if (!same) {
+            fprintf(stderr, "cuzk-bench msm: %s gave a different result than %s\n", accs[a].name, accs[0].name);
             rc = 1;
         }
-    msm_gpu_stats st;
-    msm_gpu_last_stats(w[0].ctx, &st);
-    double lo = w[0].ms[0];
-    for (int r = 1; r < reps; r++) if (w[0].ms[r] < lo) lo = w[0].ms[r];
-    double med = bench_median(w[0].ms, reps);
-    double per = wall_ms / (reps * streams);
-    if (json)
-        printf("{\"bench\":\"msm\",\"backend\":\"cuda\",\"curve\":\"%s\",\"log_n\":%d,\"bits_fraction\":%.3f,"
-               "\"scalars\":\"%s\",\"streams\":%d,\"reps\":%d,\"median_ms\":%.3f,\"min_ms\":%.3f,\"wall_per_msm_ms\":%.3f,"
-               "\"window\":%u,\"groups\":%u,\"n_zero\":%llu,\"n_one\":%llu,\"n_rest\":%llu,\"device\":\"%s\"}\n",
-               curve, log_n, frac, where, streams, reps, med, lo, per, st.window_bits, st.window_groups,
-               (unsigned long long)st.n_zero, (unsigned long long)st.n_one, (unsigned long long)st.n_rest, name);
-    else
-        printf("msm %s cuda 2^%d (bits fraction %.2f, scalars on %s): median %.2f ms (min %.2f, %d reps, CUDA events); "
-               "%d stream%s: %.2f ms per MSM wall; window %u, %u groups; 0/1/rest = %llu/%llu/%llu; "
-               "bases made in %.1f s; on %s\n"
-               "  cuzk-bench msm --backend cuda --curve %s --log %d --bits-fraction %g --reps %d --streams %d --scalars %s%s\n",
-               curve, log_n, frac, where, med, lo, reps, streams, streams == 1 ? "" : "s", per, st.window_bits,
-               st.window_groups, (unsigned long long)st.n_zero, (unsigned long long)st.n_one,
-               (unsigned long long)st.n_rest, gen_s, name, curve, log_n, frac, reps, streams, where,
-               window ? " --window (forced)" : "");
+        msm_gpu_stats st;
+        msm_gpu_last_stats(w[0].ctx, &st);
+        double lo = w[0].ms[0];
+        for (int r = 1; r < reps; r++) if (w[0].ms[r] < lo) lo = w[0].ms[r];
+        double med = bench_median(w[0].ms, reps);
+        double per = wall_ms / (reps * streams);
+        if (json)
+            printf("{\"bench\":\"msm\",\"backend\":\"cuda\",\"curve\":\"%s\",\"log_n\":%d,\"bits_fraction\":%.3f,"
+                   "\"scalars\":\"%s\",\"acc\":\"%s\",\"streams\":%d,\"reps\":%d,\"median_ms\":%.3f,\"min_ms\":%.3f,"
+                   "\"wall_per_msm_ms\":%.3f,\"window\":%u,\"groups\":%u,\"n_zero\":%llu,\"n_one\":%llu,\"n_rest\":%llu,"
+                   "\"same_result\":%d,\"device\":\"%s\"}\n",
+                   curve, log_n, frac, where, accs[a].name, streams, reps, med, lo, per, st.window_bits, st.window_groups,
+                   (unsigned long long)st.n_zero, (unsigned long long)st.n_one, (unsigned long long)st.n_rest, same, name);
+        else
+            printf("msm %s cuda 2^%d (bits fraction %.2f, scalars on %s, buckets %s): median %.2f ms (min %.2f, %d reps, "
+                   "CUDA events); %d stream%s: %.2f ms per MSM wall; window %u, %u groups; 0/1/rest = %llu/%llu/%llu; "
+                   "result %s; bases made in %.1f s; on %s\n"
+                   "  cuzk-bench msm --backend cuda --curve %s --log %d --bits-fraction %g --reps %d --streams %d --scalars %s "
+                   "--acc %s%s\n",
+                   curve, log_n, frac, where, accs[a].name, med, lo, reps, streams, streams == 1 ? "" : "s", per,
+                   st.window_bits, st.window_groups, (unsigned long long)st.n_zero, (unsigned long long)st.n_one,
+                   (unsigned long long)st.n_rest, a ? (same ? "equal to the first mode's" : "DIFFERENT") : "reference",
+                   gen_s, name, curve, log_n, frac, reps, streams, where, accs[a].name, window ? " --window (forced)" : "");
+        fflush(stdout);
+    }
     for (int s = 0; s < streams; s++) {
         msm_gpu_ctx_free(w[s].ctx);
         gpu_host_free((void *)w[s].k);

@@ -9,10 +9,11 @@
 #include <string.h>
 
 #include "bench.h"
+#include "bench_trace.h"
+#include "engine/engine.h"
 #include "groth16/groth16.h"
-
 #ifdef CUZK_HAVE_CUDA
-extern const groth16_params *cuda_backend_synthetic_shape; /* backend_cuda.c, bench-only hook */
+#include "cuda_util.h"
 #endif
 
 static void no_release(void *u) { (void)u; }
@@ -114,17 +115,8 @@ int bench_load_key(cuzk_engine *e, const char *key_path, const cuzk_partition *p
         shape_pk.n_l = (uint32_t)p->num_aux;
         shape_pk.n_a = (uint32_t)(p->num_inputs + pa);
         shape_pk.n_b_g1 = shape_pk.n_b_g2 = (uint32_t)(pbi + pba);
-#ifdef CUZK_HAVE_CUDA
-        cuda_backend_synthetic_shape = &shape_pk;
-#else
-        fprintf(stderr, "cuzk-bench: the synthetic key needs the CUDA backend (built without it)\n");
-        return 2;
-#endif
     }
-    int rc = cuzk_srs_load(e, synthetic ? "(synthetic key generated on the device)" : key_path, flags, srs);
-#ifdef CUZK_HAVE_CUDA
-    cuda_backend_synthetic_shape = NULL;
-#endif
+    int rc = synthetic ? engine_srs_load_synthetic(e, &shape_pk, srs) : cuzk_srs_load(e, key_path, flags, srs);
     if (rc) {
         fprintf(stderr, "cuzk-bench: key: %s: %s\n", cuzk_strerror(rc), cuzk_last_error());
         return 2;
@@ -170,4 +162,60 @@ uint64_t bench_parse_devices(const char *s)
         if (*end && *end != ',') return 0;
     }
     return mask;
+}
+
+void bench_print_placement(cuzk_srs *srs, uint32_t devices)
+{
+    static const char *vec[5] = {"H", "L", "A", "B_G1", "B_G2"};
+    for (uint32_t d = 0; d < (devices ? devices : 1); d++) {
+        cuzk_placement pl = {.struct_size = sizeof pl};
+        if (cuzk_srs_placement(srs, d, &pl)) continue;
+        if (pl.kind == CUZK_PLACEMENT_HOST) return;
+        printf("  placement on device %d: %s, %s slots x%u of %.2f GiB (budget %.2f GiB); resident %.2f GiB, "
+               "streamed %.2f GiB, pinned host %.2f GiB;",
+               pl.device, pl.kind == CUZK_PLACEMENT_RESIDENT ? "resident" : pl.kind == CUZK_PLACEMENT_PARTIAL ? "partial"
+                                                                                                            : "streamed",
+               pl.working_set == CUZK_WORKING_SET_FULL ? "full" : "lean", pl.slots, (double)pl.slot_bytes / (1 << 30),
+               (double)pl.device_budget_bytes / (1 << 30), (double)pl.resident_bytes / (1 << 30),
+               (double)pl.streamed_bytes / (1 << 30), (double)pl.pinned_host_bytes / (1 << 30));
+        for (int v = 0; v < 5; v++)
+            printf(" %s %.2f/%.2f", vec[v], (double)pl.vector_resident_bytes[v] / (1 << 30),
+                   (double)pl.vector_bytes[v] / (1 << 30));
+        printf(" GiB resident\n");
+    }
+}
+
+int bench_hold_device_memory(uint64_t mask, double gib, void **held, int *nheld)
+{
+#ifdef CUZK_HAVE_CUDA
+    int n = gpu_device_count();
+    for (int d = 0; d < n && d < BTRACE_MAX_DEV; d++) {
+        if (mask && !(mask >> d & 1)) continue;
+        size_t fr = 0, total = 0;
+        if (gpu_set_device(d) || gpu_mem_info(&fr, &total)) return 2;
+        uint64_t want = (uint64_t)(gib * (double)(1ull << 30)), chunk = (uint64_t)4 << 30;
+        while (fr > want + (64ull << 20) && *nheld < 64 * BTRACE_MAX_DEV) {
+            uint64_t take = fr - want < chunk ? fr - want : chunk;
+            if (gpu_malloc(&held[*nheld], take)) break;
+            (*nheld)++;
+            if (gpu_mem_info(&fr, &total)) return 2;
+        }
+        printf("device %d made small: %.2f GiB free of %.2f GiB (held the rest before the engine starts)\n", d,
+               (double)fr / (double)(1ull << 30), (double)total / (double)(1ull << 30));
+    }
+    return 0;
+#else
+    (void)mask, (void)held, (void)nheld;
+    fprintf(stderr, "cuzk-bench: --device-memory %.1f needs a CUDA build\n", gib);
+    return 2;
+#endif
+}
+
+void bench_release_device_memory(void **held, int nheld)
+{
+#ifdef CUZK_HAVE_CUDA
+    for (int i = 0; i < nheld; i++) gpu_free(held[i]);
+#else
+    (void)held, (void)nheld;
+#endif
 }

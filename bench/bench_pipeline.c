@@ -18,12 +18,13 @@ static int usage(void)
     fprintf(stderr,
             "usage: cuzk-bench pipeline --shape porep|snap|wpost|winning --log N --partitions P [--devices LIST]\n"
             "         [--workers W] [--backend auto|cuda|cpu] [--trace out.json] [--svg out.svg] [--json out.json]\n"
-            "         [--fill PCT] [--pageable] [--synthetic-key] [--warmup K]\n"
+            "         [--fill PCT] [--pageable] [--synthetic-key] [--warmup K] [--device-memory GIB]\n"
             "  The shape's circuit (lib/groth16/synth_shape.c) at domain 2^N, filling the domain as the real\n"
             "  circuit fills its own (or PCT %%). N <= 22: a real test-only key, every proof verified; N > 22\n"
             "  (or --synthetic-key): a key of random valid points generated on the device, proofs not\n"
             "  verifiable (self-check off). The partition's buffers live in cuzk_host_alloc memory (pinned\n"
-            "  on CUDA) unless --pageable.\n");
+            "  on CUDA) unless --pageable. --device-memory GIB: make each GPU that small first (hold the rest\n"
+            "  of its memory), so the key is placed as on a card of that size (resident, partial or streamed).\n");
     return 2;
 }
 
@@ -32,11 +33,26 @@ typedef struct {
     int32_t backend;
     uint64_t mask, abc_len, num_aux;
     const bench_circuit *circ;
+    double device_gib;   /* --device-memory: hold the rest of each device first (0 = no) */
     const char *key_path, *trace_path, *svg_path, *json_path, *devices;
     const cuzk_partition *p0;
     threadpool *tp;
     double synth_s, setup_s;
 } run_cfg;
+
+/* Host-to-device traffic of the measured partitions: bytes and copy-engine busy time. */
+static void print_copies(const btrace_log *log, uint64_t parts)
+{
+    uint64_t bytes = 0, busy = 0;
+    for (size_t i = 0; i < log->n; i++) {
+        const cuzk_trace_event *e = &log->ev[i];
+        if (e->kind != CUZK_TRACE_H2D_COPY || e->user_tag < 1 || e->user_tag > parts) continue;
+        bytes += e->bytes;
+        busy += e->end_ns - e->begin_ns;
+    }
+    printf("  host->device per partition: %.2f GB (witness scalars and streamed bases), copy streams busy %.1f ms\n",
+           (double)bytes / 1e9 / (double)parts, (double)busy / 1e6 / (double)parts);
+}
 
 /* out.json -> out-w2.json when several worker counts run */
 static const char *suffixed(char *buf, size_t len, const char *path, int workers, int many)
@@ -76,6 +92,7 @@ static int run_one(const run_cfg *rc_, int many)
     double load_s = (double)(bench_now_ns() - t0) / 1e9;
     cuzk_stats st = {.struct_size = sizeof st};
     cuzk_engine_stats(e, &st);
+    bench_print_placement(srs, st.devices);
 
     /* warm-up (twiddles, scratch growth, pinned staging): one partition per worker */
     int warmup = c->warmup < 0 ? (int)st.workers : c->warmup, failures = 0;
@@ -126,6 +143,7 @@ static int run_one(const run_cfg *rc_, int many)
     btrace_summary sum;
     btrace_analyze(&log, (uint64_t)c->parts, &sum);
     btrace_print(&sum, &log, c->parts, failures, c->synthetic);
+    print_copies(&log, (uint64_t)c->parts);
     char b1[512], b2[512], b3[512];
     const char *jp = suffixed(b1, sizeof b1, c->json_path, c->workers, many),
                *tp = suffixed(b2, sizeof b2, c->trace_path, c->workers, many),
@@ -163,6 +181,7 @@ int bench_pipeline(int argc, char **argv)
         else if (!strcmp(argv[i], "--json")) c.json_path = v;
         else if (!strcmp(argv[i], "--fill")) fill = atoi(v);
         else if (!strcmp(argv[i], "--warmup")) c.warmup = atoi(v);
+        else if (!strcmp(argv[i], "--device-memory")) c.device_gib = atof(v);
         else return usage();
         i++;
     }
@@ -191,6 +210,9 @@ int bench_pipeline(int argc, char **argv)
         return 2;
     }
 #endif
+    void *held[64 * BTRACE_MAX_DEV];
+    int nheld = 0;
+    if (c.device_gib > 0 && bench_hold_device_memory(c.mask, c.device_gib, held, &nheld)) return 2;
     c.tp = threadpool_create(0);
     cuzk_partition p0;
     if (bench_circuit_partition(&circ, c.tp, &p0, &c.abc_len, &c.num_aux, &c.synth_s)) return 2;
@@ -206,5 +228,6 @@ int bench_pipeline(int argc, char **argv)
     }
     if (p0.release) p0.release(p0.release_user);
     threadpool_destroy(c.tp);
+    bench_release_device_memory(held, nheld);
     return worst;
 }

@@ -26,7 +26,9 @@ static const char *kind_names[] = {
 
 const char *btrace_kind_name(int32_t k) { return k > 0 && k < NKINDS && kind_names[k] ? kind_names[k] : "?"; }
 
-static int is_device_kind(int32_t k) { return k >= CUZK_TRACE_H2D_COPY && k <= CUZK_TRACE_MSM_ALL; }
+/* Device stages that keep the GPU's arithmetic busy (host-to-device copies run beside them on
+ * the copy engines: counted separately, see bench_pipeline's copy figures). */
+static int is_device_kind(int32_t k) { return k > CUZK_TRACE_H2D_COPY && k <= CUZK_TRACE_MSM_ALL; }
 
 void btrace_collect(const cuzk_trace_event *ev, void *user)
 {

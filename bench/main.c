@@ -11,6 +11,7 @@
 #define BENCH_COMMANDS(X) \
     X("engine", bench_engine, "the engine's overhead with a trivial prover: latency, throughput, tracing") \
     X("field", bench_field, "Fp/Fr/Fp2 arithmetic, G1/G2 add and double (one thread)") \
+    X("gather", bench_gather, "host gather of the bases a streamed MSM needs vs copying all: --log N --threads T --keep F --pcie-gbs G") \
     X("h", bench_h, "Groth16 H step on the GPU: --log 27 [--runs N] [--from-host]") \
     X("mixed", bench_mixed, "a saturated bulk backlog with WinningPoSt/WindowPoSt arriving: --log N [--bulk porep|snap] [--winning-every MS] [--wpost-every MS] [--urgent-priority T] [--seconds S]") \
     X("msm", bench_msm, "multi-scalar multiplication: --backend cpu --curve g1|g2 --log N [--threads T]") \

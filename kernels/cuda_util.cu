@@ -167,3 +167,39 @@ extern "C" int gpu_event_elapsed_ms(float *ms, void *start, void *end)
     CUDA_TRY(cudaEventElapsedTime(ms, (cudaEvent_t)start, (cudaEvent_t)end));
     return 0;
 }
+
+extern "C" int gpu_host_register(void *p, size_t bytes)
+{
+    /* portable: every device's copy engine reads it; the pages stay where they are */
+    CUDA_TRY(cudaHostRegister(p, bytes, cudaHostRegisterPortable));
+    return 0;
+}
+
+extern "C" void gpu_host_unregister(void *p)
+{
+    if (p && cudaHostUnregister(p) != cudaSuccess) (void)cudaGetLastError();
+}
+
+extern "C" int gpu_mem_info(size_t *free_bytes, size_t *total_bytes)
+{
+    CUDA_TRY(cudaMemGetInfo(free_bytes, total_bytes));
+    return 0;
+}
+
+extern "C" int gpu_stream_create_priority(void **stream, int urgent)
+{
+    int least = 0, greatest = 0;
+    CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    cudaStream_t s;
+    CUDA_TRY(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, urgent ? greatest : least));
+    *stream = (void *)s;
+    return 0;
+}
+
+extern "C" int gpu_event_create_sync_only(void **ev)
+{
+    cudaEvent_t e;
+    CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    *ev = (void *)e;
+    return 0;
+}

@@ -44,6 +44,15 @@ int gpu_event_record(void *ev, void *stream);
 int gpu_event_sync(void *ev);
 int gpu_stream_wait_event(void *stream, void *ev);
 int gpu_event_elapsed_ms(float *ms, void *start, void *end);
+/* Pins existing host memory in place (no copy) for every device; unregister undoes it. */
+int gpu_host_register(void *p, size_t bytes);
+void gpu_host_unregister(void *p);
+/* cudaMemGetInfo of the current device. */
+int gpu_mem_info(size_t *free_bytes, size_t *total_bytes);
+/* A non-blocking stream of the device's highest (urgent) or lowest (0) scheduling priority. */
+int gpu_stream_create_priority(void **stream, int urgent);
+/* An event for ordering only (no timing: cheaper to record and wait on). */
+int gpu_event_create_sync_only(void **ev);
 
 #ifdef __cplusplus
 }

@@ -28,6 +28,15 @@ int msm_gpu_bases_upload(msm_gpu_bases **out, int device, int curve, const void 
  * scalar multiplication of gen), a, b < 2^64. */
 int msm_gpu_bases_generate(msm_gpu_bases **out, int device, int curve, size_t n, const void *gen,
                            uint64_t a, uint64_t b);
+/* Bases first .. first + count of msm_gpu_bases_generate's sequence (the same points whatever
+ * the split), written to d_out (device memory of the current device). */
+int msm_gpu_bases_generate_into(void *d_out, int curve, size_t first, size_t count, const void *gen, uint64_t a,
+                                uint64_t b);
+/* Device pointer of a resident base vector's first point. */
+const void *msm_gpu_bases_data(const msm_gpu_bases *bases);
+/* d_flags[k] (device memory, ceil(n / piece) bytes) = 1 when any of scalars[k·piece ..
+ * (k+1)·piece) (device memory, either form) is not zero, else 0; on the stream. */
+int msm_gpu_pieces_nonzero(const void *d_scalars, size_t n, size_t piece, uint8_t *d_flags, void *stream);
 /* Copies bases[first .. first + count) back to the host (g1_aff/g2_aff layout). */
 int msm_gpu_bases_download(const msm_gpu_bases *bases, size_t first, size_t count, void *out);
 size_t msm_gpu_bases_count(const msm_gpu_bases *bases);
@@ -41,6 +50,16 @@ void msm_gpu_ctx_free(msm_gpu_ctx *ctx);
 /* Forces the window size (bits, 4..22) for benchmarks; 0 = chosen by size (the default). */
 void msm_gpu_ctx_set_window(msm_gpu_ctx *ctx, unsigned bits);
 
+/* How buckets are accumulated: MSM_ACC_XYZZ (mixed XYZZ additions, 10 products each) or
+ * MSM_ACC_AFFINE (each thread advances its buckets together in affine coordinates, one shared
+ * inversion per step: ~6 products each plus the inversion's share; kernels/msm/msm_affine.cuh).
+ * min_batch: affine steps while at least this many of a thread's buckets still take points
+ * (0 = default 24); kmul: entries per level-0 thread as a multiple of one full wave's share
+ * (0 = 1). A new context takes CUZK_MSM_ACC=xyzz|affine, CUZK_MSM_AFF_MIN_BATCH and
+ * CUZK_MSM_AFF_KMUL from the environment (default XYZZ). */
+enum { MSM_ACC_XYZZ = 0, MSM_ACC_AFFINE = 1 };
+void msm_gpu_ctx_set_accumulation(msm_gpu_ctx *ctx, int mode, unsigned min_batch, unsigned kmul);
+
 enum { MSM_SCALARS_HOST = 0, MSM_SCALARS_DEVICE = 1 };
 
 /* out (g1_jac or g2_jac, host memory) = sum over i < n of scalars[i]·bases[first + i].
@@ -53,14 +72,28 @@ int msm_gpu_run(msm_gpu_ctx *ctx, const msm_gpu_bases *bases, size_t first, cons
                 int scalar_form, int scalars_where, void *out);
 
 /* An MSM whose bases arrive in pieces (streamed from host memory in chunks, or partly
- * resident): begin fixes the window size for n_total points and the scalar form; each add
- * accumulates sum scalars[i]·bases[i] over one piece whose n bases and scalars are in this
- * context's device memory (scalars 16-byte aligned), enqueued on the context's stream — the
- * piece's buffers may be reused once the stream has passed it (record an event after add);
- * add blocks the caller only for a small count read-back. end writes the sum (g1_jac/g2_jac,
- * host memory) and blocks until it is there. One accumulated MSM per context at a time;
- * msm_gpu_run must not be called between begin and end. */
-int msm_gpu_acc_begin(msm_gpu_ctx *ctx, int curve, size_t n_total, int scalar_form);
+ * resident): begin fixes the scalar form; each add accumulates sum scalars[i]·bases[i] over
+ * one piece whose n bases and scalars are in this context's device memory (scalars 16-byte
+ * aligned), enqueued on the context's stream — the piece's buffers may be reused once the
+ * stream has passed it (record an event after add); add blocks the caller only for a small
+ * count read-back. end writes the sum (g1_jac/g2_jac, host memory) and blocks until it is
+ * there. One accumulated MSM per context at a time; no msm_gpu_run between begin and end.
+ * persist = 0: each piece reduces its own buckets, the window size chosen by the first piece
+ * with scalars other than 0 and 1. persist = 1: one bucket array for every window across
+ * pieces (window size for n_total points, within bucket_bytes_max), reduced once at end —
+ * measured 4.5x slower on the H200 at 2^27 (runs of ~5 entries a bucket: each bucket update
+ * is a dependent global load), so the backend does not use it; kept for the next design. */
+int msm_gpu_acc_begin(msm_gpu_ctx *ctx, int curve, size_t n_total, int scalar_form, int persist,
+                      size_t bucket_bytes_max);
+int msm_gpu_acc_add(msm_gpu_ctx *ctx, const void *d_bases, const void *d_scalars, size_t n);
+int msm_gpu_acc_end(msm_gpu_ctx *ctx, void *out);
+/* The stream the context runs on (a cudaStream_t). */
+void *msm_gpu_ctx_stream(const msm_gpu_ctx *ctx);
+
+/* Device bytes a context with max_entries takes for an MSM of n points, for the placement's
+ * working-set estimate: msm_gpu_run (piece = 0) or msm_gpu_acc_* in pieces of `piece` points
+ * (persistent buckets when bucket_bytes_max != 0), whatever share of the scalars is 0 or 1. */
+size_t msm_gpu_scratch_bytes(int curve, size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max);
 int msm_gpu_acc_add(msm_gpu_ctx *ctx, const void *d_bases, const void *d_scalars, size_t n);
 int msm_gpu_acc_end(msm_gpu_ctx *ctx, void *out);
 /* The stream the context runs on (a cudaStream_t). */
@@ -81,9 +114,19 @@ void msm_gpu_last_stats(const msm_gpu_ctx *ctx, msm_gpu_stats *out);
  * values force buckets to straddle threads); window_bits 0 = chosen by size. */
 int msm_sim_run(int curve, const void *bases, const void *scalars, size_t n, int scalar_form,
                 unsigned window_bits, size_t max_entries, size_t acc_threads, void *out);
-/* The same as pieces of `piece` points accumulated one after another (msm_gpu_acc_*'s plan). */
+/* The same as pieces of `piece` points accumulated one after another (msm_gpu_acc_*'s plan,
+ * persistent buckets or not). */
 int msm_sim_run_pieces(int curve, const void *bases, const void *scalars, size_t n, int scalar_form,
-                       unsigned window_bits, size_t max_entries, size_t acc_threads, size_t piece, void *out);
+                       unsigned window_bits, size_t max_entries, size_t acc_threads, size_t piece, int persist,
+                       void *out);
+/* Either with the bucket accumulation acc (MSM_ACC_*) and its min_batch (0 = always affine
+ * steps while any bucket takes points: small simulations still exercise them); persistent
+ * buckets accumulate in XYZZ. */
+int msm_sim_run_acc(int curve, int acc, unsigned min_batch, const void *bases, const void *scalars, size_t n,
+                    int scalar_form, unsigned window_bits, size_t max_entries, size_t acc_threads, size_t piece,
+                    int persist, void *out);
+/* out[i] = in[i]^-1 (Fp, Montgomery form, 0 -> 0) by the device's inversion run on the host. */
+void msm_sim_fp_inv(void *out, const void *in, size_t n);
 
 #ifdef __cplusplus
 }

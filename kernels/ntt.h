@@ -62,6 +62,13 @@ int gpu_h_step_from_host_checked(void *d_a, void *d_b, void *d_c, const void *a,
                                  const void *c, uint64_t len, unsigned log_n, int canonical,
                                  gpu_prep_result *d_res, void *stream, void *copy_stream);
 
+/* The same in two device buffers instead of three (for cards too small for three domain
+ * vectors): a arrives in d_x and b in d_y while A's transforms run; c is copied into d_x
+ * once A·B has been formed in d_y (that copy is not overlapped). On return (on the stream)
+ * d_x holds the h scalars in natural order; d_y is clobbered. */
+int gpu_h_step_from_host_lean(void *d_x, void *d_y, const void *a, const void *b, const void *c, uint64_t len,
+                              unsigned log_n, int canonical, gpu_prep_result *d_res, void *stream,
+                              void *copy_stream);
 /* For benches and tests: n pseudo-random Fr elements (< 2^253) from seed, on the stream. */
 int gpu_fr_fill_random(void *d, uint64_t n, uint64_t seed, void *stream);
 

@@ -85,11 +85,16 @@ static void make_bases(int g2, void *out, size_t n, int shaped)
     }
 }
 
+/* Bucket accumulation of the cases below: XYZZ unless a test switches to affine steps. */
+static int acc_kind = MSM_ACC_XYZZ;
+static unsigned acc_min_batch;
+
 /* piece = 0: one MSM; else the same accumulated in pieces of that many points (the streamed
  * bases' path, msm_gpu_acc_*). */
 static void run_case_pieces(int g2, size_t n, int kind, int shaped, unsigned window, size_t max_entries, size_t threads,
                             size_t piece)
 {
+    int persist = piece && (test_rand64() & 1); /* both ways of accumulating pieces */
     void *bases = malloc((n ? n : 1) * sizeof(g2_aff));
     fr_t *k = malloc((n ? n : 1) * sizeof *k), *mk = malloc((n ? n : 1) * sizeof *k);
     assert_non_null(bases);
@@ -106,17 +111,20 @@ static void run_case_pieces(int g2, size_t n, int kind, int shaped, unsigned win
     if (!g2) {
         g1_jac want, got;
         msm_g1(&want, bases, k, n, NULL);
-        assert_int_equal(msm_sim_run_pieces(MSM_CURVE_G1, bases, mk, n, form, window, max_entries, threads, piece, &got), 0);
+        assert_int_equal(msm_sim_run_acc(MSM_CURVE_G1, acc_kind, acc_min_batch, bases, mk, n, form, window,
+                                         max_entries, threads, piece, persist, &got), 0);
         ok = g1_jac_eq(&want, &got);
     } else {
         g2_jac want, got;
         msm_g2(&want, bases, k, n, NULL);
-        assert_int_equal(msm_sim_run_pieces(MSM_CURVE_G2, bases, mk, n, form, window, max_entries, threads, piece, &got), 0);
+        assert_int_equal(msm_sim_run_acc(MSM_CURVE_G2, acc_kind, acc_min_batch, bases, mk, n, form, window,
+                                         max_entries, threads, piece, persist, &got), 0);
         ok = g2_jac_eq(&want, &got);
     }
     if (!ok)
-        printf("MISMATCH G%d n=%zu kind=%d shaped=%d window=%u max_entries=%zu threads=%zu form=%d piece=%zu\n",
-               g2 + 1, n, kind, shaped, window, max_entries, threads, form, piece);
+        printf("MISMATCH G%d n=%zu kind=%d shaped=%d window=%u max_entries=%zu threads=%zu form=%d piece=%zu acc=%d/%u "
+               "persist=%d\n",
+               g2 + 1, n, kind, shaped, window, max_entries, threads, form, piece, acc_kind, acc_min_batch, persist);
     assert_true(ok);
     free(bases);
     free(k);
@@ -134,12 +142,14 @@ static void run_case(int g2, size_t n, int kind, int shaped, unsigned window, si
 static void test_pieces(void **state)
 {
     (void)state;
+    for (int rep = 0; rep < 2; rep++) {
     run_case_pieces(0, 64, 4, 1, 0, 0, 7, 1);
     run_case_pieces(0, 300, 4, 1, 0, 0, 7, 37);
     run_case_pieces(0, 300, 1, 0, 0, 0, 5, 100); /* all zeros */
     run_case_pieces(0, 200, 2, 0, 0, 0, 5, 64);  /* all ones */
     run_case_pieces(0, 300, 4, 1, 6, 50, 3, 128);
     run_case_pieces(1, 40, 4, 1, 0, 0, 3, 9);
+    }
 }
 
 static void test_small_g1(void **state)
@@ -171,6 +181,104 @@ static void test_g2(void **state)
     run_case(1, 33, 0, 0, 0, 0, 64);
 }
 
+/* The device's binary-GCD inversion (run on the host) against lib/field's: 0, 1, p - 1, the
+ * slow input 2^380 (more rounds than the fixed count), and random elements. */
+static void test_inverse(void **state)
+{
+    (void)state;
+    enum { N = 300 };
+    fp_t in[N], got[N], want;
+    for (int i = 0; i < N; i++) {
+        uint64_t c[6];
+        for (int j = 0; j < 6; j++) c[j] = test_rand64();
+        c[5] &= 0x0fffffffffffffffull; /* below p */
+        if (i == 0) memset(c, 0, sizeof c);
+        if (i == 1) memset(c, 0, sizeof c), c[0] = 1;
+        if (i == 2) memset(c, 0, sizeof c), c[5] = 1ull << 60;
+        if (i == 3) fp_from_u64(&in[i], 1), fp_neg(&in[i], &in[i]);
+        else if (i == 4) fp_from_u64(&in[i], 1);
+        else fp_to_mont(&in[i], c);
+        if (i == 2) in[i] = *(const fp_t *)c; /* the raw value 2^380 itself */
+    }
+    msm_sim_fp_inv(got, in, N);
+    for (int i = 0; i < N; i++) {
+        fp_inv(&want, &in[i]);
+        if (!fp_eq(&want, &got[i])) printf("inverse %d wrong\n", i);
+        assert_true(fp_eq(&want, &got[i]));
+    }
+}
+
+/* Affine bucket steps (every step batched, min_batch 0, and a threshold that switches to XYZZ
+ * part way): the plans and scalar kinds above, G1 and G2. */
+static void test_affine(void **state)
+{
+    (void)state;
+    acc_kind = MSM_ACC_AFFINE;
+    const unsigned minb[] = {0, 3};
+    for (int mb = 0; mb < 2; mb++) {
+        acc_min_batch = minb[mb];
+        for (int kind = 0; kind < 5; kind++) run_case(0, 64, kind, kind != 1, 0, 0, 3);
+        run_case(0, 300, 0, 0, 5, 600, 3);
+        run_case(0, 300, 4, 1, 8, 100, 1);
+        run_case(0, 257, 0, 0, 6, 0, 257);
+        run_case(0, 200, 4, 1, 11, 0, 16);
+        run_case(0, 500, 3, 1, 4, 0, 2);
+        run_case_pieces(0, 300, 4, 1, 0, 0, 7, 37);
+        run_case(1, 40, 4, 1, 5, 50, 3);
+        run_case(1, 33, 0, 0, 0, 0, 2);
+    }
+    acc_kind = MSM_ACC_XYZZ;
+    acc_min_batch = 0;
+}
+
+/* Buckets whose runs hit every special case of an affine addition, different ones in the same
+ * batch: bucket j (scalar j + 2, window 0 only) takes Q_j under the signs of PATTERN starting
+ * at j, so one step adds P + (-P) in one bucket, P + P (the tangent) in another, infinity on
+ * either side in others; each bucket's net sum keeps its doubling (2Q followed by -Q would
+ * undo even a wrong tangent: the chord formulas cancel). Scalars near r (negative digits)
+ * in a second round. */
+static void test_affine_special(void **state)
+{
+    (void)state;
+    enum { NB = 24, REP = 8 };
+    static const int pattern[8] = {1, -1, 1, 1, 0, 1, -1, 1}; /* 0 = infinity */
+    const size_t n = NB * REP;
+    g1_aff *bases = malloc(n * sizeof *bases), q[NB];
+    fr_t *k = malloc(n * sizeof *k);
+    assert_non_null(bases);
+    assert_non_null(k);
+    for (int j = 0; j < NB; j++) {
+        fr_t c;
+        g1_jac g, p;
+        rand_canonical(&c);
+        g1_jac_from_aff(&g, &G1_GENERATOR);
+        g1_jac_mul(&p, &g, &c);
+        g1_jac_to_aff(&q[j], &p);
+    }
+    for (int round = 0; round < 2; round++) {
+        for (size_t i = 0; i < n; i++) {
+            size_t j = i % NB, r = i / NB;
+            int sg = pattern[(r + j) % 8];
+            bases[i] = q[j];
+            if (sg < 0) g1_aff_neg(&bases[i], &bases[i]);
+            if (sg == 0) memset(&bases[i], 0, sizeof bases[i]);
+            memset(&k[i], 0, sizeof k[i]);
+            k[i].l[0] = j + 2;
+            if (round) fr_sub(&k[i], &R_MINUS_1, &k[i]); /* r - 1 - (j + 2): negative digits */
+        }
+        g1_jac want, got;
+        msm_g1(&want, bases, k, n, NULL);
+        for (unsigned threads = 1; threads <= 4; threads++) {
+            assert_int_equal(msm_sim_run_acc(MSM_CURVE_G1, MSM_ACC_AFFINE, 0, bases, k, n, CUZK_FR_CANONICAL,
+                                             round ? 0 : 6, 0, threads, 0, 0, &got), 0);
+            if (!g1_jac_eq(&want, &got)) printf("special cases: round %d, %u threads\n", round, threads);
+            assert_true(g1_jac_eq(&want, &got));
+        }
+    }
+    free(bases);
+    free(k);
+}
+
 int main(void)
 {
     test_seed();
@@ -179,6 +287,9 @@ int main(void)
         cmocka_unit_test(test_plans_g1),
         cmocka_unit_test(test_g2),
         cmocka_unit_test(test_pieces),
+        cmocka_unit_test(test_inverse),
+        cmocka_unit_test(test_affine),
+        cmocka_unit_test(test_affine_special),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

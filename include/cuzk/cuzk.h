@@ -272,9 +272,48 @@ enum {
  * borrowed for the call; *out is owned by the caller until cuzk_srs_release. Thread-safe.
  * Errors: CUZK_EINVAL (NULL argument, unknown flag), CUZK_EIO (cannot read the file),
  * CUZK_EFORMAT (not a valid key; the detail names the byte offset), CUZK_ENOMEM,
- * CUZK_EDEVICE (cannot place the key on a GPU). */
+ * CUZK_EDEVICE (cannot place the key on a GPU), CUZK_EBUDGET (a GPU's device budget — what
+ * it had free when the engine started, or CUZK_OPT_DEVICE_BUDGET_BYTES — cannot hold even one
+ * worker that streams the key's bases; the detail names the bytes needed). On a GPU the key
+ * is placed by what fits, see cuzk_srs_placement. */
 CUZK_API int cuzk_srs_load(cuzk_engine *engine, const char *params_path, uint32_t flags,
                            cuzk_srs **out);
+
+/* Where a key's bases live on one GPU, decided when it was loaded from the memory the device
+ * had (and CUZK_OPT_DEVICE_BUDGET_BYTES, which bounds everything libcuzk holds on a device:
+ * resident bases of every key and every worker's working memory):
+ *   RESIDENT — every base on the device (80 GB cards and up for a PoRep key): fastest;
+ *   PARTIAL  — the bases that cost most to stream (B, then A, L) stay, the rest are copied
+ *              from page-locked host memory in pieces during each MSM;
+ *   STREAMED — all bases copied per partition; a 16 GB card proves a 2^27 partition so.
+ * Streamed bases live once per process in page-locked host memory (the key's own host copy,
+ * pinned in place). HOST: the engine proves on the CPU. */
+enum { CUZK_PLACEMENT_RESIDENT = 0, CUZK_PLACEMENT_PARTIAL = 1, CUZK_PLACEMENT_STREAMED = 2,
+       CUZK_PLACEMENT_HOST = 3 };
+/* A worker slot's working memory: FULL (three domain vectors, copies overlapped with the H
+ * step) or LEAN (two, reused across stages: about 8.6 GB at 2^27 instead of 22 GB). */
+enum { CUZK_WORKING_SET_FULL = 0, CUZK_WORKING_SET_LEAN = 1 };
+typedef struct cuzk_placement {
+    uint32_t struct_size;            /* set by the caller                                    */
+    int32_t device;                  /* the device's CUDA ordinal (-1: CPU)                   */
+    int32_t kind;                    /* CUZK_PLACEMENT_*                                      */
+    int32_t working_set;             /* CUZK_WORKING_SET_*                                    */
+    uint32_t slots;                  /* partitions the device works on at once                */
+    uint32_t reserved;
+    uint64_t slot_bytes;             /* device bytes of one slot                              */
+    uint64_t device_budget_bytes;    /* what libcuzk may hold on the device                   */
+    uint64_t resident_bytes;         /* this key's bases kept on the device                   */
+    uint64_t streamed_bytes;         /* bases copied per partition at most (all-zero pieces   */
+                                     /* of scalars are skipped)                               */
+    uint64_t pinned_host_bytes;      /* the key's page-locked host memory (shared by devices) */
+    uint64_t vector_bytes[5];        /* H, L, A, B_G1, B_G2: bytes of each base vector        */
+    uint64_t vector_resident_bytes[5]; /* of which resident (a prefix)                         */
+} cuzk_placement;
+
+/* Fills *out (set out->struct_size first) with srs's placement on the engine's device number
+ * device_index (0 .. devices-1 as counted in cuzk_stats). Thread-safe.
+ * Errors: CUZK_EINVAL (NULL, struct_size too small, no such device). */
+CUZK_API int cuzk_srs_placement(cuzk_srs *srs, uint32_t device_index, cuzk_placement *out);
 /* Gives up the caller's hold on a key. The key itself lives on while submitted jobs still
  * use it and is freed with the last of them. NULL is ignored; releasing twice is undefined.
  * Thread-safe, but not with cuzk_engine_destroy of its engine. */

@@ -1,82 +1,100 @@
 /*
- * Montgomery arithmetic over N 32-bit limbs for the GPU, generic in the modulus (a traits
- * class P, see fr.cuh / fp.cuh). Values are fully reduced (< p) and laid out exactly as the
- * CPU's little-endian 64-bit limbs, so device and host buffers are bit-identical.
+ * Montgomery arithmetic over N 32-bit limbs, generic in the modulus (a traits class P, see
+ * fr.cuh / fp.cuh): the one device field implementation (the NTT, the H step, scalar prep and
+ * the MSM all use it). Values are fully reduced (< p) and laid out exactly as the CPU's
+ * little-endian 64-bit limbs, so device and host buffers are bit-identical.
  *
  * Products use PTX carry chains (mad.lo.cc / madc.hi.cc on the same operands, which ptxas
  * fuses into one IMAD.WIDE.U32 per 32x32->64 product). The multiplier is the bottleneck,
  * so the multiplication is written to issue exactly 2·N² wide products (fewer for Fr,
  * whose low limbs 1 and 2^32-1 make two reduction products free: 112 instead of 128).
+ *
+ * Every operation also runs on the host, with the carry flag emulated (one per host thread),
+ * so the exact instruction sequence is checked without a GPU (the MSM's host simulation).
  */
 #ifndef CUZK_FIELD_MONT_CUH
 #define CUZK_FIELD_MONT_CUH
 
 #include <stdint.h>
 
+#ifdef __CUDACC__
+#define MONT_HD __host__ __device__ __forceinline__
+#define MONT_HD_SLOW __host__ __device__
+#else
+#define MONT_HD inline
+#define MONT_HD_SLOW inline
+#endif
+
 namespace cuzk_ptx {
 
+#ifdef __CUDA_ARCH__
 /* Each wrapper is one PTX instruction; the .cc flag lives between consecutive asm volatile
  * statements of one chain (nvcc keeps their order and inserts nothing that touches it). */
-__device__ __forceinline__ uint32_t add_cc(uint32_t a, uint32_t b)
+#define CUZK_PTX2(name, insn)                                                                      \
+    __device__ __forceinline__ uint32_t name(uint32_t a, uint32_t b)                               \
+    {                                                                                              \
+        uint32_t r;                                                                                \
+        asm volatile(insn " %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));                              \
+        return r;                                                                                  \
+    }
+#define CUZK_PTX3(name, insn)                                                                      \
+    __device__ __forceinline__ uint32_t name(uint32_t a, uint32_t b, uint32_t c)                   \
+    {                                                                                              \
+        uint32_t r;                                                                                \
+        asm volatile(insn " %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));                  \
+        return r;                                                                                  \
+    }
+CUZK_PTX2(add_cc, "add.cc.u32")
+CUZK_PTX2(addc_cc, "addc.cc.u32")
+CUZK_PTX2(addc, "addc.u32")
+CUZK_PTX2(sub_cc, "sub.cc.u32")
+CUZK_PTX2(subc_cc, "subc.cc.u32")
+CUZK_PTX2(subc, "subc.u32")
+CUZK_PTX3(mad_lo_cc, "mad.lo.cc.u32")
+CUZK_PTX3(madc_lo_cc, "madc.lo.cc.u32")
+CUZK_PTX3(madc_hi_cc, "madc.hi.cc.u32")
+CUZK_PTX3(madc_hi, "madc.hi.u32")
+#undef CUZK_PTX2
+#undef CUZK_PTX3
+__device__ __forceinline__ uint32_t mul_hi(uint32_t a, uint32_t b) { return __umulhi(a, b); }
+#else
+/* Host emulation: the PTX condition code as one carry flag per thread. */
+inline uint32_t &host_cc()
 {
-    uint32_t r;
-    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-    return r;
+    static thread_local uint32_t cc;
+    return cc;
 }
-__device__ __forceinline__ uint32_t addc_cc(uint32_t a, uint32_t b)
+inline uint32_t carry_out(uint64_t s)
 {
-    uint32_t r;
-    asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-    return r;
+    host_cc() = (uint32_t)(s >> 32);
+    return (uint32_t)s;
 }
-__device__ __forceinline__ uint32_t addc(uint32_t a, uint32_t b)
+inline uint32_t borrow_out(uint64_t s)
 {
-    uint32_t r;
-    asm volatile("addc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-    return r;
+    host_cc() = (uint32_t)(s >> 63);
+    return (uint32_t)s;
 }
-__device__ __forceinline__ uint32_t sub_cc(uint32_t a, uint32_t b)
+inline uint32_t add_cc(uint32_t a, uint32_t b) { return carry_out((uint64_t)a + b); }
+inline uint32_t addc_cc(uint32_t a, uint32_t b) { return carry_out((uint64_t)a + b + host_cc()); }
+inline uint32_t addc(uint32_t a, uint32_t b) { return (uint32_t)((uint64_t)a + b + host_cc()); }
+inline uint32_t sub_cc(uint32_t a, uint32_t b) { return borrow_out((uint64_t)a - b); }
+inline uint32_t subc_cc(uint32_t a, uint32_t b) { return borrow_out((uint64_t)a - b - host_cc()); }
+inline uint32_t subc(uint32_t a, uint32_t b) { return (uint32_t)((uint64_t)a - b - host_cc()); }
+inline uint32_t mad_lo_cc(uint32_t a, uint32_t b, uint32_t c) { return carry_out((uint64_t)(uint32_t)(a * b) + c); }
+inline uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c)
 {
-    uint32_t r;
-    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-    return r;
+    return carry_out((uint64_t)(uint32_t)(a * b) + c + host_cc());
 }
-__device__ __forceinline__ uint32_t subc_cc(uint32_t a, uint32_t b)
+inline uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c)
 {
-    uint32_t r;
-    asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-    return r;
+    return carry_out((((uint64_t)a * b) >> 32) + c + host_cc());
 }
-__device__ __forceinline__ uint32_t subc(uint32_t a, uint32_t b)
+inline uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c)
 {
-    uint32_t r;
-    asm volatile("subc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-    return r;
+    return (uint32_t)((((uint64_t)a * b) >> 32) + c + host_cc());
 }
-__device__ __forceinline__ uint32_t mad_lo_cc(uint32_t a, uint32_t b, uint32_t c)
-{
-    uint32_t r;
-    asm volatile("mad.lo.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
-    return r;
-}
-__device__ __forceinline__ uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c)
-{
-    uint32_t r;
-    asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
-    return r;
-}
-__device__ __forceinline__ uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c)
-{
-    uint32_t r;
-    asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
-    return r;
-}
-__device__ __forceinline__ uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c)
-{
-    uint32_t r;
-    asm volatile("madc.hi.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
-    return r;
-}
+inline uint32_t mul_hi(uint32_t a, uint32_t b) { return (uint32_t)(((uint64_t)a * b) >> 32); }
+#endif
 
 } // namespace cuzk_ptx
 
@@ -89,21 +107,21 @@ template <class P> struct mont_t {
     static constexpr int N = P::N;
     uint32_t v[N];
 
-    __host__ __device__ __forceinline__ static mont_t zero()
+    MONT_HD static mont_t zero()
     {
         mont_t r;
 #pragma unroll
         for (int i = 0; i < N; i++) r.v[i] = 0;
         return r;
     }
-    __host__ __device__ __forceinline__ static mont_t one()
+    MONT_HD static mont_t one()
     {
         mont_t r;
 #pragma unroll
         for (int i = 0; i < N; i++) r.v[i] = P::one(i);
         return r;
     }
-    __host__ __device__ __forceinline__ static mont_t modulus()
+    MONT_HD static mont_t modulus()
     {
         mont_t r;
 #pragma unroll
@@ -111,6 +129,7 @@ template <class P> struct mont_t {
         return r;
     }
 
+#ifdef __CUDACC__
     /* 16-byte vector loads and stores (element arrays are 16-byte aligned). */
     __device__ __forceinline__ static mont_t load(const mont_t *p)
     {
@@ -141,25 +160,26 @@ template <class P> struct mont_t {
         for (int i = 0; i < N / 4; i++)
             q[i] = make_uint4(v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]);
     }
+#endif
 
-    __device__ __forceinline__ bool is_zero() const
+    MONT_HD bool is_zero() const
     {
         uint32_t acc = 0;
 #pragma unroll
         for (int i = 0; i < N; i++) acc |= v[i];
         return acc == 0;
     }
-    __device__ __forceinline__ bool operator==(const mont_t &b) const
+    MONT_HD bool operator==(const mont_t &b) const
     {
         uint32_t acc = 0;
 #pragma unroll
         for (int i = 0; i < N; i++) acc |= v[i] ^ b.v[i];
         return acc == 0;
     }
-    __device__ __forceinline__ bool operator!=(const mont_t &b) const { return !(*this == b); }
+    MONT_HD bool operator!=(const mont_t &b) const { return !(*this == b); }
 
     /* x - p if that does not borrow, else x (x < 2p). */
-    __device__ __forceinline__ static void reduce_once(uint32_t *x)
+    MONT_HD static void reduce_once(uint32_t *x)
     {
         using namespace cuzk_ptx;
         uint32_t t[N];
@@ -171,7 +191,7 @@ template <class P> struct mont_t {
         for (int i = 0; i < N; i++) x[i] = borrow ? x[i] : t[i];
     }
 
-    __device__ __forceinline__ friend mont_t operator+(const mont_t &a, const mont_t &b)
+    MONT_HD friend mont_t operator+(const mont_t &a, const mont_t &b)
     {
         using namespace cuzk_ptx;
         mont_t r;
@@ -183,7 +203,7 @@ template <class P> struct mont_t {
         return r;
     }
 
-    __device__ __forceinline__ friend mont_t operator-(const mont_t &a, const mont_t &b)
+    MONT_HD friend mont_t operator-(const mont_t &a, const mont_t &b)
     {
         using namespace cuzk_ptx;
         mont_t r;
@@ -198,9 +218,9 @@ template <class P> struct mont_t {
         return r;
     }
 
-    __device__ __forceinline__ mont_t dbl() const { return *this + *this; }
+    MONT_HD mont_t dbl() const { return *this + *this; }
 
-    __device__ __forceinline__ mont_t neg() const
+    MONT_HD mont_t neg() const
     {
         using namespace cuzk_ptx;
         mont_t r;
@@ -219,7 +239,7 @@ template <class P> struct mont_t {
      * Invariant t < 2p at each step, so t fits N limbs after the shift and no carry leaves
      * the top.
      */
-    __device__ __forceinline__ friend mont_t operator*(const mont_t &a, const mont_t &b)
+    MONT_HD friend mont_t operator*(const mont_t &a, const mont_t &b)
     {
         using namespace cuzk_ptx;
         uint32_t t[N + 1], u[N];
@@ -272,7 +292,7 @@ template <class P> struct mont_t {
 #pragma unroll
                 for (int j = 0; j < N; j += 2) {
                     u[j] = a.v[j + 1] * bi;
-                    u[j + 1] = __umulhi(a.v[j + 1], bi);
+                    u[j + 1] = mul_hi(a.v[j + 1], bi);
                 }
                 const uint32_t m = t0 * P::N0;
                 t[0] = mad_lo_cc(P::mod(0), m, t[0]);
@@ -305,21 +325,21 @@ template <class P> struct mont_t {
         return r;
     }
 
-    __device__ __forceinline__ mont_t sqr() const { return *this * *this; }
+    MONT_HD mont_t sqr() const { return *this * *this; }
 
-    __device__ __forceinline__ mont_t &operator+=(const mont_t &b) { return *this = *this + b; }
-    __device__ __forceinline__ mont_t &operator-=(const mont_t &b) { return *this = *this - b; }
-    __device__ __forceinline__ mont_t &operator*=(const mont_t &b) { return *this = *this * b; }
+    MONT_HD mont_t &operator+=(const mont_t &b) { return *this = *this + b; }
+    MONT_HD mont_t &operator-=(const mont_t &b) { return *this = *this - b; }
+    MONT_HD mont_t &operator*=(const mont_t &b) { return *this = *this * b; }
 
     /* Canonical <-> Montgomery: x·R via the product with R^2, x/R via the product with 1. */
-    __device__ __forceinline__ mont_t to_mont() const
+    MONT_HD mont_t to_mont() const
     {
         mont_t r2;
 #pragma unroll
         for (int i = 0; i < N; i++) r2.v[i] = P::r2(i);
         return *this * r2;
     }
-    __device__ __forceinline__ mont_t from_mont() const
+    MONT_HD mont_t from_mont() const
     {
         mont_t one_c = zero();
         one_c.v[0] = 1;
@@ -327,7 +347,7 @@ template <class P> struct mont_t {
     }
 
     /* a^e for an exponent of n32 little-endian 32-bit words (square and multiply). */
-    __device__ static mont_t pow(const mont_t &a, const uint32_t *e, int n32)
+    MONT_HD_SLOW static mont_t pow(const mont_t &a, const uint32_t *e, int n32)
     {
         mont_t r = one();
         for (int i = n32 - 1; i >= 0; i--)
@@ -338,7 +358,7 @@ template <class P> struct mont_t {
         return r;
     }
     /* a^-1 = a^(p-2) (Fermat); 0 for 0. Slow: for setup, not for hot loops. */
-    __device__ static mont_t inv(const mont_t &a)
+    MONT_HD_SLOW static mont_t inv(const mont_t &a)
     {
         uint32_t e[N];
         uint32_t borrow = 2;

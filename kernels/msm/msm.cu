@@ -1,7 +1,8 @@
 /*
  * CUDA MSM: the executor that runs msm_plan.cuh on a device (kernels, CUB radix sort and
- * selection, scratch that grows on demand), the host-simulation executor, and the C entry
- * points of kernels/msm.h. Every CUDA failure becomes CUZK_EDEVICE with the call and its text.
+ * selection, scratch that grows on demand) and the device entry points of kernels/msm.h (the
+ * host simulation is msm_sim.cu). Every CUDA failure becomes CUZK_EDEVICE with the call, its
+ * text and the source line (cuda_util.cuh).
  */
 #include <cuda_runtime.h>
 
@@ -21,32 +22,9 @@
 #include "msm/msm_internal.cuh"
 #include "msm/msm_plan.cuh"
 
-extern "C" {
-#include "error.h"
-/* lib/field/curve.h's Jacobian operations. That header cannot be included here: its FP_ZERO
- * collides with <cmath>'s fpclassify constant. The points are passed as their layout-equal
- * device types (checked by size below). */
-void g1_jac_set_inf(void *r);
-void g1_jac_dbl(void *r, const void *a);
-void g1_jac_add(void *r, const void *a, const void *b);
-void g2_jac_set_inf(void *r);
-void g2_jac_dbl(void *r, const void *a);
-void g2_jac_add(void *r, const void *a, const void *b);
-}
+#include "cuda_util.cuh"
 
 using namespace msmk;
-
-int msm_cuda_fail(cudaError_t e, const char *what)
-{
-    cudaGetLastError(); /* clear a non-sticky error so the next call starts clean */
-    return err_set(CUZK_EDEVICE, "msm: %s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
-}
-
-#define CU(call, what)                                                                           \
-    do {                                                                                         \
-        cudaError_t e_ = (call);                                                                 \
-        if (e_ != cudaSuccess) return msm_cuda_fail(e_, what);                                   \
-    } while (0)
 
 /* Occupancy hint per kernel: a functor that sets min_blocks asks the compiler for that many
  * resident blocks (a register cap). Kept as a tuning knob; see msm_plan.cuh for what it gave. */
@@ -66,6 +44,7 @@ template <unsigned BS, class Fn> __global__ void __launch_bounds__(BS, min_block
 /* ---- the device executor ---- */
 struct dev_exec {
     int device;
+    acc_mode acc;
     cudaStream_t stream;
     unsigned sms;
     void *cub_tmp = nullptr;
@@ -84,11 +63,11 @@ struct dev_exec {
         if (*p) {
             for (auto &c : caps)
                 if (c.first == *p) c = {nullptr, 0};
-            CU(cudaFree(*p), "cudaFree (scratch)");
+            CUDA_TRY(cudaFree(*p));
             *p = nullptr;
         }
         bytes = bytes < 256 ? 256 : bytes;
-        CU(cudaMalloc(p, bytes), "cudaMalloc (MSM scratch)");
+        CUDA_TRY(cudaMalloc(p, bytes));
         caps.push_back({*p, bytes});
         return 0;
     }
@@ -105,22 +84,24 @@ struct dev_exec {
     }
     int zero(void *p, size_t bytes)
     {
-        CU(cudaMemsetAsync(p, 0, bytes, stream), "cudaMemsetAsync");
+        CUDA_TRY(cudaMemsetAsync(p, 0, bytes, stream));
         return 0;
     }
     int fetch(void *host, const void *dev, size_t bytes)
     {
-        CU(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync (counts)");
-        CU(cudaStreamSynchronize(stream), "cudaStreamSynchronize (counts)");
+        CUDA_TRY(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, stream));
+        CUDA_TRY(cudaStreamSynchronize(stream));
         return 0;
     }
     /* Level 0 runs as one full wave (every thread the same number of entries): as many threads
      * as the multiprocessors hold at the kernel's occupancy. */
-    template <class F, class Src> size_t level0_kper(size_t m)
+    template <class F, class Src> size_t level0_kper(size_t m) { return wave_kper<F, acc_fn<F, Src>>(m); }
+    /* Entries per thread so that kernel Fn's threads over m entries make one full wave. */
+    template <class F, class Fn> size_t wave_kper(size_t m)
     {
         constexpr unsigned BS = sizeof(F) > 48 ? 64 : 128;
         int blocks = 0;
-        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k_for<BS, acc_fn<F, Src>>, BS, 0) != cudaSuccess ||
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k_for<BS, Fn>, BS, 0) != cudaSuccess ||
             blocks < 1) {
             cudaGetLastError();
             blocks = 1;
@@ -182,16 +163,16 @@ struct dev_exec {
         constexpr unsigned BS = sizeof(F) > 48 ? 64 : 128;
         size_t grid = (n + BS - 1) / BS;
         k_for<BS><<<(unsigned)grid, BS, 0, stream>>>(f, n);
-        CU(cudaGetLastError(), what);
+        CUDA_TRY_LAUNCH(what);
         return 0;
     }
     int tmp(size_t need)
     {
         if (need <= cub_cap) return 0;
-        if (cub_tmp) CU(cudaFree(cub_tmp), "cudaFree (cub)");
+        if (cub_tmp) CUDA_TRY(cudaFree(cub_tmp));
         cub_tmp = nullptr;
         cub_cap = 0;
-        CU(cudaMalloc(&cub_tmp, need), "cudaMalloc (cub temp)");
+        CUDA_TRY(cudaMalloc(&cub_tmp, need));
         cub_cap = need;
         return 0;
     }
@@ -201,9 +182,9 @@ struct dev_exec {
         cub::DoubleBuffer<uint32_t> dk(k0, k1), dv(v0, v1);
         size_t need = 0;
         int rc;
-        CU(cub::DeviceRadixSort::SortPairs(nullptr, need, dk, dv, (int)m, 0, bits, stream), "radix sort (size)");
+        CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, need, dk, dv, (int)m, 0, bits, stream));
         if ((rc = tmp(need))) return rc;
-        CU(cub::DeviceRadixSort::SortPairs(cub_tmp, need, dk, dv, (int)m, 0, bits, stream), "radix sort");
+        CUDA_TRY(cub::DeviceRadixSort::SortPairs(cub_tmp, need, dk, dv, (int)m, 0, bits, stream));
         *ks = dk.Current();
         *vs = dv.Current();
         return 0;
@@ -213,97 +194,12 @@ struct dev_exec {
         thrust::counting_iterator<uint32_t> in(0);
         size_t need = 0;
         int rc;
-        CU(cub::DeviceSelect::Flagged(nullptr, need, in, flags, out, count, (int)n, stream), "select (size)");
+        CUDA_TRY(cub::DeviceSelect::Flagged(nullptr, need, in, flags, out, count, (int)n, stream));
         if ((rc = tmp(need))) return rc;
-        CU(cub::DeviceSelect::Flagged(cub_tmp, need, in, flags, out, count, (int)n, stream), "select");
+        CUDA_TRY(cub::DeviceSelect::Flagged(cub_tmp, need, in, flags, out, count, (int)n, stream));
         return 0;
     }
 };
-
-/* ---- the host simulation executor ---- */
-struct host_exec {
-    size_t acc_threads;
-    int ensure(void **p, size_t bytes)
-    {
-        free(*p);
-        *p = calloc(1, bytes ? bytes : 1);
-        return *p ? 0 : err_set(CUZK_ENOMEM, "msm sim: %zu bytes", bytes);
-    }
-    int zero(void *p, size_t bytes)
-    {
-        memset(p, 0, bytes);
-        return 0;
-    }
-    int fetch(void *host, const void *dev, size_t bytes)
-    {
-        memcpy(host, dev, bytes);
-        return 0;
-    }
-    template <class F, class Src> size_t level0_kper(size_t m)
-    {
-        size_t k = (m + acc_threads - 1) / acc_threads;
-        return k ? k : 1;
-    }
-    void mark(const char *) {}
-    template <class F> size_t reduce_threads() { return 64; }
-    template <class F, class Fn> int launch(size_t n, const Fn &f, const char *)
-    {
-        for (size_t t = 0; t < n; t++) f(t);
-        return 0;
-    }
-    int sort(uint32_t *k0, uint32_t *k1, uint32_t *v0, uint32_t *v1, size_t m, int bits, uint32_t **ks,
-             uint32_t **vs)
-    {
-        std::vector<size_t> ord(m);
-        std::iota(ord.begin(), ord.end(), 0);
-        uint64_t mask = bits >= 32 ? 0xffffffffull : ((1ull << bits) - 1);
-        std::stable_sort(ord.begin(), ord.end(), [&](size_t a, size_t b) { return (k0[a] & mask) < (k0[b] & mask); });
-        for (size_t i = 0; i < m; i++) {
-            k1[i] = k0[ord[i]];
-            v1[i] = v0[ord[i]];
-        }
-        *ks = k1;
-        *vs = v1;
-        return 0;
-    }
-    int select(const uint8_t *flags, size_t n, uint32_t *out, uint32_t *count)
-    {
-        uint32_t k = 0;
-        for (size_t i = 0; i < n; i++)
-            if (flags[i]) out[k++] = (uint32_t)i;
-        *count = k;
-        return 0;
-    }
-};
-
-/* ---- the host's last step: sum over w of 2^(c·w)·W_w, plus the ones (lib/field) ---- */
-static void horner(jacobian<fp> *out, const jacobian<fp> *w, unsigned nwin, unsigned c)
-{
-    jacobian<fp> acc;
-    g1_jac_set_inf(&acc);
-    for (int i = (int)nwin - 1; i >= 0; i--) {
-        if (i != (int)nwin - 1)
-            for (unsigned d = 0; d < c; d++) g1_jac_dbl(&acc, &acc);
-        g1_jac_add(&acc, &acc, &w[i]);
-    }
-    g1_jac_add(out, &acc, &w[nwin]);
-}
-
-static void horner(jacobian<fp2> *out, const jacobian<fp2> *w, unsigned nwin, unsigned c)
-{
-    jacobian<fp2> acc;
-    g2_jac_set_inf(&acc);
-    for (int i = (int)nwin - 1; i >= 0; i--) {
-        if (i != (int)nwin - 1)
-            for (unsigned d = 0; d < c; d++) g2_jac_dbl(&acc, &acc);
-        g2_jac_add(&acc, &acc, &w[i]);
-    }
-    g2_jac_add(out, &acc, &w[nwin]);
-}
-
-/* lib/field: g1_jac = 3 fp_t (48 bytes each), g2_jac = 3 fp2_t */
-static_assert(sizeof(jacobian<fp>) == 3 * 48 && sizeof(jacobian<fp2>) == 3 * 96,
-              "device points must match lib/field's layout");
 
 /* ---- the C interface ---- */
 struct msm_gpu_ctx {
@@ -349,10 +245,13 @@ extern "C" int msm_gpu_ctx_create(msm_gpu_ctx **out, int device, void *stream, s
     if (e == cudaSuccess) e = cudaEventCreate(&c->ev[1]);
     if (e != cudaSuccess) {
         delete c;
-        return msm_cuda_fail(e, "msm_gpu_ctx_create");
+        return gpu_error(e, "msm_gpu_ctx_create", __FILE__, __LINE__);
     }
     c->x.device = device;
     c->x.sms = (unsigned)sms;
+    const char *mode = getenv("CUZK_MSM_ACC"), *mb = getenv("CUZK_MSM_AFF_MIN_BATCH"), *km = getenv("CUZK_MSM_AFF_KMUL");
+    msm_gpu_ctx_set_accumulation(c, mode && !strcmp(mode, "affine") ? MSM_ACC_AFFINE : MSM_ACC_XYZZ,
+                                 mb ? (unsigned)atoi(mb) : 0, km ? (unsigned)atoi(km) : 0);
     memset(&c->last, 0, sizeof c->last);
     *out = c;
     return CUZK_OK;
@@ -376,6 +275,13 @@ extern "C" void msm_gpu_ctx_set_window(msm_gpu_ctx *c, unsigned bits)
     c->window_fix = bits >= 4 && bits <= 22 ? bits : 0;
 }
 
+extern "C" void msm_gpu_ctx_set_accumulation(msm_gpu_ctx *c, int mode, unsigned min_batch, unsigned kmul)
+{
+    c->x.acc.kind = mode == MSM_ACC_AFFINE ? MSM_ACC_AFFINE : MSM_ACC_XYZZ;
+    c->x.acc.min_batch = min_batch ? min_batch : acc_mode{}.min_batch;
+    c->x.acc.kmul = kmul ? kmul : 1;
+}
+
 extern "C" void *msm_gpu_ctx_stream(const msm_gpu_ctx *c) { return c ? (void *)c->x.stream : nullptr; }
 
 extern "C" void msm_gpu_last_stats(const msm_gpu_ctx *c, msm_gpu_stats *out) { *out = c->last; }
@@ -384,11 +290,10 @@ extern "C" void msm_gpu_last_stats(const msm_gpu_ctx *c, msm_gpu_stats *out) { *
 template <class F, class J> static int finish_typed(msm_gpu_ctx *c, const plan_stats &st, size_t n, J *out)
 {
     jacobian<F> w[MSM_MAX_WINDOWS + 1];
-    CU(cudaMemcpyAsync(w, c->b.result, (st.nwin + 1) * sizeof(jacobian<F>), cudaMemcpyDeviceToHost, c->x.stream),
-       "cudaMemcpyAsync (window sums)");
-    CU(cudaEventRecord(c->ev[1], c->x.stream), "cudaEventRecord");
-    CU(cudaStreamSynchronize(c->x.stream), "msm kernels");
-    horner(out, w, st.nwin, st.c);
+    CUDA_TRY(cudaMemcpyAsync(w, c->b.result, (st.nwin + 1) * sizeof(jacobian<F>), cudaMemcpyDeviceToHost, c->x.stream));
+    CUDA_TRY(cudaEventRecord(c->ev[1], c->x.stream));
+    CUDA_TRY(cudaStreamSynchronize(c->x.stream));
+    msm_horner(out, w, st.nwin, st.c);
     c->last.window_bits = st.c;
     c->last.window_groups = st.groups;
     c->last.n_one = st.n_one;
@@ -423,19 +328,18 @@ extern "C" int msm_gpu_run(msm_gpu_ctx *c, const msm_gpu_bases *bases, size_t fi
         return err_set(CUZK_EINVAL, "msm_gpu_run: %zu points (at most 2^31 - 1)", n);
     if (scalars_where == MSM_SCALARS_DEVICE && ((uintptr_t)scalars & 15))
         return err_set(CUZK_EINVAL, "msm_gpu_run: device scalars must be 16-byte aligned");
-    CU(cudaSetDevice(c->device), "cudaSetDevice");
-    CU(cudaEventRecord(c->ev[0], c->x.stream), "cudaEventRecord");
+    CUDA_TRY(cudaSetDevice(c->device));
+    CUDA_TRY(cudaEventRecord(c->ev[0], c->x.stream));
     const void *sc = scalars;
     if (scalars_where != MSM_SCALARS_DEVICE && n) {
         if (c->scalars_cap < n * 32) {
-            if (c->scalars) CU(cudaFree(c->scalars), "cudaFree (scalars)");
+            if (c->scalars) CUDA_TRY(cudaFree(c->scalars));
             c->scalars = nullptr;
             c->scalars_cap = 0;
-            CU(cudaMalloc(&c->scalars, n * 32), "cudaMalloc (scalars)");
+            CUDA_TRY(cudaMalloc(&c->scalars, n * 32));
             c->scalars_cap = n * 32;
         }
-        CU(cudaMemcpyAsync(c->scalars, scalars, n * 32, cudaMemcpyHostToDevice, c->x.stream),
-           "cudaMemcpyAsync (scalars)");
+        CUDA_TRY(cudaMemcpyAsync(c->scalars, scalars, n * 32, cudaMemcpyHostToDevice, c->x.stream));
         sc = c->scalars;
     }
     int mont = scalar_form == 0;
@@ -451,27 +355,73 @@ extern "C" int msm_gpu_run(msm_gpu_ctx *c, const msm_gpu_bases *bases, size_t fi
         cudaGetLastError();
         return rc;
     }
-    CU(cudaEventElapsedTime(&c->last.device_ms, c->ev[0], c->ev[1]), "cudaEventElapsedTime");
+    CUDA_TRY(cudaEventElapsedTime(&c->last.device_ms, c->ev[0], c->ev[1]));
     c->x.print_profile(c->ev[0]);
     return CUZK_OK;
 }
 
+/* ---- device memory a context takes, for the placement ---- */
+
+/* The window size of an accumulated MSM over n points whose one bucket array (every window)
+ * must fit in bucket_bytes_max. */
+template <class F> static unsigned acc_window(size_t n, size_t bucket_bytes_max)
+{
+    unsigned c = msm_choose_window(n);
+    while (c > 4 && bucket_bytes_max && ((size_t)msm_windows(c) << (c - 1)) * sizeof(xyzz<F>) > bucket_bytes_max) c--;
+    return c;
+}
+
+template <class F> static size_t scratch_typed(size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max)
+{
+    const size_t P = sizeof(xyzz<F>);
+    const bool persist = piece && bucket_bytes_max;
+    size_t pts = piece ? (piece < n ? piece : n) : n;
+    /* the largest window any run may take: per piece, chosen from at most pts scalars */
+    unsigned c = persist ? acc_window<F>(n, bucket_bytes_max) : msm_choose_window(pts);
+    const size_t nwin = msm_windows(c), B = (size_t)1 << (c - 1);
+    size_t chunk = pts < max_entries ? pts : max_entries;
+    if (!chunk) chunk = 1;
+    size_t wg = persist ? nwin : max_entries / chunk;
+    wg = wg < 1 ? 1 : wg > nwin ? nwin : wg;
+    /* buckets: with few scalars other than 0 and 1 a group grows to every window, at a
+     * smaller window size; nwin·B·P bounds both */
+    size_t buckets = nwin * B * P, ent = persist ? max_entries : chunk * wg, segs = B < MSM_SEG ? 1 : B / 2;
+    /* level-0 threads are one wave: ~132 SMs x 8 blocks x 128 on an H200; 2^18 bounds them */
+    size_t T = ent / 2 < ((size_t)1 << 18) ? ent / 2 + 1 : ((size_t)1 << 18);
+    return pts * 10 + ent * 16 + buckets + nwin * (segs + segs / 2 + 2) * P / 16 + 4 * T * (4 + P) +
+           (MSM_MAX_WINDOWS + 2) * (P + sizeof(jacobian<F>)) + ((size_t)32 << 20) /* CUB, alignment */;
+}
+
+extern "C" size_t msm_gpu_scratch_bytes(int curve, size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max)
+{
+    if (!n) return 0;
+    if (!max_entries) max_entries = (size_t)1 << 28;
+    return curve == MSM_CURVE_G2 ? scratch_typed<fp2>(n, max_entries, piece, bucket_bytes_max)
+                                 : scratch_typed<fp>(n, max_entries, piece, bucket_bytes_max);
+}
+
 /* ---- an MSM accumulated over pieces (bases streamed from host memory) ---- */
 
-extern "C" int msm_gpu_acc_begin(msm_gpu_ctx *c, int curve, size_t n_total, int scalar_form)
+extern "C" int msm_gpu_acc_begin(msm_gpu_ctx *c, int curve, size_t n_total, int scalar_form, int persist,
+                                 size_t bucket_bytes_max)
 {
     if (!c) return err_set(CUZK_EINVAL, "msm_gpu_acc_begin: NULL context");
     if (curve != MSM_CURVE_G1 && curve != MSM_CURVE_G2) return err_set(CUZK_EINVAL, "msm_gpu_acc_begin: curve %d", curve);
     if (scalar_form != 0 && scalar_form != 1)
         return err_set(CUZK_EINVAL, "msm_gpu_acc_begin: scalar form %d (0 Montgomery, 1 canonical)", scalar_form);
-    CU(cudaSetDevice(c->device), "cudaSetDevice");
+    CUDA_TRY(cudaSetDevice(c->device));
     c->acc_curve = 0;
     c->x.profile = false;
-    CU(cudaEventRecord(c->ev[0], c->x.stream), "cudaEventRecord");
-    /* one window size for every piece, chosen for the whole: an upper bound of the scalars
-     * other than 0 and 1 (they are not counted before the pieces arrive) */
-    unsigned cfix = c->window_fix ? c->window_fix : msm_choose_window(n_total);
-    int rc = curve == MSM_CURVE_G1 ? plan_begin<fp>(c->x, c->b, cfix, &c->acc) : plan_begin<fp2>(c->x, c->b, cfix, &c->acc);
+    CUDA_TRY(cudaEventRecord(c->ev[0], c->x.stream));
+    /* persistent buckets: one window size for the whole MSM, as large as the bucket memory
+     * allows; else chosen by the first piece with scalars other than 0 and 1 (its share of
+     * them is the MSM's, as a rule), each piece reducing its own buckets */
+    unsigned cfix = c->window_fix ? c->window_fix
+                  : !persist              ? 0
+                  : curve == MSM_CURVE_G1 ? acc_window<fp>(n_total, bucket_bytes_max)
+                                          : acc_window<fp2>(n_total, bucket_bytes_max);
+    int rc = curve == MSM_CURVE_G1 ? plan_begin<fp>(c->x, c->b, cfix, persist != 0, &c->acc)
+                                   : plan_begin<fp2>(c->x, c->b, cfix, persist != 0, &c->acc);
     if (rc) return rc;
     c->acc_curve = curve;
     c->acc_mont = scalar_form == 0;
@@ -515,66 +465,6 @@ extern "C" int msm_gpu_acc_end(msm_gpu_ctx *c, void *out)
         cudaGetLastError();
         return rc;
     }
-    CU(cudaEventElapsedTime(&c->last.device_ms, c->ev[0], c->ev[1]), "cudaEventElapsedTime");
+    CUDA_TRY(cudaEventElapsedTime(&c->last.device_ms, c->ev[0], c->ev[1]));
     return CUZK_OK;
-}
-
-extern "C" int msm_sim_run_pieces(int curve, const void *bases, const void *scalars, size_t n, int scalar_form,
-                                  unsigned window_bits, size_t max_entries, size_t acc_threads, size_t piece,
-                                  void *out)
-{
-    if (curve != MSM_CURVE_G1 && curve != MSM_CURVE_G2) return err_set(CUZK_EINVAL, "msm_sim_run: curve %d", curve);
-    host_exec x;
-    x.acc_threads = acc_threads ? acc_threads : 64;
-    msm_bufs b;
-    memset(&b, 0, sizeof b);
-    plan_stats st;
-    int mont = scalar_form == 0, rc;
-    if (!max_entries) max_entries = (size_t)1 << 20;
-    if (!piece || piece > n) piece = n;
-    unsigned cfix = window_bits;
-    size_t pb = curve == MSM_CURVE_G1 ? sizeof(affine<fp>) : sizeof(affine<fp2>);
-    if (piece < n && !cfix) cfix = msm_choose_window(n); /* pieces share one window size */
-    if (curve == MSM_CURVE_G1) {
-        rc = plan_begin<fp>(x, b, cfix, &st);
-        for (size_t i = 0; !rc && i < n; i += piece)
-            rc = plan_add<fp>(x, b, (const affine<fp> *)((const char *)bases + i * pb), (const sc256 *)scalars + i,
-                              n - i < piece ? n - i : piece, mont, max_entries, &st);
-        if (!rc) rc = plan_end<fp>(x, b, &st);
-        if (!rc) horner((jacobian<fp> *)out, (const jacobian<fp> *)b.result, st.nwin, st.c);
-    } else {
-        rc = plan_begin<fp2>(x, b, cfix, &st);
-        for (size_t i = 0; !rc && i < n; i += piece)
-            rc = plan_add<fp2>(x, b, (const affine<fp2> *)((const char *)bases + i * pb), (const sc256 *)scalars + i,
-                               n - i < piece ? n - i : piece, mont, max_entries, &st);
-        if (!rc) rc = plan_end<fp2>(x, b, &st);
-        if (!rc) horner((jacobian<fp2> *)out, (const jacobian<fp2> *)b.result, st.nwin, st.c);
-    }
-    void **all = (void **)&b;
-    for (size_t i = 0; i < sizeof b / sizeof(void *); i++) free(all[i]);
-    return rc;
-}
-
-extern "C" int msm_sim_run(int curve, const void *bases, const void *scalars, size_t n, int scalar_form,
-                           unsigned window_bits, size_t max_entries, size_t acc_threads, void *out)
-{
-    if (curve != MSM_CURVE_G1 && curve != MSM_CURVE_G2) return err_set(CUZK_EINVAL, "msm_sim_run: curve %d", curve);
-    host_exec x;
-    x.acc_threads = acc_threads ? acc_threads : 64;
-    msm_bufs b;
-    memset(&b, 0, sizeof b);
-    plan_stats st;
-    int mont = scalar_form == 0, rc;
-    if (!max_entries) max_entries = (size_t)1 << 20;
-    if (curve == MSM_CURVE_G1) {
-        rc = plan_run<fp>(x, b, (const affine<fp> *)bases, (const sc256 *)scalars, n, mont, window_bits, max_entries, &st);
-        if (!rc) horner((jacobian<fp> *)out, (const jacobian<fp> *)b.result, st.nwin, st.c);
-    } else {
-        rc = plan_run<fp2>(x, b, (const affine<fp2> *)bases, (const sc256 *)scalars, n, mont, window_bits, max_entries,
-                           &st);
-        if (!rc) horner((jacobian<fp2> *)out, (const jacobian<fp2> *)b.result, st.nwin, st.c);
-    }
-    void **all = (void **)&b;
-    for (size_t i = 0; i < sizeof b / sizeof(void *); i++) free(all[i]);
-    return rc;
 }

@@ -12,17 +12,9 @@
 #include "msm/msm_internal.cuh"
 #include "curve/xyzz.cuh"
 
-extern "C" {
-#include "error.h"
-}
+#include "cuda_util.cuh"
 
 using namespace curve;
-
-#define CU(call, what)                                                                           \
-    do {                                                                                         \
-        cudaError_t e_ = (call);                                                                 \
-        if (e_ != cudaSuccess) return msm_cuda_fail(e_, what);                                   \
-    } while (0)
 
 static size_t point_bytes(int curve) { return curve == MSM_CURVE_G1 ? sizeof(affine<fp>) : sizeof(affine<fp2>); }
 
@@ -43,7 +35,7 @@ static int bases_alloc(msm_gpu_bases **out, int device, int curve, size_t n)
     if (e == cudaSuccess) e = cudaMalloc(&b->d, n * point_bytes(curve));
     if (e != cudaSuccess) {
         delete b;
-        return msm_cuda_fail(e, "cudaMalloc (bases)");
+        return gpu_error(e, "cudaMalloc (bases)", __FILE__, __LINE__);
     }
     *out = b;
     return CUZK_OK;
@@ -65,7 +57,7 @@ extern "C" int msm_gpu_bases_upload(msm_gpu_bases **out, int device, int curve, 
     if (e != cudaSuccess) {
         msm_gpu_bases_free(*out);
         *out = nullptr;
-        return msm_cuda_fail(e, "cudaMemcpy (bases upload)");
+        return gpu_error(e, "cudaMemcpy (bases upload)", __FILE__, __LINE__);
     }
     return CUZK_OK;
 }
@@ -74,9 +66,9 @@ extern "C" int msm_gpu_bases_download(const msm_gpu_bases *b, size_t first, size
 {
     if (!b || first > b->n || count > b->n - first)
         return err_set(CUZK_EINVAL, "msm_gpu_bases_download: [%zu, +%zu) of %zu", first, count, b ? b->n : 0);
-    CU(cudaSetDevice(b->device), "cudaSetDevice");
+    CUDA_TRY(cudaSetDevice(b->device));
     size_t pb = point_bytes(b->curve);
-    CU(cudaMemcpy(out, (const char *)b->d + first * pb, count * pb, cudaMemcpyDeviceToHost), "cudaMemcpy (bases)");
+    CUDA_TRY(cudaMemcpy(out, (const char *)b->d + first * pb, count * pb, cudaMemcpyDeviceToHost));
     return CUZK_OK;
 }
 
@@ -132,34 +124,45 @@ __global__ void __launch_bounds__(64) k_gen_points(affine<F> gen, const affine<F
     }
 }
 
+/* bases first .. first + count of the sequence, written to out (device memory) */
 template <class F>
-static int generate_typed(msm_gpu_bases *bs, const void *gen_host, uint64_t a, uint64_t b)
+static int generate_typed(affine<F> *out, size_t first, size_t count, const void *gen_host, uint64_t a, uint64_t b)
 {
     affine<F> gen;
     memcpy(&gen, gen_host, sizeof gen);
     const unsigned m = 64;
     const size_t slice = (size_t)1 << 22;
-    size_t scratch_pts = bs->n < slice ? bs->n : slice;
+    size_t scratch_pts = count < slice ? count : slice;
     xyzz<F> *scratch = nullptr;
     affine<F> *dstep = nullptr;
-    CU(cudaMalloc(&scratch, scratch_pts * sizeof(xyzz<F>)), "cudaMalloc (generation scratch)");
+    CUDA_TRY(cudaMalloc(&scratch, scratch_pts * sizeof(xyzz<F>)));
     cudaError_t e = cudaMalloc(&dstep, sizeof(affine<F>));
     if (e == cudaSuccess) {
         k_gen_step<F><<<1, 1>>>(gen, b, dstep);
         e = cudaGetLastError();
     }
-    for (size_t s0 = 0; e == cudaSuccess && s0 < bs->n; s0 += slice) {
-        size_t cnt = bs->n - s0 < slice ? bs->n - s0 : slice;
+    for (size_t s0 = 0; e == cudaSuccess && s0 < count; s0 += slice) {
+        size_t cnt = count - s0 < slice ? count - s0 : slice;
         size_t threads = (cnt + m - 1) / m;
-        k_gen_points<F><<<(unsigned)((threads + 63) / 64), 64>>>(gen, dstep, a, b, s0, cnt, m, scratch,
-                                                                 (affine<F> *)bs->d + s0);
+        k_gen_points<F><<<(unsigned)((threads + 63) / 64), 64>>>(gen, dstep, a, b, first + s0, cnt, m, scratch,
+                                                                 out + s0);
         e = cudaGetLastError();
     }
     if (e == cudaSuccess) e = cudaDeviceSynchronize();
     cudaFree(scratch);
     if (dstep) cudaFree(dstep);
-    if (e != cudaSuccess) return msm_cuda_fail(e, "generating bases");
+    if (e != cudaSuccess) return gpu_error(e, "generating bases", __FILE__, __LINE__);
     return CUZK_OK;
+}
+
+extern "C" int msm_gpu_bases_generate_into(void *d_out, int curve, size_t first, size_t count, const void *gen,
+                                           uint64_t a, uint64_t b)
+{
+    if (!gen || !d_out || b == 0) return err_set(CUZK_EINVAL, "msm_gpu_bases_generate_into: no output, generator or b = 0");
+    if (curve != MSM_CURVE_G1 && curve != MSM_CURVE_G2) return err_set(CUZK_EINVAL, "msm bases: curve %d", curve);
+    if (!count) return CUZK_OK;
+    return curve == MSM_CURVE_G1 ? generate_typed<fp>((affine<fp> *)d_out, first, count, gen, a, b)
+                                 : generate_typed<fp2>((affine<fp2> *)d_out, first, count, gen, a, b);
 }
 
 extern "C" int msm_gpu_bases_generate(msm_gpu_bases **out, int device, int curve, size_t n, const void *gen,
@@ -168,10 +171,12 @@ extern "C" int msm_gpu_bases_generate(msm_gpu_bases **out, int device, int curve
     if (!gen || b == 0) return err_set(CUZK_EINVAL, "msm_gpu_bases_generate: no generator or b = 0");
     int rc = bases_alloc(out, device, curve, n);
     if (rc) return rc;
-    rc = curve == MSM_CURVE_G1 ? generate_typed<fp>(*out, gen, a, b) : generate_typed<fp2>(*out, gen, a, b);
+    rc = msm_gpu_bases_generate_into((*out)->d, curve, 0, n, gen, a, b);
     if (rc) {
         msm_gpu_bases_free(*out);
         *out = nullptr;
     }
     return rc;
 }
+
+extern "C" const void *msm_gpu_bases_data(const msm_gpu_bases *b) { return b ? b->d : nullptr; }

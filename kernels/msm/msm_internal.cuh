@@ -1,11 +1,14 @@
 /*
- * What msm.cu and msm_bases.cu share: the resident-bases handle and the CUDA error mapping.
+ * What msm.cu, msm_sim.cu and msm_bases.cu share: the resident-bases handle and the host's
+ * Horner step.
  */
 #ifndef CUZK_MSM_INTERNAL_CUH
 #define CUZK_MSM_INTERNAL_CUH
 
 #include <cuda_runtime.h>
 #include <stddef.h>
+
+#include "curve/xyzz.cuh"
 
 struct msm_gpu_bases {
     int device;
@@ -14,7 +17,9 @@ struct msm_gpu_bases {
     void *d;   /* affine points, g1_aff / g2_aff layout */
 };
 
-/* Clears the (non-sticky) error state and returns CUZK_EDEVICE naming the call. */
-int msm_cuda_fail(cudaError_t e, const char *what);
+/* out = sum over w < nwin of 2^(c·w)·w[w], plus w[nwin] (the ones), with lib/field's Jacobian
+ * arithmetic (a single GPU thread is slower at ~255 doublings than a CPU core). */
+void msm_horner(curve::jacobian<fpm::fp> *out, const curve::jacobian<fpm::fp> *w, unsigned nwin, unsigned c);
+void msm_horner(curve::jacobian<fpm::fp2> *out, const curve::jacobian<fpm::fp2> *w, unsigned nwin, unsigned c);
 
 #endif

@@ -141,11 +141,15 @@ template <class T> FPM_HD void store16(T *p, const T &v)
 template <class F> struct src_bases {
     const affine<F> *bases;
     const uint32_t *vals;
-    FPM_HD xyzz<F> add_to(const xyzz<F> &acc, size_t e) const
+    FPM_HD affine<F> point(size_t e) const
     {
         uint32_t v = vals[e];
         affine<F> q = load16(bases + (v & ~MSM_NEG_BIT));
-        if (v & MSM_NEG_BIT) q = aff_neg(q);
+        return (v & MSM_NEG_BIT) ? aff_neg(q) : q;
+    }
+    FPM_HD xyzz<F> add_to(const xyzz<F> &acc, size_t e) const
+    {
+        affine<F> q = point(e);
         if constexpr (sizeof(F) == sizeof(fp)) return add_aff_inline(acc, q); /* G1: the hot loop */
         else return add_aff(acc, q);
     }

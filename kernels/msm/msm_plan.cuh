@@ -7,6 +7,10 @@
 #ifndef CUZK_MSM_PLAN_CUH
 #define CUZK_MSM_PLAN_CUH
 
+#include <type_traits>
+
+#include "msm.h"
+#include "msm/msm_affine.cuh"
 #include "msm/msm_kernels.cuh"
 
 namespace msmk {
@@ -137,23 +141,43 @@ struct msm_bufs {
 struct plan_stats {
     unsigned c, nwin, groups;
     size_t n_one, n_rest;
+    bool persist;   /* accumulated MSM: one bucket array for every window, reduced at the end */
+};
+
+/* How level 0 adds into buckets (MSM_ACC_XYZZ: accumulate_thread; MSM_ACC_AFFINE: batched
+ * inversions, msm_affine.cuh, which needs zeroed buckets (store) and two free m-entry buffers). */
+struct acc_mode {
+    int kind = MSM_ACC_XYZZ;
+    unsigned min_batch = 24; /* affine steps while at least this many runs are left */
+    unsigned kmul = 1;       /* entries per level-0 thread: this times a full wave's share */
+};
+struct aff_spare {
+    uint32_t *codes, *starts;
 };
 
 /* Runs accumulation levels until one thread remains; results land in buckets (level 0
  * stores when store0, every later level adds). */
 template <class F, class X, class Src>
 int accumulate_levels(X &x, msm_bufs &b, const uint32_t *keys, Src src, size_t m, size_t k0,
-                      xyzz<F> *buckets, bool store0)
+                      xyzz<F> *buckets, bool store0, aff_spare spare = aff_spare{nullptr, nullptr})
 {
     int rc;
     if (m == 0) return 0;
+    const bool aff = x.acc.kind == MSM_ACC_AFFINE && store0 && spare.codes;
+    if (aff) k0 = x.template wave_kper<F, acc_aff_fn<F>>(m) * (x.acc.kmul ? x.acc.kmul : 1);
     size_t T = (m + k0 - 1) / k0;
     for (int i = 0; i < 2; i++) {
         if ((rc = x.ensure(&b.pk[i], 2 * T * sizeof(uint32_t)))) return rc;
         if ((rc = x.ensure(&b.pp[i], 2 * T * sizeof(xyzz<F>)))) return rc;
     }
     sink<F> out{buckets, T > 1 ? (uint32_t *)b.pk[0] : nullptr, (xyzz<F> *)b.pp[0], store0};
-    if ((rc = x.template launch<F>(T, acc_fn<F, Src>{keys, src, m, k0, out}, "accumulate"))) return rc;
+    if constexpr (std::is_same<Src, src_bases<F>>::value) {
+        if (aff) {
+            acc_aff_fn<F> f{keys, src, m, k0, out, spare.codes, spare.starts, x.acc.min_batch};
+            if ((rc = x.template launch<F>(T, f, "accumulate (affine)"))) return rc;
+        }
+    }
+    if (!aff && (rc = x.template launch<F>(T, acc_fn<F, Src>{keys, src, m, k0, out}, "accumulate"))) return rc;
     int cur = 0;
     while (T > 1) {
         size_t mm = 2 * T, T2 = (mm + MSM_KP - 1) / MSM_KP;
@@ -171,21 +195,57 @@ int accumulate_levels(X &x, msm_bufs &b, const uint32_t *keys, Src src, size_t m
  * MSM may fix its window size when its first piece arrives. */
 #define MSM_MAX_WINDOWS 64
 
-/* An MSM in phases: begin, then add once per piece of (bases, scalars) — each piece's
- * window sums and ones' sum are added to the running ones — then end. A single MSM is one
- * piece; a streamed MSM (bases copied from host memory in chunks) is several, all with the
- * window size fixed up front (st->c != 0 at begin) so that their window sums line up. */
-template <class F, class X> int plan_begin(X &x, msm_bufs &b, unsigned cfix, plan_stats *st)
+/* An MSM in phases: begin, then add once per piece of (bases, scalars), then end. A single
+ * MSM is one piece (plan_run). An accumulated MSM (bases streamed from host memory in pieces)
+ * fixes the window size at begin and keeps one bucket array for all windows across pieces
+ * (persist): every piece only sorts and accumulates into it, and the bucket reduction runs
+ * once, at end — the cost of streaming is then the copies alone. */
+template <class F, class X> int plan_begin(X &x, msm_bufs &b, unsigned cfix, bool persist, plan_stats *st)
 {
     int rc;
     st->c = cfix;
     st->groups = 0;
     st->n_one = st->n_rest = 0;
     st->nwin = 0;
+    st->persist = persist && cfix;
     if ((rc = x.ensure(&b.ones, sizeof(xyzz<F>))) || (rc = x.zero(b.ones, sizeof(xyzz<F>))) ||
         (rc = x.ensure(&b.windows, MSM_MAX_WINDOWS * sizeof(xyzz<F>))) ||
         (rc = x.zero(b.windows, MSM_MAX_WINDOWS * sizeof(xyzz<F>))))
         return rc;
+    if (st->persist) {
+        size_t nb = (size_t)msm_windows(cfix) << (cfix - 1);
+        if ((rc = x.ensure(&b.buckets, nb * sizeof(xyzz<F>))) || (rc = x.zero(b.buckets, nb * sizeof(xyzz<F>))))
+            return rc;
+    }
+    return 0;
+}
+
+/* Bucket reduction of windows w0 .. w0 + g (buckets of g windows, B each) into b.windows. */
+template <class F, class X> int plan_reduce(X &x, msm_bufs &b, unsigned c, unsigned w0, unsigned g)
+{
+    int rc;
+    const size_t B = (size_t)1 << (c - 1);
+    /* segment length: MSM_SEG, or shorter while the threads still fit in one wave */
+    unsigned seg = B < MSM_SEG ? (unsigned)B : MSM_SEG;
+    while (seg > 2 && (size_t)g * (B / (seg / 2)) <= x.template reduce_threads<F>()) seg /= 2;
+    const unsigned segs = (unsigned)(B / seg);
+    if ((rc = x.ensure(&b.red_pts[0], (size_t)g * segs * sizeof(xyzz<F>))) ||
+        (rc = x.ensure(&b.red_pts[1], (size_t)g * (segs / 2 + 1) * sizeof(xyzz<F>))))
+        return rc;
+    reduce_fn<F> rf{(const xyzz<F> *)b.buckets, segs, seg, B, (xyzz<F> *)b.red_pts[0]};
+    if ((rc = x.template launch<F>((size_t)g * segs, rf, "bucket reduce"))) return rc;
+    if (segs == 1) { /* one segment per window (tiny windows): add it in directly */
+        addwin_fn<F> af{(const xyzz<F> *)b.red_pts[0], (xyzz<F> *)b.windows, w0};
+        if ((rc = x.template launch<F>(g, af, "window add"))) return rc;
+    }
+    int cur = 0;
+    for (size_t cnt = segs; cnt >= 2; cnt /= 2) {
+        tree_fn<F> tf{cnt / 2, (const xyzz<F> *)b.red_pts[cur], (xyzz<F> *)b.red_pts[cur ^ 1], (xyzz<F> *)b.windows,
+                      w0};
+        if ((rc = x.template launch<F>((size_t)g * (cnt / 2), tf, "window tree"))) return rc;
+        cur ^= 1;
+    }
+    x.mark("reduce");
     return 0;
 }
 
@@ -228,63 +288,55 @@ int plan_add(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, si
         x.mark("ones");
     }
 
-    /* 3. Pippenger on the rest */
+    /* 3. Pippenger on the rest: window groups of wg windows over point chunks; persistent
+     * buckets take every window at once and are neither cleared nor reduced here */
+    if (!nr) return 0;
     if (!st->c) st->c = msm_choose_window(nr);
     const unsigned c = st->c, nwin = msm_windows(c);
     const size_t B = (size_t)1 << (c - 1);
-    if (nr) {
-        size_t chunk = nr < max_entries ? nr : max_entries;
-        unsigned wg = (unsigned)(max_entries / chunk);
+    size_t chunk;
+    unsigned wg;
+    if (st->persist) {
+        wg = nwin;
+        chunk = max_entries / nwin;
+        if (chunk < 1) chunk = 1;
+        if (chunk > nr) chunk = nr;
+    } else {
+        chunk = nr < max_entries ? nr : max_entries;
+        wg = (unsigned)(max_entries / chunk);
         if (wg > nwin) wg = nwin;
         if (wg < 1) wg = 1;
-        size_t ent = chunk * wg;
-        for (int i = 0; i < 2; i++)
-            if ((rc = x.ensure(&b.keys[i], ent * sizeof(uint32_t))) || (rc = x.ensure(&b.vals[i], ent * sizeof(uint32_t))))
-                return rc;
-        /* segment length: MSM_SEG, or shorter while the threads still fit in one wave */
-        unsigned seg = B < MSM_SEG ? (unsigned)B : MSM_SEG;
-        while (seg > 2 && (size_t)wg * (B / (seg / 2)) <= x.template reduce_threads<F>()) seg /= 2;
-        const unsigned segs = (unsigned)(B / seg);
-        if ((rc = x.ensure(&b.buckets, wg * B * sizeof(xyzz<F>))) ||
-            (rc = x.ensure(&b.red_pts[0], (size_t)wg * segs * sizeof(xyzz<F>))) ||
-            (rc = x.ensure(&b.red_pts[1], (size_t)wg * (segs / 2 + 1) * sizeof(xyzz<F>))))
+        if ((rc = x.ensure(&b.buckets, wg * B * sizeof(xyzz<F>)))) return rc;
+    }
+    size_t ent = chunk * wg;
+    for (int i = 0; i < 2; i++)
+        if ((rc = x.ensure(&b.keys[i], ent * sizeof(uint32_t))) || (rc = x.ensure(&b.vals[i], ent * sizeof(uint32_t))))
             return rc;
-        for (size_t p0 = 0; p0 < nr; p0 += chunk) {
-            size_t np = nr - p0 < chunk ? nr - p0 : chunk;
-            for (unsigned w0 = 0; w0 < nwin; w0 += wg) {
-                unsigned w1 = w0 + wg < nwin ? w0 + wg : nwin, g = w1 - w0;
-                size_t m = np * g;
-                st->groups++;
-                digits_fn df{scalars, mont, (const uint32_t *)b.idx_rest + p0, np, c, w0, w1,
-                             (uint32_t *)b.keys[0], (uint32_t *)b.vals[0]};
-                if ((rc = x.template launch<F>(np, df, "digits"))) return rc;
-                x.mark("digits");
-                uint32_t *sk, *sv;
-                if ((rc = x.sort((uint32_t *)b.keys[0], (uint32_t *)b.keys[1], (uint32_t *)b.vals[0],
-                                 (uint32_t *)b.vals[1], m, (int)(c - 1 + bit_length(g)), &sk, &sv)))
-                    return rc;
-                x.mark("sort");
-                if ((rc = x.zero(b.buckets, g * B * sizeof(xyzz<F>)))) return rc;
-                src_bases<F> src{bases, sv};
-                if ((rc = accumulate_levels<F>(x, b, sk, src, m, x.template level0_kper<F, src_bases<F>>(m),
-                                               (xyzz<F> *)b.buckets, true)))
-                    return rc;
-                x.mark("accumulate");
-                reduce_fn<F> rf{(const xyzz<F> *)b.buckets, segs, seg, B, (xyzz<F> *)b.red_pts[0]};
-                if ((rc = x.template launch<F>((size_t)g * segs, rf, "bucket reduce"))) return rc;
-                if (segs == 1) { /* one segment per window (tiny windows): add it in directly */
-                    addwin_fn<F> af{(const xyzz<F> *)b.red_pts[0], (xyzz<F> *)b.windows, w0};
-                    if ((rc = x.template launch<F>(g, af, "window add"))) return rc;
-                }
-                int cur = 0;
-                for (size_t cnt = segs; cnt >= 2; cnt /= 2) {
-                    tree_fn<F> tf{cnt / 2, (const xyzz<F> *)b.red_pts[cur], (xyzz<F> *)b.red_pts[cur ^ 1],
-                                  (xyzz<F> *)b.windows, w0};
-                    if ((rc = x.template launch<F>((size_t)g * (cnt / 2), tf, "window tree"))) return rc;
-                    cur ^= 1;
-                }
-                x.mark("reduce");
-            }
+    for (size_t p0 = 0; p0 < nr; p0 += chunk) {
+        size_t np = nr - p0 < chunk ? nr - p0 : chunk;
+        for (unsigned w0 = 0; w0 < nwin; w0 += wg) {
+            unsigned w1 = w0 + wg < nwin ? w0 + wg : nwin, g = w1 - w0;
+            size_t m = np * g;
+            st->groups++;
+            digits_fn df{scalars, mont, (const uint32_t *)b.idx_rest + p0, np, c, w0, w1,
+                         (uint32_t *)b.keys[0], (uint32_t *)b.vals[0]};
+            if ((rc = x.template launch<F>(np, df, "digits"))) return rc;
+            x.mark("digits");
+            uint32_t *sk, *sv;
+            if ((rc = x.sort((uint32_t *)b.keys[0], (uint32_t *)b.keys[1], (uint32_t *)b.vals[0],
+                             (uint32_t *)b.vals[1], m, (int)(c - 1 + bit_length(g)), &sk, &sv)))
+                return rc;
+            x.mark("sort");
+            if (!st->persist && (rc = x.zero(b.buckets, g * B * sizeof(xyzz<F>)))) return rc;
+            src_bases<F> src{bases, sv};
+            /* the sort's other buffers are free until the next group: the affine run table */
+            aff_spare spare{sk == (uint32_t *)b.keys[0] ? (uint32_t *)b.keys[1] : (uint32_t *)b.keys[0],
+                            sv == (uint32_t *)b.vals[0] ? (uint32_t *)b.vals[1] : (uint32_t *)b.vals[0]};
+            if ((rc = accumulate_levels<F>(x, b, sk, src, m, x.template level0_kper<F, src_bases<F>>(m),
+                                           (xyzz<F> *)b.buckets, !st->persist, spare)))
+                return rc;
+            x.mark("accumulate");
+            if (!st->persist && (rc = plan_reduce<F>(x, b, c, w0, g))) return rc;
         }
     }
     return 0;
@@ -296,6 +348,7 @@ template <class F, class X> int plan_end(X &x, msm_bufs &b, plan_stats *st)
 {
     int rc;
     st->nwin = st->c ? msm_windows(st->c) : 0;
+    if (st->persist && st->n_rest && (rc = plan_reduce<F>(x, b, st->c, 0, st->nwin))) return rc;
     if ((rc = x.ensure(&b.result, (st->nwin + 1) * sizeof(jacobian<F>)))) return rc;
     rc = x.template launch<F>(st->nwin + 1, tojac_fn<F>{(xyzz<F> *)b.windows, st->nwin, (xyzz<F> *)b.ones,
                                                         (jacobian<F> *)b.result}, "to jacobian");
@@ -309,7 +362,8 @@ int plan_run(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, si
              unsigned cfix, size_t max_entries, plan_stats *st)
 {
     int rc;
-    if ((rc = plan_begin<F>(x, b, cfix, st)) || (rc = plan_add<F>(x, b, bases, scalars, n, mont, max_entries, st)))
+    if ((rc = plan_begin<F>(x, b, cfix, false, st)) ||
+        (rc = plan_add<F>(x, b, bases, scalars, n, mont, max_entries, st)))
         return rc;
     return plan_end<F>(x, b, st);
 }

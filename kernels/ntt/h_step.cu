@@ -44,14 +44,16 @@ static int h_run_c(fr_gpu *c, const ntt_device_ctx *ctx, const ntt_size_ctx *sz,
     return ntt_run(j, ctx, st);
 }
 
+/* c in bit-reversed order (as h_run_c leaves it); natural: c in natural order, and then a may
+ * be c itself (h overwrites c element by element). */
 static int h_run_final(fr_gpu *a, fr_gpu *b, const fr_gpu *c, const ntt_device_ctx *ctx,
-                       const ntt_size_ctx *sz, unsigned log_n, cudaStream_t st)
+                       const ntt_size_ctx *sz, unsigned log_n, cudaStream_t st, bool natural = false)
 {
     ntt_job j = {};
     j.data = b, j.out = a;
     j.log_n = log_n;
     j.dif = true, j.inverse = true;
-    j.out_hook = NTT_HOOK_HFINAL;
+    j.out_hook = natural ? NTT_HOOK_HFINAL_NAT : NTT_HOOK_HFINAL;
     j.out_lo = ctx->dir[1].gc_lo, j.out_hi = sz->hi_inv_h;
     j.aux = c;
     return ntt_run(j, ctx, st);
@@ -127,6 +129,65 @@ extern "C" int gpu_h_step_from_host_checked(void *d_a, void *d_b, void *d_c, con
     if (!rc && e == cudaSuccess) rc = h_run_final(da, db, dc, ctx, sz, log_n, st);
     if (!rc && e != cudaSuccess) rc = gpu_error(e, "cudaStreamWaitEvent", __FILE__, __LINE__);
     for (int i = 0; i < 3; i++)
+        if (ev[i]) cudaEventDestroy(ev[i]); /* released once the recorded work completes */
+    return rc;
+}
+
+/* Copies len host values into d (2^log_n, zero-padded) on cp once `after` (if any) has
+ * passed on the compute stream, then on st: waits for them, range-checks them (and converts
+ * canonical ones) into d_res. */
+static int h_upload(void *d, const void *host, uint64_t len, unsigned log_n, unsigned tag, int canonical,
+                    gpu_prep_result *d_res, cudaEvent_t after, cudaEvent_t arrived, cudaStream_t st, cudaStream_t cp)
+{
+    const uint64_t n = 1ull << log_n;
+    cudaError_t e = after ? cudaStreamWaitEvent(cp, after, 0) : cudaSuccess;
+    if (e == cudaSuccess) e = cudaMemcpyAsync(d, host, len * sizeof(fr_gpu), cudaMemcpyHostToDevice, cp);
+    if (e == cudaSuccess && len < n) e = cudaMemsetAsync((fr_gpu *)d + len, 0, (n - len) * sizeof(fr_gpu), cp);
+    if (e == cudaSuccess) e = cudaEventRecord(arrived, cp);
+    if (e == cudaSuccess) e = cudaStreamWaitEvent(st, arrived, 0);
+    if (e != cudaSuccess) return gpu_error(e, "H step input copy", __FILE__, __LINE__);
+    if (!d_res && !canonical) return 0;
+    if (!d_res) return err_set(CUZK_EINVAL, "H step: canonical inputs need a check result");
+    return gpu_prep_check(d, len, tag, canonical, d_res, st);
+}
+
+extern "C" int gpu_h_step_from_host_lean(void *d_x, void *d_y, const void *a, const void *b, const void *c,
+                                         uint64_t len, unsigned log_n, int canonical, gpu_prep_result *d_res,
+                                         void *stream, void *copy_stream)
+{
+    if (log_n < 1 || log_n > NTT_MAX_LOG) return err_set(CUZK_EINVAL, "H step domain 2^%u is outside 2^1..2^%d", log_n, NTT_MAX_LOG);
+    if (!d_x || !d_y || d_x == d_y) return err_set(CUZK_EINVAL, "H step: two distinct device buffers are needed");
+    if (!a || !b || !c) return err_set(CUZK_EINVAL, "H step: NULL host buffer");
+    if (len > (1ull << log_n)) return err_set(CUZK_EINVAL, "H step: %llu values do not fit the domain 2^%u", (unsigned long long)len, log_n);
+    const ntt_device_ctx *ctx;
+    const ntt_size_ctx *sz;
+    GPU_TRY(ntt_ctx_get(log_n, &ctx, &sz));
+    cudaStream_t st = (cudaStream_t)stream, cp = (cudaStream_t)copy_stream;
+    fr_gpu *x = (fr_gpu *)d_x, *y = (fr_gpu *)d_y;
+    cudaEvent_t ev[4] = {NULL, NULL, NULL, NULL}; /* a, b, c arrived; x free for c */
+    int rc = 0;
+    for (int i = 0; i < 4 && !rc; i++) {
+        cudaError_t e = cudaEventCreateWithFlags(&ev[i], cudaEventDisableTiming);
+        if (e != cudaSuccess) rc = gpu_error(e, "cudaEventCreate", __FILE__, __LINE__);
+    }
+    /* x = A on the coset; y = b uploaded meanwhile, then A·B on the coset; x is then free for
+     * c, whose copy is the one transfer the H step cannot hide behind a transform */
+    if (!rc) rc = h_upload(x, a, len, log_n, 0, canonical, d_res, NULL, ev[0], st, cp);
+    if (!rc) rc = h_run_ab(x, NULL, ctx, sz, log_n, st);
+    /* b's copy starts at once on cp (behind a's), st takes it up after A's transforms */
+    if (!rc) rc = h_upload(y, b, len, log_n, 1, canonical, d_res, NULL, ev[1], st, cp);
+    if (!rc) rc = h_run_ab(y, x, ctx, sz, log_n, st);
+    if (!rc) {
+        cudaError_t e = cudaEventRecord(ev[3], st);
+        if (e != cudaSuccess) rc = gpu_error(e, "cudaEventRecord", __FILE__, __LINE__);
+    }
+    if (!rc) rc = h_upload(x, c, len, log_n, 2, canonical, d_res, ev[3], ev[2], st, cp);
+    if (!rc) rc = h_run_c(x, ctx, sz, log_n, st);
+    /* c's coefficients in natural order, so that h can overwrite them in place: the final
+     * transform's last pass scatters its output, which rules out writing over its own input */
+    if (!rc) rc = ntt_bitrev_permute(x, log_n, st);
+    if (!rc) rc = h_run_final(x, y, x, ctx, sz, log_n, st, true);
+    for (int i = 0; i < 4; i++)
         if (ev[i]) cudaEventDestroy(ev[i]); /* released once the recorded work completes */
     return rc;
 }

@@ -222,7 +222,7 @@ template <bool DIF> __global__ void __launch_bounds__(MAX_THREADS, 3) ntt_pass_k
     __syncthreads();
 
     const int hook = p.out_hook;
-    if (hook == NTT_HOOK_HFINAL) {
+    if (hook == NTT_HOOK_HFINAL || hook == NTT_HOOK_HFINAL_NAT) {
 #pragma unroll 1
         for (int j = 0; j < 8; j++) {
             const uint32_t e = threadIdx.x + j * T;
@@ -231,7 +231,7 @@ template <bool DIF> __global__ void __launch_bounds__(MAX_THREADS, 3) ntt_pass_k
             const uint32_t k = DIF ? brev(pos, p.log_n) : pos;
             fr_gpu x = sm_load(lo, hi, e);
             if (DIF && tw) x = x * row_twiddle(p, (((blockIdx.x << log_C) + cl) & gmask) * brev(m, p.K));
-            x = x * two_level(p.out_lo, p.out_hi, k) - fr_gpu::load(p.aux + pos);
+            x = x * two_level(p.out_lo, p.out_hi, k) - fr_gpu::load(p.aux + (hook == NTT_HOOK_HFINAL ? pos : k));
             x.store(p.out + k);
         }
         return;
@@ -287,6 +287,7 @@ __global__ void ntt_tiny_kernel(const pass_params p, bool dif)
         case NTT_HOOK_COSET: v = v * two_level(p.out_lo, p.out_hi, k); break;
         case NTT_HOOK_MUL: v = v * fr_gpu::load(p.aux + pos); break;
         case NTT_HOOK_HFINAL: v = v * two_level(p.out_lo, p.out_hi, k) - fr_gpu::load(p.aux + pos); break;
+        case NTT_HOOK_HFINAL_NAT: v = v * two_level(p.out_lo, p.out_hi, k) - fr_gpu::load(p.aux + k); break;
         default: break;
         }
         y[k] = v;
@@ -294,7 +295,7 @@ __global__ void ntt_tiny_kernel(const pass_params p, bool dif)
     /* write after all reads: out may alias data */
     for (uint32_t k = 0; k < n; k++) {
         const uint32_t pos = dif ? brev(k, p.log_n) : k;
-        y[k].store(p.out + (p.out_hook == NTT_HOOK_HFINAL ? k : pos));
+        y[k].store(p.out + (p.out_hook == NTT_HOOK_HFINAL || p.out_hook == NTT_HOOK_HFINAL_NAT ? k : pos));
     }
 }
 

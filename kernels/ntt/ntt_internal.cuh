@@ -16,7 +16,10 @@
 #define NTT_SPLIT 14       /* two-level tables: index = hi·2^14 + lo */
 
 /* Element hooks fused into a transform's first load / last store. */
-enum { NTT_HOOK_NONE = 0, NTT_HOOK_SCALE, NTT_HOOK_COSET, NTT_HOOK_MUL, NTT_HOOK_HFINAL };
+enum { NTT_HOOK_NONE = 0, NTT_HOOK_SCALE, NTT_HOOK_COSET, NTT_HOOK_MUL, NTT_HOOK_HFINAL,
+       /* HFINAL with aux in the output's (natural) order: out may then be aux itself, each
+        * element read and written by one thread (the two-buffer H step) */
+       NTT_HOOK_HFINAL_NAT };
 
 struct ntt_dir_tables { /* one direction (ω or ω^-1) */
     const fr_gpu *z;      /* 2^11 entries: ζ^t, ζ primitive of order 2^11 */

@@ -29,6 +29,8 @@
 /* Memory a partition will need, decided before it is queued (so a partition that can never
  * fit is refused at submit). host_abc_bytes is the part of host_bytes given back once the
  * H step is done (bjob_release_abc). */
+struct groth16_params;
+
 typedef struct backend_estimate {
     uint64_t host_bytes;
     uint64_t host_abc_bytes;
@@ -112,6 +114,12 @@ typedef struct backend_ops {
 
     /* flags: CUZK_SRS_* (cuzk.h), already checked by the engine. */
     int (*key_load)(void *be, const char *path, uint32_t flags, void **key);
+    /* Optional: a key of shape's counts and vk whose bases the backend makes up (benches and
+     * tests at sizes no setup reaches; its proofs do not verify). */
+    int (*key_synthetic)(void *be, const struct groth16_params *shape, void **key);
+    /* Optional (NULL: CUZK_PLACEMENT_HOST): where the key lives on device d. out is zeroed
+     * by the caller, struct_size set. */
+    int (*key_placement)(void *be, void *key, uint32_t d, cuzk_placement *out);
     /* Optional: the key's groth16_params (the CPU backend's key), which lets the engine
      * prove a failed partition again on the retry backend (CUZK_OPT_RETRY_ON_CPU). NULL:
      * no retry. */

@@ -137,6 +137,10 @@ int engine_create_with_backend(const cuzk_config *cfg, const backend_ops *ops, c
 /* engine.c, for engine_api.c */
 static inline job *engine_job(cuzk_engine *e, uint64_t h) { return &e->jobs[tracker_index(h)]; }
 void engine_srs_unref(cuzk_srs *s);
+/* A key of shape's counts and vk with bases the backend makes up (backend_ops.key_synthetic):
+ * the internal interface benches and tests use for sizes no setup reaches. */
+struct groth16_params;
+int engine_srs_load_synthetic(cuzk_engine *e, const struct groth16_params *shape, cuzk_srs **out);
 void engine_srs_reap(cuzk_engine *e); /* frees dead keys' structs; srs_lock held */
 void engine_host_allocs_free_all(cuzk_engine *e);
 static inline int engine_ok(const cuzk_engine *e) { return e && e->magic == ENGINE_MAGIC; }

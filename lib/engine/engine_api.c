@@ -63,6 +63,46 @@ CUZK_API int cuzk_srs_load(cuzk_engine *e, const char *path, uint32_t flags, cuz
     return srs_wrap(e, key, out);
 }
 
+int engine_srs_load_synthetic(cuzk_engine *e, const struct groth16_params *shape, cuzk_srs **out)
+{
+    if (out) *out = NULL;
+    if (!engine_ok(e) || !shape || !out) return err_set(CUZK_EINVAL, "synthetic key: NULL argument");
+    if (!e->ops->key_synthetic)
+        return err_set(CUZK_EINVAL, "synthetic key: the %s backend cannot make one", e->ops->name);
+    void *key = NULL;
+    int rc = e->ops->key_synthetic(e->be, shape, &key);
+    if (rc != CUZK_OK) return rc;
+    return srs_wrap(e, key, out);
+}
+
+/* The v0.3 placement struct ends after vector_resident_bytes (its first published size). */
+#define PLACEMENT_V1_SIZE sizeof(cuzk_placement)
+
+CUZK_API int cuzk_srs_placement(cuzk_srs *s, uint32_t device_index, cuzk_placement *out)
+{
+    if (!s || s->magic != SRS_MAGIC || !out)
+        return err_set(CUZK_EINVAL, "cuzk_srs_placement: srs and out must be valid");
+    if (out->struct_size < PLACEMENT_V1_SIZE)
+        return err_set(CUZK_EINVAL, "cuzk_srs_placement: struct_size %u (at least %zu)", out->struct_size,
+                       PLACEMENT_V1_SIZE);
+    cuzk_engine *e = s->engine;
+    cuzk_placement p;
+    memset(&p, 0, sizeof p);
+    p.struct_size = sizeof p;
+    int rc;
+    if (!e->ops->key_placement) {
+        if (device_index != 0)
+            return err_set(CUZK_EINVAL, "cuzk_srs_placement: device index %u on the CPU backend", device_index);
+        p.device = -1;
+        p.kind = CUZK_PLACEMENT_HOST;
+    } else if ((rc = e->ops->key_placement(e->be, s->key, device_index, &p)) != CUZK_OK)
+        return rc;
+    uint32_t size = out->struct_size;
+    memcpy(out, &p, size < sizeof p ? size : sizeof p);
+    out->struct_size = size;
+    return CUZK_OK;
+}
+
 CUZK_API void cuzk_srs_release(cuzk_srs *s)
 {
     if (!s || s->magic != SRS_MAGIC) return;

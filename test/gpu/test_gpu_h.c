@@ -52,7 +52,9 @@ static void cpu_h(fr_t *h, const fr_t *a, const fr_t *b, const fr_t *c, unsigned
     free(A), free(B), free(C);
 }
 
-/* satisfied = 1: c = a·b pointwise, so A·B - C vanishes on the domain and h[n-1] = 0. */
+/* satisfied = 1: c = a·b pointwise, so A·B - C vanishes on the domain and h[n-1] = 0.
+ * from_host: 0 = device inputs, 1 = copied from the host into three buffers, 2 = into two
+ * (gpu_h_step_from_host_lean). */
 static void check_size(unsigned L, int satisfied, int from_host)
 {
     const uint64_t n = 1ull << L, len = from_host && n > 8 ? n - 5 : n;
@@ -81,7 +83,8 @@ static void check_size(unsigned L, int satisfied, int from_host)
         assert_int_equal(gpu_fr_fill_random(d[1], n, 2, s), 0);
         assert_int_equal(gpu_fr_fill_random(d[2], n, 3, s), 0);
         assert_int_equal(gpu_stream_sync(s), 0);
-        rc = gpu_h_step_from_host(d[0], d[1], d[2], a, b, c, len, L, s, cp);
+        rc = from_host == 2 ? gpu_h_step_from_host_lean(d[0], d[1], a, b, c, len, L, 0, NULL, s, cp)
+                            : gpu_h_step_from_host(d[0], d[1], d[2], a, b, c, len, L, s, cp);
         if (!rc) rc = gpu_stream_sync(s);
         gpu_stream_destroy(s), gpu_stream_destroy(cp);
     } else {
@@ -94,7 +97,8 @@ static void check_size(unsigned L, int satisfied, int from_host)
     assert_int_equal(rc, 0);
     assert_int_equal(gpu_memcpy_to_host(got, d[0], bytes), 0);
     char what[96];
-    snprintf(what, sizeof what, "H 2^%u%s%s", L, satisfied ? " satisfied" : " random c", from_host ? " from host" : "");
+    snprintf(what, sizeof what, "H 2^%u%s%s", L, satisfied ? " satisfied" : " random c",
+             from_host == 2 ? " from host, two buffers" : from_host ? " from host" : "");
     assert_true(fr_vec_diff(what, got, want, n) < 0);
     printf("%s: ok\n", what);
     for (int k = 0; k < 3; k++) gpu_free(d[k]);
@@ -161,6 +165,7 @@ static void test_tiny(void **state)
     for (unsigned L = 1; L <= 3; L++) {
         check_size(L, 1, 0);
         check_size(L, 0, 1);
+        check_size(L, 0, 2);
     }
 }
 
@@ -170,6 +175,7 @@ static void test_2_10(void **state)
     check_size(10, 1, 0);
     check_size(10, 0, 0);
     check_size(10, 1, 1);
+    check_size(10, 0, 2);
 }
 
 static void test_2_16(void **state)
@@ -177,6 +183,7 @@ static void test_2_16(void **state)
     (void)state;
     check_size(16, 1, 0);
     check_size(16, 0, 1);
+    check_size(16, 1, 2);
 }
 
 static void test_2_20(void **state)
@@ -184,6 +191,7 @@ static void test_2_20(void **state)
     (void)state;
     check_size(20, 1, 1);
     check_size(20, 0, 0);
+    check_size(20, 0, 2);
 }
 
 int main(void)

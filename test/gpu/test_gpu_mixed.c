@@ -6,8 +6,9 @@
  *     running, and still serves them to the end;
  *   - with a saturated PoRep backlog (two workers, CUZK_OPT_URGENT_PRIORITY = 7), an urgent
  *     WinningPoSt partition is taken at once by the urgent worker (while backlog partitions
- *     are running) and its result arrives before those of every backlog partition that had
- *     not started when it was submitted.
+ *     are running), its device work begins before any backlog partition on the device has
+ *     ended its own (it does not wait for a slot), and its result arrives before those of
+ *     every backlog partition that had not started when it was submitted.
  * Oracle for the bytes: the CPU backend; for validity: cuzk_verify. Exits 77 without a GPU. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -97,14 +98,21 @@ static void urgent_before_the_backlog_gpu(void **state)
     assert_int_equal(mix_backlog_run(g, &log, sa, &kbulk, NB, sb, &kurgent, 3, &o), CUZK_OK);
     mix_log_fini(&log);
     assert_true(o.u_dequeued && o.u_result);
-    printf("urgent WinningPoSt 2^12: taken %.2f ms after submit, result %.2f ms after submit; %d backlog partitions "
-           "running then, %d not started (%d of them finished first)\n",
-           (double)(o.u_dequeued - o.t_submit) / 1e6, (double)(o.u_result - o.t_submit) / 1e6, o.running, o.later,
-           o.later_before_u);
+    printf("urgent WinningPoSt 2^12: taken %.2f ms after submit, on the device at %+.2f ms (the first backlog "
+           "partition on the device then ended its device work at %+.2f ms), result %.2f ms after submit; %d backlog "
+           "partitions running then, %d not started (%d of them finished first)\n",
+           (double)(o.u_dequeued - o.t_submit) / 1e6, ((double)o.u_dev_begin - (double)o.t_submit) / 1e6,
+           o.running_dev_end == UINT64_MAX ? 0.0 : ((double)o.running_dev_end - (double)o.t_submit) / 1e6,
+           (double)(o.u_result - o.t_submit) / 1e6, o.running, o.later, o.later_before_u);
     assert_int_equal(o.u_worker, 2); /* the urgent worker (workers 0, 1 are the ordinary ones) */
     assert_true(o.running >= 1);
     assert_true(o.later >= NB / 2);
     assert_int_equal(o.later_before_u, 0);
+    /* it did not wait for a partition on the device to end (a free slot, say) before its
+     * own device work began: it ran beside them */
+    assert_true(o.u_dev_begin);
+    assert_true(o.running_dev_end != UINT64_MAX);
+    assert_true(o.u_dev_begin < o.running_dev_end);
 }
 
 int main(void)

@@ -2,8 +2,9 @@
  * The CUDA MSM (kernels/msm.h) against the CPU MSM (lib/msm/msm_cpu.h) on fresh random inputs:
  * sizes 1, 2, 3, 2^k and 2^k ± 1 up to 2^20 in G1 and G2, edge cases (zero, one, r - 1, mixed
  * scalars; repeated, opposite and infinite bases), scalars on the device, two contexts at once,
- * and at 2^24 against one scalar multiplication (bases of known logarithm). Exits 77 without
- * a CUDA device.
+ * at 2^24 against one scalar multiplication (bases of known logarithm), and the affine bucket
+ * accumulation (its own cases; CUZK_MSM_ACC=affine runs every case through it). Exits 77
+ * without a CUDA device.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -402,6 +403,87 @@ static void test_errors(void **state)
     msm_gpu_bases_free(gb);
 }
 
+/* The affine bucket steps (msm_affine.cuh) through a second context: sizes with random and
+ * PoRep-mixed scalars, G1 and G2, with every step batched (min batch 1) or the default
+ * threshold, and more entries per thread (kmul) so that each thread holds many buckets. */
+static void test_affine(void **state)
+{
+    (void)state;
+    msm_gpu_ctx *saved = ctx, *aff = NULL;
+    assert_int_equal(msm_gpu_ctx_create(&aff, 0, NULL, 0), 0);
+    ctx = aff;
+    const size_t n = ((size_t)1 << 20) + 3;
+    for (int curve = MSM_CURVE_G1; curve <= MSM_CURVE_G2; curve++) {
+        void *host;
+        msm_gpu_bases *gb = gen_bases(curve, n, &host);
+        fr_t *k = malloc(n * sizeof *k);
+        assert_non_null(k);
+        const unsigned minb[] = {1, 0, 1}, kmul[] = {1, 0, 16};
+        const size_t sizes[] = {1000, (size_t)1 << 16, n};
+        for (int v = 0; v < 3; v++) {
+            msm_gpu_ctx_set_accumulation(aff, MSM_ACC_AFFINE, minb[v], kmul[v]);
+            for (int z = 0; z < 3; z++) {
+                if (curve == MSM_CURVE_G2 && z == 2) continue; /* the CPU oracle's G2 2^20 is slow */
+                for (size_t j = 0; j < sizes[z]; j++) make_scalar(&k[j], z == 1 ? S_BITS : S_RANDOM);
+                check(curve, gb, host, k, sizes[z], MSM_SCALARS_HOST, "affine buckets");
+            }
+        }
+        free(k);
+        free(host);
+        msm_gpu_bases_free(gb);
+    }
+    ctx = saved;
+    msm_gpu_ctx_free(aff);
+}
+
+/* Buckets whose runs hit every special case of an affine addition, different ones in one
+ * batch (see test_msm_sim's test_affine_special): bucket j takes Q_j under the signs of a
+ * pattern that starts at j, so the same step adds P + (-P) in one bucket, P + P in another,
+ * infinity on either side in others; small positive digits, then scalars near r (negative
+ * digits). Many buckets per thread (kmul 64), every step batched. */
+static void test_affine_special(void **state)
+{
+    (void)state;
+    enum { NB = 4096, REP = 8 };
+    static const int pattern[8] = {1, -1, 1, 1, 0, 1, -1, 1}; /* 0 = infinity */
+    const size_t n = (size_t)NB * REP;
+    void *qh;
+    msm_gpu_bases *qb = gen_bases(MSM_CURVE_G1, NB, &qh);
+    const g1_aff *q = qh;
+    g1_aff *bases = malloc(n * sizeof *bases);
+    fr_t *k = malloc(n * sizeof *k);
+    assert_non_null(bases);
+    assert_non_null(k);
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i % NB, r = i / NB;
+        int sg = pattern[(r + j) % 8];
+        bases[i] = q[j];
+        if (sg < 0) g1_aff_neg(&bases[i], &bases[i]);
+        if (sg == 0) memset(&bases[i], 0, sizeof bases[i]);
+    }
+    msm_gpu_bases *gb = NULL;
+    assert_int_equal(msm_gpu_bases_upload(&gb, 0, MSM_CURVE_G1, bases, n), 0);
+    msm_gpu_ctx *saved = ctx, *aff = NULL;
+    assert_int_equal(msm_gpu_ctx_create(&aff, 0, NULL, 0), 0);
+    msm_gpu_ctx_set_accumulation(aff, MSM_ACC_AFFINE, 1, 64);
+    ctx = aff;
+    for (int round = 0; round < 2; round++) {
+        for (size_t i = 0; i < n; i++) {
+            memset(&k[i], 0, sizeof k[i]);
+            k[i].l[0] = i % NB + 2;
+            if (round) fr_sub(&k[i], &R_MINUS_1, &k[i]);
+        }
+        check(MSM_CURVE_G1, gb, bases, k, n, MSM_SCALARS_HOST, "affine special cases");
+    }
+    ctx = saved;
+    msm_gpu_ctx_free(aff);
+    msm_gpu_bases_free(gb);
+    msm_gpu_bases_free(qb);
+    free(qh);
+    free(bases);
+    free(k);
+}
+
 int main(void)
 {
     if (gpu_device_count() == 0) {
@@ -426,6 +508,8 @@ int main(void)
         cmocka_unit_test(test_streams),
         cmocka_unit_test(test_big_g1),
         cmocka_unit_test(test_big_g2),
+        cmocka_unit_test(test_affine),
+        cmocka_unit_test(test_affine_special),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     msm_gpu_ctx_free(ctx);

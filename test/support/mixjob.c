@@ -85,6 +85,11 @@ void mix_log_event(const cuzk_trace_event *ev, void *user)
         l->worker[ev->user_tag] = ev->worker;
     }
     if (ev->kind == CUZK_TRACE_RESULT) l->result[ev->user_tag] = ev->end_ns;
+    if (ev->device >= 0 && ev->kind >= CUZK_TRACE_H2D_COPY && ev->kind <= CUZK_TRACE_MSM_ALL) {
+        uint64_t *b = &l->dev_begin[ev->user_tag], *e = &l->dev_end[ev->user_tag];
+        if (!*b || ev->begin_ns < *b) *b = ev->begin_ns;
+        if (ev->end_ns > *e) *e = ev->end_ns;
+    }
     pthread_mutex_unlock(&l->lock);
 }
 
@@ -145,13 +150,18 @@ int mix_backlog_run(cuzk_engine *e, mix_log *log, cuzk_srs *sa, const test_key *
     out->u_result = log->result[MIX_URGENT_TAG];
     out->u_worker = log->worker[MIX_URGENT_TAG];
     out->first_started_end = log->started_end[1];
+    out->u_dev_begin = log->dev_begin[MIX_URGENT_TAG];
+    out->running_dev_end = UINT64_MAX;
     for (int t = 1; t <= nb; t++) {
         if (log->dequeued[t] > out->t_submit) {
             out->later++;
             out->later_before_u += log->result[t] < out->u_result;
-        } else if (log->started_end[t] > out->u_dequeued) {
-            out->running++;
+            continue;
         }
+        if (log->started_end[t] > out->u_dequeued) out->running++;
+        if (log->started_end[t] > out->t_submit && log->dev_begin[t] && log->dev_begin[t] <= out->t_submit &&
+            log->dev_end[t] < out->running_dev_end)
+            out->running_dev_end = log->dev_end[t]; /* on the device when the urgent one came */
     }
     return rc;
 }

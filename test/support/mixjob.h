@@ -39,6 +39,7 @@ int mix_job_check(const mix_job *j, const cuzk_result *r);
 typedef struct mix_log {
     pthread_mutex_t lock;
     uint64_t dequeued[MIX_TAGS], started_end[MIX_TAGS], result[MIX_TAGS];
+    uint64_t dev_begin[MIX_TAGS], dev_end[MIX_TAGS]; /* first and last device-timed stage (GPU) */
     int32_t worker[MIX_TAGS];
 } mix_log;
 
@@ -67,6 +68,10 @@ int mix_prove_together(cuzk_engine *e, const test_key *a, const test_key *b, int
 typedef struct mix_outcome {
     uint64_t t_submit, u_dequeued, u_result; /* CLOCK_MONOTONIC ns */
     uint64_t first_started_end;              /* when backlog partition 1's start ended */
+    uint64_t u_dev_begin;                    /* the urgent one's first device stage (GPU; 0: none) */
+    uint64_t running_dev_end;                /* the earliest end of the device work of the backlog
+                                                partitions running when it was submitted (GPU;
+                                                UINT64_MAX: none) */
     int later;           /* backlog partitions taken by a worker after the urgent one was submitted */
     int later_before_u;  /* of those, how many had their result posted before it */
     int running;         /* backlog partitions taken before and still in their start when it was taken */

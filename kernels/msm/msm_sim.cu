@@ -1,0 +1,186 @@
+/*
+ * The MSM plan run on the host, thread by thread, with host emulation of the device arithmetic
+ * (msm_sim_run*): how CI checks the kernels' logic — digits, sort, bucket levels (XYZZ and
+ * affine), reductions, pieces — without a GPU. Also the host's last step of every MSM
+ * (msm_horner: sum over w of 2^(c·w)·W_w, plus the ones, in lib/field's arithmetic).
+ */
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "msm.h"
+#include "msm/msm_internal.cuh"
+#include "msm/msm_plan.cuh"
+
+extern "C" {
+#include "error.h"
+/* lib/field/curve.h's Jacobian operations. That header cannot be included here: its FP_ZERO
+ * collides with <cmath>'s fpclassify constant. The points are passed as their layout-equal
+ * device types (checked by size below). */
+void g1_jac_set_inf(void *r);
+void g1_jac_dbl(void *r, const void *a);
+void g1_jac_add(void *r, const void *a, const void *b);
+void g2_jac_set_inf(void *r);
+void g2_jac_dbl(void *r, const void *a);
+void g2_jac_add(void *r, const void *a, const void *b);
+}
+
+using namespace msmk;
+
+/* ---- the host simulation executor ---- */
+struct host_exec {
+    size_t acc_threads;
+    acc_mode acc;
+    int ensure(void **p, size_t bytes)
+    {
+        free(*p);
+        *p = calloc(1, bytes ? bytes : 1);
+        return *p ? 0 : err_set(CUZK_ENOMEM, "msm sim: %zu bytes", bytes);
+    }
+    int zero(void *p, size_t bytes)
+    {
+        memset(p, 0, bytes);
+        return 0;
+    }
+    int fetch(void *host, const void *dev, size_t bytes)
+    {
+        memcpy(host, dev, bytes);
+        return 0;
+    }
+    template <class F, class Src> size_t level0_kper(size_t m) { return wave_kper<F, void>(m); }
+    template <class F, class Fn> size_t wave_kper(size_t m)
+    {
+        size_t k = (m + acc_threads - 1) / acc_threads;
+        return k ? k : 1;
+    }
+    void mark(const char *) {}
+    template <class F> size_t reduce_threads() { return 64; }
+    template <class F, class Fn> int launch(size_t n, const Fn &f, const char *)
+    {
+        for (size_t t = 0; t < n; t++) f(t);
+        return 0;
+    }
+    int sort(uint32_t *k0, uint32_t *k1, uint32_t *v0, uint32_t *v1, size_t m, int bits, uint32_t **ks,
+             uint32_t **vs)
+    {
+        std::vector<size_t> ord(m);
+        std::iota(ord.begin(), ord.end(), 0);
+        uint64_t mask = bits >= 32 ? 0xffffffffull : ((1ull << bits) - 1);
+        std::stable_sort(ord.begin(), ord.end(), [&](size_t a, size_t b) { return (k0[a] & mask) < (k0[b] & mask); });
+        for (size_t i = 0; i < m; i++) {
+            k1[i] = k0[ord[i]];
+            v1[i] = v0[ord[i]];
+        }
+        *ks = k1;
+        *vs = v1;
+        return 0;
+    }
+    int select(const uint8_t *flags, size_t n, uint32_t *out, uint32_t *count)
+    {
+        uint32_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (flags[i]) out[k++] = (uint32_t)i;
+        *count = k;
+        return 0;
+    }
+};
+
+/* ---- the host's last step: sum over w of 2^(c·w)·W_w, plus the ones (lib/field) ---- */
+void msm_horner(jacobian<fp> *out, const jacobian<fp> *w, unsigned nwin, unsigned c)
+{
+    jacobian<fp> acc;
+    g1_jac_set_inf(&acc);
+    for (int i = (int)nwin - 1; i >= 0; i--) {
+        if (i != (int)nwin - 1)
+            for (unsigned d = 0; d < c; d++) g1_jac_dbl(&acc, &acc);
+        g1_jac_add(&acc, &acc, &w[i]);
+    }
+    g1_jac_add(out, &acc, &w[nwin]);
+}
+
+void msm_horner(jacobian<fp2> *out, const jacobian<fp2> *w, unsigned nwin, unsigned c)
+{
+    jacobian<fp2> acc;
+    g2_jac_set_inf(&acc);
+    for (int i = (int)nwin - 1; i >= 0; i--) {
+        if (i != (int)nwin - 1)
+            for (unsigned d = 0; d < c; d++) g2_jac_dbl(&acc, &acc);
+        g2_jac_add(&acc, &acc, &w[i]);
+    }
+    g2_jac_add(out, &acc, &w[nwin]);
+}
+
+
+/* lib/field: g1_jac = 3 fp_t (48 bytes each), g2_jac = 3 fp2_t */
+static_assert(sizeof(jacobian<fp>) == 3 * 48 && sizeof(jacobian<fp2>) == 3 * 96,
+              "device points must match lib/field's layout");
+
+/* The plan over pieces of `piece` points accumulated one after another (one piece: plan_run). */
+static int sim_run(int curve, const acc_mode &acc, const void *bases, const void *scalars, size_t n, int scalar_form,
+                   unsigned window_bits, size_t max_entries, size_t acc_threads, size_t piece, int persist, void *out)
+{
+    if (curve != MSM_CURVE_G1 && curve != MSM_CURVE_G2) return err_set(CUZK_EINVAL, "msm_sim_run: curve %d", curve);
+    host_exec x;
+    x.acc_threads = acc_threads ? acc_threads : 64;
+    x.acc = acc;
+    msm_bufs b;
+    memset(&b, 0, sizeof b);
+    plan_stats st;
+    int mont = scalar_form == 0, rc;
+    if (!max_entries) max_entries = (size_t)1 << 20;
+    if (!piece || piece > n) piece = n;
+    unsigned cfix = window_bits;
+    size_t pb = curve == MSM_CURVE_G1 ? sizeof(affine<fp>) : sizeof(affine<fp2>);
+    if (persist && !cfix) cfix = msm_choose_window(n); /* persistent buckets: one window size up front */
+    if (curve == MSM_CURVE_G1) {
+        rc = plan_begin<fp>(x, b, cfix, persist != 0, &st);
+        for (size_t i = 0; !rc && i < n; i += piece)
+            rc = plan_add<fp>(x, b, (const affine<fp> *)((const char *)bases + i * pb), (const sc256 *)scalars + i,
+                              n - i < piece ? n - i : piece, mont, max_entries, &st);
+        if (!rc) rc = plan_end<fp>(x, b, &st);
+        if (!rc) msm_horner((jacobian<fp> *)out, (const jacobian<fp> *)b.result, st.nwin, st.c);
+    } else {
+        rc = plan_begin<fp2>(x, b, cfix, persist != 0, &st);
+        for (size_t i = 0; !rc && i < n; i += piece)
+            rc = plan_add<fp2>(x, b, (const affine<fp2> *)((const char *)bases + i * pb), (const sc256 *)scalars + i,
+                               n - i < piece ? n - i : piece, mont, max_entries, &st);
+        if (!rc) rc = plan_end<fp2>(x, b, &st);
+        if (!rc) msm_horner((jacobian<fp2> *)out, (const jacobian<fp2> *)b.result, st.nwin, st.c);
+    }
+    void **all = (void **)&b;
+    for (size_t i = 0; i < sizeof b / sizeof(void *); i++) free(all[i]);
+    return rc;
+}
+
+extern "C" int msm_sim_run_pieces(int curve, const void *bases, const void *scalars, size_t n, int scalar_form,
+                                  unsigned window_bits, size_t max_entries, size_t acc_threads, size_t piece,
+                                  int persist, void *out)
+{
+    return sim_run(curve, acc_mode{}, bases, scalars, n, scalar_form, window_bits, max_entries, acc_threads, piece,
+                   persist, out);
+}
+
+extern "C" int msm_sim_run(int curve, const void *bases, const void *scalars, size_t n, int scalar_form,
+                           unsigned window_bits, size_t max_entries, size_t acc_threads, void *out)
+{
+    return sim_run(curve, acc_mode{}, bases, scalars, n, scalar_form, window_bits, max_entries, acc_threads, 0, 0, out);
+}
+
+extern "C" int msm_sim_run_acc(int curve, int acc, unsigned min_batch, const void *bases, const void *scalars,
+                               size_t n, int scalar_form, unsigned window_bits, size_t max_entries,
+                               size_t acc_threads, size_t piece, int persist, void *out)
+{
+    if (acc != MSM_ACC_XYZZ && acc != MSM_ACC_AFFINE) return err_set(CUZK_EINVAL, "msm_sim_run_acc: mode %d", acc);
+    acc_mode m;
+    m.kind = acc;
+    m.min_batch = min_batch;
+    return sim_run(curve, m, bases, scalars, n, scalar_form, window_bits, max_entries, acc_threads, piece, persist,
+                   out);
+}
+
+extern "C" void msm_sim_fp_inv(void *out, const void *in, size_t n)
+{
+    for (size_t i = 0; i < n; i++) ((fp *)out)[i] = fp_inv(((const fp *)in)[i]);
+}

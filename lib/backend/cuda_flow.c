@@ -1,0 +1,223 @@
+/*
+ * The device work of one partition inside a worker slot, in two shapes:
+ *   full — the H step in three domain vectors, aux and the compacted A and B beside them,
+ *          copies overlapped with the H step, the MSMs over resident bases;
+ *   lean — two domain vectors reused: the H step leaves h in the first, aux arrives in the
+ *          second during the H MSM, then B and A are compacted one after the other into the
+ *          first, each MSM streaming whatever bases are not resident.
+ * Inputs are page-locked host memory (cuda_start staged what was not).
+ */
+#if CUZK_HAVE_CUDA
+#include <string.h>
+
+#include "backend/backend_common.h"
+#include "backend/cuda_internal.h"
+#include "cuda_util.h"
+#include "error.h"
+#include "fault.h"
+#include "ntt.h"
+#include "prep.h"
+
+#define FR 32ull
+#define PREP_SCRATCH_OFF (256 + CUDA_SMALL_BYTES) /* d_prep: result, piece flags, then this */
+
+static const char *const array_names[5] = {"a", "b", "c", "inputs", "aux"};
+
+/* The largest scratch any of the key's MSMs needs: whole vectors (full) or pieces (lean). */
+static uint64_t msm_scratch(const cuda_key *k, size_t entries, uint64_t piece_bytes)
+{
+    uint64_t most = 0;
+    for (int v = 0; v < PL_N; v++) {
+        uint64_t n = k->n[v], pts = piece_bytes ? piece_bytes / pl_point_bytes(v) : n;
+        if (pts > n) pts = n;
+        uint64_t b = msm_gpu_scratch_bytes(pl_curve(v), n, entries, piece_bytes ? pts : 0, 0);
+        if (b > most) most = b;
+    }
+    return most;
+}
+
+/* Lean layout, in scalars: h at [0, m); aux at [m, m + na); inputs at [0, ni), B after them,
+ * later A over B — inside [0, m) when they fit there, else after aux. */
+static uint64_t lean_hi(uint64_t m, uint64_t ni, uint64_t n_a, uint64_t n_b)
+{
+    return ni + n_b <= m && n_a <= m ? 0 : (ni + n_b > n_a ? ni + n_b : n_a);
+}
+
+static void key_counts(const cuda_key *k, uint64_t *m, uint64_t *na, uint64_t *n_a, uint64_t *n_b, uint64_t *ni)
+{
+    const groth16_params *pk = k->pk;
+    *m = (uint64_t)1 << k->log_m;
+    *na = pk->n_l, *n_a = pk->n_a, *n_b = pk->n_b_g1, *ni = pk->vk.n_ic;
+}
+
+uint64_t cuda_ws_full(const cuda_key *k)
+{
+    uint64_t m, na, n_a, n_b, ni;
+    key_counts(k, &m, &na, &n_a, &n_b, &ni);
+    return (3 * m + na + n_a + n_b + 1) * FR + PREP_SCRATCH_OFF + gpu_prep_scratch_bytes(na) +
+           msm_scratch(k, CUDA_MSM_ENTRIES_FULL, 0);
+}
+
+uint64_t cuda_piece_bytes(const cuda_key *k)
+{
+    uint64_t big = 0;
+    for (int v = 0; v < PL_N; v++)
+        if (k->n[v] * pl_point_bytes(v) > big) big = k->n[v] * pl_point_bytes(v);
+    uint64_t p = big / 8;
+    p = p < CUDA_PIECE_MIN ? CUDA_PIECE_MIN : p > CUDA_PIECE_BYTES ? CUDA_PIECE_BYTES : p;
+    return p - p % 192;
+}
+
+uint64_t cuda_ws_lean(const cuda_key *k, uint64_t piece_bytes)
+{
+    uint64_t m, na, n_a, n_b, ni;
+    key_counts(k, &m, &na, &n_a, &n_b, &ni);
+    uint64_t hi = lean_hi(m, ni, n_a, n_b), t = 2 * m > m + na + hi ? 2 * m : m + na + hi;
+    return t * FR + PREP_SCRATCH_OFF + gpu_prep_scratch_bytes(na) +
+           msm_scratch(k, CUDA_MSM_ENTRIES_LEAN, piece_bytes);
+}
+
+uint64_t cuda_work_bytes(const cuda_inputs *in, int lean)
+{
+    uint64_t m = (uint64_t)1 << in->log_m;
+    if (!lean) return (3 * m + in->na + in->n_a + in->n_b + 1) * FR;
+    uint64_t hi = lean_hi(m, in->ni, in->n_a, in->n_b);
+    return (2 * m > m + in->na + hi ? 2 * m : m + in->na + hi) * FR;
+}
+
+uint64_t cuda_prep_bytes(uint64_t na) { return PREP_SCRATCH_OFF + gpu_prep_scratch_bytes(na); }
+
+/* The check result: the first bad scalar, or the densities against the key. */
+static int prep_verdict(const gpu_prep_result *r, const cuda_inputs *in, int want_a, int want_b)
+{
+    if (r->bad != GPU_PREP_OK) {
+        unsigned arr = (unsigned)(r->bad >> 56);
+        return err_set(CUZK_EINVAL, "%s[%llu] is not below r (%s form)", arr < 5 ? array_names[arr] : "?",
+                       (unsigned long long)(r->bad & (((uint64_t)1 << 56) - 1)), in->canon ? "canonical" : "Montgomery");
+    }
+    if ((want_a && in->ni + r->n_a != in->n_a) || (want_b && in->kb0 + r->n_b != in->n_b))
+        return err_set(CUZK_EINVAL, "partition's densities select %llu A and %llu B scalars, the key has %llu and %llu",
+                       (unsigned long long)(in->ni + r->n_a), (unsigned long long)(in->kb0 + r->n_b),
+                       (unsigned long long)in->n_a, (unsigned long long)in->n_b);
+    return CUZK_OK;
+}
+
+/* Reads the check result back (a small synchronous copy on the compute stream). */
+static int read_result(cuda_slot *s, gpu_prep_result *h_res)
+{
+    int rc;
+    if ((rc = gpu_memcpy_async(h_res, s->d_prep, sizeof *h_res, s->stream)) || (rc = gpu_stream_sync(s->stream)))
+        return rc;
+    return CUZK_OK;
+}
+
+int cuda_flow_full(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, const cuda_inputs *in,
+                   backend_job *job)
+{
+    cuda_job *st = job->priv;
+    const uint64_t m = (uint64_t)1 << in->log_m, len = in->len, ni = in->ni, kb0 = in->kb0, na = in->na;
+    uint8_t *d = s->d_work;
+    fr_t *d_aux = (fr_t *)(d + 3 * m * FR), *d_a = d_aux + na, *d_b = d_a + in->n_a;
+    gpu_prep_result *h_res = (gpu_prep_result *)s->h_small, *d_res = s->d_prep;
+    int rc;
+    /* a, b, c are checked (and made Montgomery) on the device as they arrive; the transforms
+     * are harmless on values >= r and nothing reads their output before the host has seen
+     * the check's result (the first MSM is enqueued after it) */
+    if ((rc = gpu_prep_reset(d_res, s->stream)) || (rc = slot_stage_begin(s, ST_H, s->stream)) ||
+        (FAULT_HIT(FAULT_CUDA_H) && err_set(CUZK_EDEVICE, "injected fault: CUDA H step")) ||
+        gpu_h_step_from_host_checked(d, d + m * FR, d + 2 * m * FR, in->a, in->b, in->c, len, in->log_m, in->canon,
+                                     d_res, s->stream, s->copy_stream) ||
+        (rc = slot_stage_end(s, ST_H, s->stream, 3 * len * FR)))
+        return rc ? rc : slot_fail(ordinal, "the H step");
+    /* while the H step runs: aux (whole, for L) and the inputs' prefixes of A and B */
+    uint64_t sc_bytes = (na + ni + kb0) * FR + 2 * ((na + 63) / 64) * 8;
+    if ((rc = slot_stage_begin(s, ST_COPY, s->copy_stream)) ||
+        (FAULT_HIT(FAULT_CUDA_COPY) && (rc = err_set(CUZK_EDEVICE, "injected fault: CUDA copy of the scalars"))) ||
+        (na && (rc = gpu_memcpy_async(d_aux, in->aux, na * FR, s->copy_stream))) ||
+        (ni && (rc = gpu_memcpy_async(d_a, in->in_ab, ni * FR, s->copy_stream))) ||
+        (kb0 && (rc = gpu_memcpy_async(d_b, in->in_ab + ni, kb0 * FR, s->copy_stream))) ||
+        (rc = slot_stage_end(s, ST_COPY, s->copy_stream, sc_bytes)))
+        return slot_fail(ordinal, "copying the MSM scalars");
+    /* after the H step on its stream: inputs and aux checked, A and B compacted */
+    if (gpu_stream_wait_event(s->stream, s->ev[2 * ST_COPY + 1]) || gpu_prep_check(d_a, ni, 3, 0, d_res, s->stream) ||
+        gpu_prep_check(d_aux, na, 4, 0, d_res, s->stream) ||
+        gpu_prep_compact(d_a + ni, in->n_a - ni, d_b + kb0, in->n_b - kb0, d_aux, na, in->dens_a, in->dens_b,
+                         (uint8_t *)s->d_prep + PREP_SCRATCH_OFF, s->d_prep_bytes - PREP_SCRATCH_OFF, d_res, s->stream) ||
+        read_result(s, h_res))
+        return slot_fail(ordinal, "the scalar preparation");
+    bjob_release_abc(job);
+    if ((rc = prep_verdict(h_res, in, 1, 1))) return rc;
+    if (bjob_canceled(job)) return CUZK_ECANCELED;
+    int form = in->canon ? CUZK_FR_CANONICAL : CUZK_FR_MONTGOMERY;
+    const groth16_params *pk = k->pk;
+    if ((rc = slot_msm(s, k, kd, ordinal, PL_H, ST_MSM_H, d, pk->n_h, CUZK_FR_MONTGOMERY, -1, &st->msm.h, sizeof st->msm.h)) ||
+        (rc = slot_msm(s, k, kd, ordinal, PL_L, ST_MSM_L, d_aux, na, form, -1, &st->msm.l, sizeof st->msm.l)) ||
+        (rc = slot_msm(s, k, kd, ordinal, PL_A, ST_MSM_A, d_a, in->n_a, form, -1, &st->msm.a, sizeof st->msm.a)) ||
+        (rc = slot_msm(s, k, kd, ordinal, PL_B_G1, ST_MSM_B_G1, d_b, in->n_b, form, -1, &st->msm.b_g1,
+                       sizeof st->msm.b_g1)) ||
+        (rc = slot_msm(s, k, kd, ordinal, PL_B_G2, ST_MSM_B_G2, d_b, in->n_b, form, -1, &st->msm.b_g2,
+                       sizeof st->msm.b_g2)))
+        return rc;
+    return CUZK_OK;
+}
+
+int cuda_flow_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, const cuda_inputs *in,
+                   backend_job *job)
+{
+    cuda_job *st = job->priv;
+    const uint64_t m = (uint64_t)1 << in->log_m, len = in->len, ni = in->ni, kb0 = in->kb0, na = in->na;
+    fr_t *w = s->d_work, *h = w, *d_aux = w + m;
+    fr_t *d_lo = w + (lean_hi(m, ni, in->n_a, in->n_b) ? m + na : 0); /* inputs, then B, later A */
+    gpu_prep_result *h_res = (gpu_prep_result *)s->h_small, *d_res = s->d_prep;
+    uint8_t *scratch = (uint8_t *)s->d_prep + PREP_SCRATCH_OFF;
+    size_t scratch_bytes = s->d_prep_bytes - PREP_SCRATCH_OFF;
+    int form = in->canon ? CUZK_FR_CANONICAL : CUZK_FR_MONTGOMERY, rc;
+    const groth16_params *pk = k->pk;
+    /* H's first pieces cross PCIe while the H step runs (they are needed whatever h is) */
+    if ((rc = slot_prefetch(s, k, kd, PL_H))) return slot_fail(ordinal, "copying bases");
+    /* the H step: h lands in [0, m), [m, 2m) is free when it ends */
+    if ((rc = gpu_prep_reset(d_res, s->stream)) || (rc = slot_stage_begin(s, ST_H, s->stream)) ||
+        (FAULT_HIT(FAULT_CUDA_H) && err_set(CUZK_EDEVICE, "injected fault: CUDA H step")) ||
+        gpu_h_step_from_host_lean(h, w + m, in->a, in->b, in->c, len, in->log_m, in->canon, d_res, s->stream,
+                                  s->copy_stream) ||
+        (rc = slot_stage_end(s, ST_H, s->stream, 3 * len * FR)))
+        return rc ? rc : slot_fail(ordinal, "the H step");
+    /* aux crosses PCIe during the H MSM, into the H step's second vector */
+    if ((rc = gpu_stream_wait_event(s->copy_stream, s->ev[2 * ST_H + 1])) ||
+        (rc = slot_stage_begin(s, ST_COPY, s->copy_stream)) ||
+        (FAULT_HIT(FAULT_CUDA_COPY) && (rc = err_set(CUZK_EDEVICE, "injected fault: CUDA copy of the scalars"))) ||
+        (na && (rc = gpu_memcpy_async(d_aux, in->aux, na * FR, s->copy_stream))) ||
+        (rc = slot_stage_end(s, ST_COPY, s->copy_stream, na * FR)))
+        return slot_fail(ordinal, "copying the MSM scalars");
+    /* the H scalars are used as they are: a, b, c were checked by the H step; the verdict is
+     * read before any result leaves (below) */
+    if ((rc = slot_msm(s, k, kd, ordinal, PL_H, ST_MSM_H, h, pk->n_h, CUZK_FR_MONTGOMERY, PL_B_G1, &st->msm.h,
+                       sizeof st->msm.h)))
+        return rc;
+    bjob_release_abc(job);
+    if (bjob_canceled(job)) return CUZK_ECANCELED;
+    /* inputs (A's prefix) and B's input prefix after them, then B compacted from aux */
+    if ((ni + kb0 && gpu_memcpy_async(d_lo, in->in_ab, (ni + kb0) * FR, s->stream)) ||
+        gpu_prep_check(d_lo, ni, 3, 0, d_res, s->stream) || gpu_stream_wait_event(s->stream, s->ev[2 * ST_COPY + 1]) ||
+        gpu_prep_check(d_aux, na, 4, 0, d_res, s->stream) ||
+        gpu_prep_compact(NULL, 0, d_lo + ni + kb0, in->n_b - kb0, d_aux, na, in->dens_a, in->dens_b, scratch,
+                         scratch_bytes, d_res, s->stream) ||
+        read_result(s, h_res))
+        return slot_fail(ordinal, "the scalar preparation");
+    if ((rc = prep_verdict(h_res, in, 0, 1))) return rc;
+    if ((rc = slot_msm(s, k, kd, ordinal, PL_B_G1, ST_MSM_B_G1, d_lo + ni, in->n_b, form, PL_B_G2, &st->msm.b_g1,
+                       sizeof st->msm.b_g1)) ||
+        (rc = slot_msm(s, k, kd, ordinal, PL_B_G2, ST_MSM_B_G2, d_lo + ni, in->n_b, form, PL_L, &st->msm.b_g2,
+                       sizeof st->msm.b_g2)) ||
+        (rc = slot_msm(s, k, kd, ordinal, PL_L, ST_MSM_L, d_aux, na, form, PL_A, &st->msm.l, sizeof st->msm.l)))
+        return rc;
+    if (bjob_canceled(job)) return CUZK_ECANCELED;
+    /* A over B (B is done): the inputs stay in front of it */
+    if (gpu_prep_compact(d_lo + ni, in->n_a - ni, NULL, 0, d_aux, na, in->dens_a, in->dens_b, scratch, scratch_bytes,
+                         d_res, s->stream) ||
+        read_result(s, h_res))
+        return slot_fail(ordinal, "the scalar preparation");
+    if ((rc = prep_verdict(h_res, in, 1, 0))) return rc;
+    return slot_msm(s, k, kd, ordinal, PL_A, ST_MSM_A, d_lo, in->n_a, form, -1, &st->msm.a, sizeof st->msm.a);
+}
+#endif

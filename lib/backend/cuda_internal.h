@@ -1,0 +1,176 @@
+/*
+ * What the CUDA backend's files share: keys with their per-device placement, devices with
+ * their worker slots (the device memory one partition works in), workers (host threads with
+ * pinned staging). A worker stages a partition on the host, then takes a slot of its device
+ * for the device work, so a second worker's host work overlaps the first one's kernels even
+ * where only one slot fits (a 16 GB card).
+ */
+#ifndef CUZK_CUDA_INTERNAL_H
+#define CUZK_CUDA_INTERNAL_H
+#if CUZK_HAVE_CUDA
+
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "backend/backend.h"
+#include "backend/cuda_placement.h"
+#include "field/field.h"
+#include "groth16/groth16.h"
+#include "msm.h"
+#include "threadpool.h"
+
+#define CUDA_BE_MAX_DEV 64
+#define CUDA_MAX_SLOTS 2
+/* Digit-sort scratch of one MSM context (16 bytes per entry), full and lean slots. */
+#define CUDA_MSM_ENTRIES_FULL ((size_t)1 << 26)
+#define CUDA_MSM_ENTRIES_LEAN ((size_t)1 << 25)
+/* One stream buffer (two per lean slot): at most 2^22 G2 or 2^23 G1 points, at least an
+ * eighth of the key's largest vector (so small keys stream in several pieces too). */
+#define CUDA_PIECE_BYTES ((uint64_t)192 << 22)
+#define CUDA_PIECE_MIN ((uint64_t)192 << 8)
+/* Device memory kept free for the CUDA context, CUB and the NTT tables. */
+#define CUDA_DEVICE_MARGIN ((uint64_t)640 << 20)
+/* Copies of one partition timed individually (the rest are counted, not timed). */
+#define CUDA_COPY_EVENTS 256
+
+/* Device stages timed with CUDA events (a begin/end pair each, on the slot's streams). */
+enum { ST_H, ST_COPY, ST_MSM_H, ST_MSM_L, ST_MSM_A, ST_MSM_B_G1, ST_MSM_B_G2, ST_N };
+
+/* One key on one device: its placement and its resident bases (prefixes). */
+typedef struct cuda_key_dev {
+    pl_result pl;
+    void *res[PL_N];             /* device memory of each resident prefix (NULL: none)     */
+    msm_gpu_bases *whole[PL_N];  /* full mode: the resident vectors as msm_gpu_bases       */
+} cuda_key_dev;
+
+typedef struct cuda_key {
+    groth16_params *pk;
+    int synthetic;               /* bases made on the device; proofs do not verify         */
+    const uint8_t *host[PL_N];   /* each vector's bases in pinned host memory (streaming)  */
+    uint64_t n[PL_N];            /* points per vector                                      */
+    void *pinned_block;          /* synthetic keys: the pinned host copy we allocated       */
+    int registered;              /* file keys: the params' arrays are registered (pinned)  */
+    uint64_t pinned_bytes;
+    unsigned log_m;
+    uint32_t ndev;
+    cuda_key_dev dev[CUDA_BE_MAX_DEV];
+} cuda_key;
+
+/* Which base vector a stage reads, and its curve. */
+static inline int pl_curve(int v) { return v == PL_B_G2 ? MSM_CURVE_G2 : MSM_CURVE_G1; }
+static inline uint64_t pl_point_bytes(int v) { return v == PL_B_G2 ? 192 : 96; }
+
+/* What a stream buffer holds or is receiving (host bytes copied into it). */
+typedef struct piece_buf {
+    void *d;
+    const void *src;             /* NULL: nothing useful                                   */
+    size_t bytes;
+    void *ready, *free;          /* events: copied (copy stream), consumed (compute stream)  */
+} piece_buf;
+
+typedef struct cuda_slot {
+    _Atomic int busy;
+    int ready;                   /* streams and events exist                               */
+    void *stream, *copy_stream, *bases_stream;
+    msm_gpu_ctx *ctx;
+    size_t ctx_entries;
+    void *ev_ref;
+    void *ev[2 * ST_N];
+    uint8_t stage_used[ST_N];
+    uint64_t stage_bytes[ST_N];
+    void *d_work;                /* the H step's vectors, then the MSM scalars             */
+    size_t d_work_bytes;
+    void *d_prep;                /* gpu_prep_result, piece flags, compaction scratch        */
+    size_t d_prep_bytes;
+    piece_buf buf[2];
+    size_t buf_bytes;
+    uint8_t *h_small;            /* pinned: the prep result and piece flags read back       */
+    /* this partition's base copies: timing pairs, bytes */
+    void *ev_copy[2 * CUDA_COPY_EVENTS];
+    uint32_t copy_len[CUDA_COPY_EVENTS]; /* bytes of each timed copy */
+    uint32_t ncopy;
+    uint64_t copy_bytes;
+} cuda_slot;
+
+#define CUDA_SMALL_BYTES 8192    /* h_small: result (256) + flags of up to 7936 pieces */
+
+typedef struct cuda_dev {
+    int ordinal;
+    pthread_mutex_t lock;        /* key load and free only (placement bookkeeping)          */
+    uint64_t cap;                /* bytes libcuzk may hold on this device                   */
+    uint64_t resident;           /* resident bases of every key                             */
+    uint32_t nslots;             /* committed by the first key                              */
+    uint64_t slot_bytes;
+    uint64_t piece_bytes;        /* stream buffers of the slots (a multiple of 192)          */
+    sem_t free_slots;
+    cuda_slot slot[CUDA_MAX_SLOTS];
+    _Atomic uint64_t h2d_bytes, copy_busy_ns; /* statistics: bases streamed, copy-stream busy */
+} cuda_dev;
+
+typedef struct cuda_backend {
+    threadpool *tp;
+    uint32_t ndev;
+    uint32_t workers_per_device;
+    uint64_t budget;             /* CUZK_OPT_DEVICE_BUDGET_BYTES, 0 = the device's free memory */
+    cuda_dev dev[CUDA_BE_MAX_DEV];
+} cuda_backend;
+
+typedef struct cuda_worker {
+    cuda_backend *b;
+    uint32_t device_index;
+    int ordinal;
+    void *h_stage;               /* pinned staging, grown on demand (never per partition)   */
+    size_t h_stage_bytes;
+} cuda_worker;
+
+typedef struct cuda_job {
+    groth16_msm_out msm;
+    fr_t r, s;
+} cuda_job;
+
+/* The partition's inputs as the device flows read them: page-locked host pointers. */
+typedef struct cuda_inputs {
+    const void *a, *b, *c, *aux;
+    const uint64_t *dens_a, *dens_b;
+    const fr_t *in_ab;           /* inputs (ni), then the B-selected inputs (kb0)           */
+    uint64_t len, ni, kb0, na, n_a, n_b;
+    unsigned log_m;
+    int canon;
+} cuda_inputs;
+
+/* ---- cuda_slot.c ---- */
+cuda_slot *slot_acquire(cuda_dev *d);
+void slot_release(cuda_dev *d, cuda_slot *s);
+int slot_prepare(cuda_slot *s, int ordinal, int lean, size_t work_bytes, size_t prep_bytes, size_t piece_bytes);
+void slot_destroy(cuda_slot *s);
+int slot_fail(int ordinal, const char *what);
+int slot_stage_begin(cuda_slot *s, int st, void *stream);
+int slot_stage_end(cuda_slot *s, int st, void *stream, uint64_t bytes);
+/* One MSM of vector v into out (g1_jac/g2_jac): resident whole (full mode), or in pieces
+ * from the resident prefix and pinned host memory (lean). next = the vector the partition
+ * reads after this one (its first pieces are copied while this one finishes), -1: none. */
+int slot_msm(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, int v, int st, const void *d_scalars,
+             uint64_t n, int form, int next, void *out, size_t out_size);
+/* Starts copying the first pieces of vector v (before its scalars are known). */
+int slot_prefetch(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int v);
+/* Stages and copies as trace events, device_ns on the job; the device's copy statistics. */
+void slot_report(cuda_slot *s, cuda_dev *d, backend_job *job, uint64_t t_ref);
+
+/* ---- cuda_flow.c: the device work of one partition in a slot ---- */
+int cuda_flow_full(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, const cuda_inputs *in,
+                   backend_job *job);
+int cuda_flow_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, const cuda_inputs *in,
+                   backend_job *job);
+/* Working-set bytes of one slot for a key (placement inputs). */
+uint64_t cuda_ws_full(const cuda_key *k);
+uint64_t cuda_ws_lean(const cuda_key *k, uint64_t piece_bytes);
+/* The stream buffer size for a key (when it is the first on its device). */
+uint64_t cuda_piece_bytes(const cuda_key *k);
+/* Device bytes of a slot's work area and prep area for these inputs. */
+uint64_t cuda_work_bytes(const cuda_inputs *in, int lean);
+uint64_t cuda_prep_bytes(uint64_t na);
+
+#endif
+#endif

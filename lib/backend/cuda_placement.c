@@ -1,0 +1,101 @@
+/*
+ * The placement policy of cuda_placement.h: the fastest arrangement that fits, in this
+ * order — everything resident with two full slots, with one full slot, with one lean slot;
+ * then one lean slot with stream buffers and as many bases resident as the rest holds.
+ */
+#include "backend/cuda_placement.h"
+
+#include <string.h>
+
+#include "cuzk/cuzk.h"
+
+const char *placement_kind_name(int32_t kind)
+{
+    return kind == PL_RESIDENT ? "resident" : kind == PL_PARTIAL ? "partial" : "streamed";
+}
+
+static uint64_t key_bytes(const pl_input *in)
+{
+    uint64_t t = 0;
+    for (int v = 0; v < PL_N; v++) t += in->base_bytes[v];
+    return t;
+}
+
+/* Everything resident. */
+static void all_resident(const pl_input *in, pl_result *out)
+{
+    for (int v = 0; v < PL_N; v++) out->resident[v] = in->base_bytes[v];
+    out->resident_total = key_bytes(in);
+    out->kind = PL_RESIDENT;
+}
+
+/* Fills `room` bytes with resident prefixes, vectors in the enum's order, whole pieces. */
+static void fill_resident(const pl_input *in, uint64_t room, pl_result *out)
+{
+    uint64_t total = 0, all = key_bytes(in);
+    for (int v = 0; v < PL_N; v++) {
+        uint64_t want = in->base_bytes[v], take = want <= room ? want : room;
+        if (take < want && in->piece_bytes) take -= take % in->piece_bytes;
+        out->resident[v] = take;
+        room -= take;
+        total += take;
+    }
+    out->resident_total = total;
+    out->kind = total == all ? PL_RESIDENT : total ? PL_PARTIAL : PL_STREAMED;
+}
+
+int placement_decide(const pl_input *in, pl_result *out)
+{
+    memset(out, 0, sizeof *out);
+    const uint64_t keyb = key_bytes(in), avail = in->avail;
+    const uint64_t lean_streamed = in->ws_lean + in->stream_bufs;
+    if (in->slot_bytes) { /* slots exist (an earlier key): fit the key around them, growing
+                             * them when this key needs more and the budget has it */
+        const uint64_t n = in->max_slots ? in->max_slots : 1; /* callers pass the slot count */
+        uint64_t grow_full = in->ws_full > in->slot_bytes ? n * (in->ws_full - in->slot_bytes) : 0;
+        uint64_t grow_lean = in->ws_lean > in->slot_bytes ? n * (in->ws_lean - in->slot_bytes) : 0;
+        uint64_t grow_str = lean_streamed > in->slot_bytes ? n * (lean_streamed - in->slot_bytes) : 0;
+        if (keyb <= avail && grow_full <= avail - keyb) {
+            out->ws = PL_FULL;
+            out->slot_bytes = in->ws_full > in->slot_bytes ? in->ws_full : in->slot_bytes;
+            all_resident(in, out);
+            return CUZK_OK;
+        }
+        out->ws = PL_LEAN;
+        if (keyb <= avail && grow_lean <= avail - keyb) {
+            out->slot_bytes = in->ws_lean > in->slot_bytes ? in->ws_lean : in->slot_bytes;
+            all_resident(in, out);
+            return CUZK_OK;
+        }
+        if (grow_str > avail) {
+            out->need = lean_streamed;
+            return CUZK_EBUDGET;
+        }
+        out->slot_bytes = lean_streamed > in->slot_bytes ? lean_streamed : in->slot_bytes;
+        fill_resident(in, avail - grow_str, out);
+        return CUZK_OK;
+    }
+    uint32_t two = in->max_slots >= 2 ? 2 : 1;
+    if (keyb <= avail && in->ws_full <= (avail - keyb) / two) {
+        out->ws = PL_FULL, out->slots = two, out->slot_bytes = in->ws_full;
+        all_resident(in, out);
+        return CUZK_OK;
+    }
+    if (two == 2 && keyb <= avail && in->ws_full <= avail - keyb) {
+        out->ws = PL_FULL, out->slots = 1, out->slot_bytes = in->ws_full;
+        all_resident(in, out);
+        return CUZK_OK;
+    }
+    if (keyb <= avail && in->ws_lean <= avail - keyb) {
+        out->ws = PL_LEAN, out->slots = 1, out->slot_bytes = in->ws_lean;
+        all_resident(in, out);
+        return CUZK_OK;
+    }
+    if (lean_streamed > avail) {
+        out->need = lean_streamed;
+        return CUZK_EBUDGET;
+    }
+    out->ws = PL_LEAN, out->slots = 1, out->slot_bytes = lean_streamed;
+    fill_resident(in, avail - lean_streamed, out);
+    return CUZK_OK;
+}

@@ -1,0 +1,55 @@
+/*
+ * Where a proving key's bases live on one device, decided from the bytes that device has
+ * (no CUDA here, so the policy is tested on any machine). Three placements:
+ *   resident — every base on the device (the fast path of the 80–141 GB cards);
+ *   partial  — the vectors whose streaming costs the most per byte stay, a prefix of the
+ *              next one too, the rest is copied from pinned host memory per MSM;
+ *   streamed — nothing stays; every MSM copies its bases in pieces, double-buffered.
+ * and two working sets per worker slot: "full" (three domain vectors for the H step, every
+ * scalar vector at once: the fastest) and "lean" (two domain vectors reused across stages:
+ * what lets a 16 GB card prove a 2^27 partition).
+ */
+#ifndef CUZK_CUDA_PLACEMENT_H
+#define CUZK_CUDA_PLACEMENT_H
+
+#include <stdint.h>
+
+/* The five base vectors, in the order the placement keeps them resident: by the device time
+ * streaming them costs per byte (H200, 2^27 PoRep, PCIe Gen5 ≈ 55 GB/s): B_G1 and B_G2 are
+ * copied ~4x slower than their MSMs run, A and L about as fast, and H's MSM runs ~5x longer
+ * than its copy, so H streams for free behind its own arithmetic. */
+enum { PL_B_G1, PL_B_G2, PL_A, PL_L, PL_H, PL_N };
+enum { PL_FULL = 0, PL_LEAN = 1 };
+enum { PL_RESIDENT = 0, PL_PARTIAL = 1, PL_STREAMED = 2 };
+
+typedef struct pl_input {
+    uint64_t base_bytes[PL_N];   /* bytes of each vector's bases (0 = empty vector)          */
+    uint64_t piece_bytes;        /* streamed pieces; resident prefixes are whole pieces      */
+    uint64_t ws_full;            /* one slot's working set, full                             */
+    uint64_t ws_lean;            /* one slot's working set, lean, without stream buffers     */
+    uint64_t stream_bufs;        /* the stream buffers a lean slot adds when anything streams */
+    uint64_t avail;              /* device bytes this key may take: the cap minus the other  */
+                                 /* keys' resident bases and the slots already committed     */
+    uint32_t max_slots;          /* workers per device; with slot_bytes: the slots there are  */
+    uint64_t slot_bytes;         /* 0: this key decides the slots; else their size (bytes),  */
+                                 /* which the key may grow (all slots) within avail          */
+} pl_input;
+
+typedef struct pl_result {
+    int32_t ws;                  /* PL_FULL or PL_LEAN: how a slot runs this key             */
+    int32_t kind;                /* PL_RESIDENT, PL_PARTIAL or PL_STREAMED                   */
+    uint32_t slots;              /* slots to create (0 when already committed)               */
+    uint64_t slot_bytes;         /* each slot's bytes (grown, or as committed)               */
+    uint64_t resident[PL_N];     /* resident prefix of each vector, bytes                    */
+    uint64_t resident_total;
+    uint64_t need;               /* on CUZK_EBUDGET: the bytes one streamed slot needs       */
+} pl_result;
+
+/* CUZK_OK with *out filled, or CUZK_EBUDGET when not even one lean slot with streamed bases
+ * fits (out->need says how many bytes it would take). */
+int placement_decide(const pl_input *in, pl_result *out);
+
+/* "resident" / "partial" / "streamed" */
+const char *placement_kind_name(int32_t kind);
+
+#endif

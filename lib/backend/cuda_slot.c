@@ -1,0 +1,356 @@
+/*
+ * Worker slots of a device (the device memory and streams one partition works in) and the
+ * MSM runner over them: a resident vector in one call, or pieces from the resident prefix
+ * and from pinned host memory, copied on the bases stream into two buffers that alternate,
+ * each copy overlapped with the accumulation of the piece before it.
+ */
+#if CUZK_HAVE_CUDA
+#include <stdio.h>
+#include <string.h>
+
+#include "backend/cuda_internal.h"
+#include "cuda_util.h"
+#include "error.h"
+#include "fault.h"
+
+/* ---- acquire and release: a counting semaphore, then the first idle slot ---- */
+
+cuda_slot *slot_acquire(cuda_dev *d)
+{
+    while (sem_wait(&d->free_slots) != 0) { /* EINTR */
+    }
+    for (;;)
+        for (uint32_t i = 0; i < d->nslots; i++) {
+            int idle = 0;
+            /* acquire: the previous holder's writes to the slot are visible */
+            if (atomic_compare_exchange_strong_explicit(&d->slot[i].busy, &idle, 1, memory_order_acquire,
+                                                        memory_order_relaxed))
+                return &d->slot[i];
+        }
+}
+
+void slot_release(cuda_dev *d, cuda_slot *s)
+{
+    /* release: our writes to the slot before the next holder's */
+    atomic_store_explicit(&s->busy, 0, memory_order_release);
+    sem_post(&d->free_slots);
+}
+
+int slot_fail(int ordinal, const char *what)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", cuzk_last_error());
+    return err_set(CUZK_EDEVICE, "CUDA backend: %s on device %d failed: %s", what, ordinal, msg);
+}
+
+void slot_destroy(cuda_slot *s)
+{
+    if (!s->ready) return;
+    if (s->ctx) msm_gpu_ctx_free(s->ctx);
+    gpu_free(s->d_work);
+    gpu_free(s->d_prep);
+    for (int i = 0; i < 2; i++) {
+        gpu_free(s->buf[i].d);
+        gpu_event_destroy(s->buf[i].ready);
+        gpu_event_destroy(s->buf[i].free);
+    }
+    if (s->h_small) gpu_host_free(s->h_small);
+    gpu_event_destroy(s->ev_ref);
+    for (int i = 0; i < 2 * ST_N; i++) gpu_event_destroy(s->ev[i]);
+    for (int i = 0; i < 2 * CUDA_COPY_EVENTS; i++) gpu_event_destroy(s->ev_copy[i]);
+    gpu_stream_destroy(s->bases_stream);
+    gpu_stream_destroy(s->copy_stream);
+    gpu_stream_destroy(s->stream);
+    memset(s, 0, sizeof *s);
+}
+
+/* Grows a slot buffer (kept for the next partitions; the placement sized the slot). */
+static int grow(void **buf, size_t *have, size_t bytes, int ordinal, const char *what)
+{
+    if (FAULT_HIT(FAULT_CUDA_ALLOC))
+        return err_set(CUZK_EBUDGET, "CUDA backend: injected fault: device %d has no room for %s (%zu bytes)", ordinal,
+                       what, bytes);
+    if (*have >= bytes) return CUZK_OK;
+    gpu_free(*buf);
+    *buf = NULL;
+    *have = 0;
+    if (gpu_malloc(buf, bytes)) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", cuzk_last_error());
+        return err_set(CUZK_EBUDGET, "CUDA backend: device %d has no room for %s (%zu bytes): %s", ordinal, what,
+                       bytes, msg);
+    }
+    *have = bytes;
+    return CUZK_OK;
+}
+
+/* Streams, events and buffers for a partition: created the first time, grown when a larger
+ * partition comes (within the slot's placement), never per partition. */
+int slot_prepare(cuda_slot *s, int ordinal, int lean, size_t work_bytes, size_t prep_bytes, size_t piece_bytes)
+{
+    int rc;
+    if (!s->ready) {
+        s->ready = 1; /* slot_destroy frees whatever exists */
+        if ((rc = gpu_stream_create(&s->stream)) || (rc = gpu_stream_create(&s->copy_stream)) ||
+            (rc = gpu_stream_create(&s->bases_stream)) || (rc = gpu_event_create(&s->ev_ref)) ||
+            (rc = gpu_host_alloc((void **)&s->h_small, CUDA_SMALL_BYTES)))
+            return rc;
+        for (int i = 0; i < 2 * ST_N; i++)
+            if ((rc = gpu_event_create(&s->ev[i]))) return rc;
+        for (int i = 0; i < 2 * CUDA_COPY_EVENTS; i++)
+            if ((rc = gpu_event_create(&s->ev_copy[i]))) return rc;
+        for (int i = 0; i < 2; i++)
+            if ((rc = gpu_event_create_sync_only(&s->buf[i].ready)) || (rc = gpu_event_create_sync_only(&s->buf[i].free)))
+                return rc;
+    }
+    size_t entries = lean ? CUDA_MSM_ENTRIES_LEAN : CUDA_MSM_ENTRIES_FULL;
+    if (!s->ctx || s->ctx_entries != entries) {
+        if (s->ctx) msm_gpu_ctx_free(s->ctx);
+        s->ctx = NULL;
+        if ((rc = msm_gpu_ctx_create(&s->ctx, ordinal, s->stream, entries))) return rc;
+        s->ctx_entries = entries;
+    }
+    if ((rc = grow(&s->d_work, &s->d_work_bytes, work_bytes, ordinal, "the H step and the MSM scalars")) ||
+        (rc = grow(&s->d_prep, &s->d_prep_bytes, prep_bytes, ordinal, "the scalar preparation")))
+        return rc;
+    if (lean && !s->buf_bytes) {
+        for (int i = 0; i < 2; i++) {
+            size_t have = 0;
+            if ((rc = grow(&s->buf[i].d, &have, piece_bytes, ordinal, "a stream buffer"))) return rc;
+            s->buf[i].src = NULL;
+        }
+        s->buf_bytes = piece_bytes;
+    }
+    for (int i = 0; i < 2; i++) s->buf[i].src = NULL; /* a new partition: nothing in flight counts */
+    memset(s->stage_used, 0, sizeof s->stage_used);
+    s->ncopy = 0;
+    s->copy_bytes = 0;
+    return CUZK_OK;
+}
+
+int slot_stage_begin(cuda_slot *s, int st, void *stream)
+{
+    s->stage_used[st] = 1;
+    return gpu_event_record(s->ev[2 * st], stream);
+}
+
+int slot_stage_end(cuda_slot *s, int st, void *stream, uint64_t bytes)
+{
+    s->stage_bytes[st] = bytes;
+    return gpu_event_record(s->ev[2 * st + 1], stream);
+}
+
+/* ---- the piece ring ---- */
+
+/* Copies host bytes into buffer b on the bases stream, after its last consumer. */
+static int ring_fill(cuda_slot *s, int b, const void *src, size_t bytes)
+{
+    piece_buf *pb = &s->buf[b];
+    int timed = s->ncopy < CUDA_COPY_EVENTS, rc;
+    if ((rc = gpu_stream_wait_event(s->bases_stream, pb->free)) ||
+        (timed && (rc = gpu_event_record(s->ev_copy[2 * s->ncopy], s->bases_stream))) ||
+        (FAULT_HIT(FAULT_CUDA_COPY) && (rc = err_set(CUZK_EDEVICE, "injected fault: CUDA copy of bases"))) ||
+        (rc = gpu_memcpy_async(pb->d, src, bytes, s->bases_stream)) ||
+        (timed && (rc = gpu_event_record(s->ev_copy[2 * s->ncopy + 1], s->bases_stream))) ||
+        (rc = gpu_event_record(pb->ready, s->bases_stream)))
+        return rc;
+    if (timed) s->copy_len[s->ncopy] = (uint32_t)bytes;
+    s->ncopy++;
+    s->copy_bytes += bytes;
+    pb->src = src;
+    pb->bytes = bytes;
+    return CUZK_OK;
+}
+
+static int ring_find(const cuda_slot *s, const void *src, size_t bytes)
+{
+    for (int b = 0; b < 2; b++)
+        if (s->buf[b].src == src && s->buf[b].bytes == bytes) return b;
+    return -1;
+}
+
+/* Makes sure the pieces q[0] and q[1] are in buffers or on their way; returns -1 when a
+ * copy could not be enqueued (error set). */
+static int ring_start(cuda_slot *s, const void *const q[2], const size_t qb[2])
+{
+    int rc;
+    for (int j = 0; j < 2; j++) {
+        if (!q[j] || ring_find(s, q[j], qb[j]) >= 0) continue;
+        int other = j ? ring_find(s, q[0], qb[0]) : -1, b;
+        if (j == 0) { /* the buffer not holding q[1] */
+            int h1 = q[1] ? ring_find(s, q[1], qb[1]) : -1;
+            b = h1 == 0 ? 1 : 0;
+        } else b = other == 0 ? 1 : 0;
+        if ((rc = ring_fill(s, b, q[j], qb[j]))) return rc;
+    }
+    return CUZK_OK;
+}
+
+/* The pieces of vector v beyond its resident prefix, as host pointers; n = count. */
+typedef struct piece_list {
+    const uint8_t *host;
+    uint64_t piece_pts, pb, n, first_streamed; /* pieces below first_streamed are resident */
+} piece_list;
+
+static void pieces_of(const cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int v, uint64_t n, piece_list *pl)
+{
+    pl->pb = pl_point_bytes(v);
+    pl->piece_pts = s->buf_bytes / pl->pb;
+    pl->host = k->host[v];
+    pl->n = n;
+    /* a resident prefix is whole pieces, or the whole vector */
+    uint64_t res_pts = kd->pl.resident[v] / pl->pb, np = (n + pl->piece_pts - 1) / pl->piece_pts;
+    pl->first_streamed = res_pts >= n ? np : res_pts / pl->piece_pts;
+}
+
+static const void *piece_src(const piece_list *pl, uint64_t i, size_t *bytes)
+{
+    uint64_t first = i * pl->piece_pts, cnt = pl->n - first < pl->piece_pts ? pl->n - first : pl->piece_pts;
+    *bytes = cnt * pl->pb;
+    return pl->host + first * pl->pb;
+}
+
+int slot_prefetch(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int v)
+{
+    if (!s->buf_bytes || v < 0 || !k->n[v] || !k->host[v]) return CUZK_OK;
+    piece_list pl;
+    pieces_of(s, k, kd, v, k->n[v], &pl);
+    uint64_t np = (pl.n + pl.piece_pts - 1) / pl.piece_pts;
+    const void *q[2] = {NULL, NULL};
+    size_t qb[2] = {0, 0};
+    for (uint64_t i = pl.first_streamed, j = 0; i < np && j < 2; i++, j++) q[j] = piece_src(&pl, i, &qb[j]);
+    return ring_start(s, q, qb);
+}
+
+/* The lean path: begin, a piece at a time (resident ones from the prefix), end. */
+static int msm_pieces(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int v, const void *d_scalars,
+                      uint64_t n, int form, int next, void *out)
+{
+    piece_list pl;
+    pieces_of(s, k, kd, v, n, &pl);
+    uint64_t np = (n + pl.piece_pts - 1) / pl.piece_pts;
+    if (np > CUDA_SMALL_BYTES - 256)
+        return err_set(CUZK_EINVAL, "CUDA backend: %llu pieces of %llu points exceed the plan",
+                       (unsigned long long)np, (unsigned long long)pl.piece_pts);
+    uint8_t *flags = s->h_small + 256, *d_flags = (uint8_t *)s->d_prep + 256;
+    int rc;
+    if ((rc = msm_gpu_pieces_nonzero(d_scalars, n, pl.piece_pts, d_flags, s->stream)) ||
+        (rc = gpu_memcpy_async(flags, d_flags, np, s->stream)) || (rc = gpu_stream_sync(s->stream)))
+        return rc;
+    /* the copies this MSM needs, then the next vector's first pieces (speculatively) */
+    uint64_t nq = 0;
+    for (uint64_t i = pl.first_streamed; i < np; i++) nq += flags[i] != 0;
+    piece_list nl = {0};
+    uint64_t nnext = 0;
+    if (next >= 0 && k->n[next] && s->buf_bytes) {
+        pieces_of(s, k, kd, next, k->n[next], &nl);
+        uint64_t nnp = (nl.n + nl.piece_pts - 1) / nl.piece_pts;
+        nnext = nnp > nl.first_streamed ? nnp - nl.first_streamed : 0;
+        if (nnext > 2) nnext = 2;
+    }
+    /* request j of the combined sequence: the j-th nonzero streamed piece, then the next's */
+    uint64_t *qi = NULL;
+    if (nq && !(qi = malloc(nq * sizeof *qi))) return err_set(CUZK_ENOMEM, "CUDA backend: out of memory");
+    for (uint64_t i = pl.first_streamed, j = 0; i < np; i++)
+        if (flags[i]) qi[j++] = i;
+#define REQ(j, bytesp)                                                                                               \
+    ((j) < nq ? piece_src(&pl, qi[(j)], (bytesp))                                                                  \
+              : (j) - nq < nnext ? piece_src(&nl, nl.first_streamed + ((j) - nq), (bytesp)) : NULL)
+    const void *q[2];
+    size_t qb[2] = {0, 0};
+    for (uint64_t j = 0; j < 2; j++) q[j] = REQ(j, &qb[j]);
+    if ((rc = ring_start(s, q, qb))) goto out;
+    if ((rc = msm_gpu_acc_begin(s->ctx, pl_curve(v), n, form, 0, 0))) goto out;
+    /* resident pieces first (no copy): the first copies run meanwhile */
+    for (uint64_t i = 0; i < pl.first_streamed && i < np; i++) {
+        if (!flags[i]) continue;
+        uint64_t first = i * pl.piece_pts, cnt = n - first < pl.piece_pts ? n - first : pl.piece_pts;
+        if ((rc = msm_gpu_acc_add(s->ctx, (const uint8_t *)kd->res[v] + first * pl.pb,
+                                  (const uint8_t *)d_scalars + first * 32, cnt)))
+            goto out;
+    }
+    for (uint64_t j = 0; j < nq; j++) {
+        size_t bytes;
+        const void *src = REQ(j, &bytes);
+        int b = ring_find(s, src, bytes);
+        if (b < 0) { /* cannot happen: requests j and j + 1 are always in the ring */
+            rc = err_set(CUZK_EDEVICE, "CUDA backend: piece %llu of an MSM was not copied", (unsigned long long)j);
+            goto out;
+        }
+        uint64_t first = qi[j] * pl.piece_pts;
+        if ((rc = gpu_stream_wait_event(s->stream, s->buf[b].ready)) ||
+            (rc = msm_gpu_acc_add(s->ctx, s->buf[b].d, (const uint8_t *)d_scalars + first * 32, bytes / pl.pb)) ||
+            (rc = gpu_event_record(s->buf[b].free, s->stream)))
+            goto out;
+        s->buf[b].src = NULL; /* consumed; refilled below or by a later MSM */
+        size_t nb;
+        const void *nsrc = REQ(j + 2, &nb);
+        if (nsrc && ring_find(s, nsrc, nb) < 0 && (rc = ring_fill(s, b, nsrc, nb))) goto out;
+    }
+#undef REQ
+    rc = msm_gpu_acc_end(s->ctx, out);
+out:
+    free(qi);
+    return rc;
+}
+
+int slot_msm(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, int v, int st, const void *d_scalars,
+             uint64_t n, int form, int next, void *out, size_t out_size)
+{
+    if (!n || !k->n[v]) {
+        memset(out, 0, out_size); /* infinity */
+        return CUZK_OK;
+    }
+    int rc;
+    if ((rc = slot_stage_begin(s, st, s->stream))) return rc;
+    if (FAULT_HIT(FAULT_CUDA_MSM)) rc = err_set(CUZK_EDEVICE, "injected fault: CUDA MSM");
+    else if (kd->pl.ws == PL_FULL)
+        rc = msm_gpu_run(s->ctx, kd->whole[v], 0, d_scalars, n, form, MSM_SCALARS_DEVICE, out);
+    else rc = msm_pieces(s, k, kd, v, d_scalars, n, form, next, out);
+    if (rc) {
+        char what[64];
+        snprintf(what, sizeof what, "MSM of %llu points", (unsigned long long)n);
+        return slot_fail(ordinal, what);
+    }
+    return slot_stage_end(s, st, s->stream, n * 32);
+}
+
+/* ---- reporting ---- */
+
+static const int32_t stage_kind[ST_N] = {CUZK_TRACE_H_STEP, CUZK_TRACE_H2D_COPY, CUZK_TRACE_MSM_H,
+                                         CUZK_TRACE_MSM_L, CUZK_TRACE_MSM_A, CUZK_TRACE_MSM_B_G1,
+                                         CUZK_TRACE_MSM_B_G2};
+
+/* ev_ref was recorded on an idle stream and seen complete at t_ref, so an event e happened at
+ * t_ref + (e - ev_ref) on the host clock. */
+void slot_report(cuda_slot *s, cuda_dev *d, backend_job *job, uint64_t t_ref)
+{
+    float first = -1, last = 0;
+    for (int st = 0; st < ST_N; st++) {
+        float b, e;
+        if (!s->stage_used[st] || gpu_event_elapsed_ms(&b, s->ev_ref, s->ev[2 * st]) ||
+            gpu_event_elapsed_ms(&e, s->ev_ref, s->ev[2 * st + 1]))
+            continue;
+        if (first < 0 || b < first) first = b;
+        if (e > last) last = e;
+        bjob_trace(job, stage_kind[st], t_ref + (uint64_t)((double)b * 1e6), t_ref + (uint64_t)((double)e * 1e6),
+                   s->stage_bytes[st]);
+    }
+    if (first >= 0) job->device_ns = (uint64_t)((double)(last - first) * 1e6);
+    /* the bases' copies: one event each (H2D_COPY, bytes = the piece's), busy time summed */
+    uint64_t busy = 0;
+    uint32_t timed = s->ncopy < CUDA_COPY_EVENTS ? s->ncopy : CUDA_COPY_EVENTS;
+    for (uint32_t i = 0; i < timed; i++) {
+        float b, e;
+        if (gpu_event_elapsed_ms(&b, s->ev_ref, s->ev_copy[2 * i]) ||
+            gpu_event_elapsed_ms(&e, s->ev_ref, s->ev_copy[2 * i + 1]))
+            continue;
+        if (b < 0) continue; /* a speculative copy made for the previous partition */
+        uint64_t tb = t_ref + (uint64_t)((double)b * 1e6), te = t_ref + (uint64_t)((double)e * 1e6);
+        busy += te - tb;
+        bjob_trace(job, CUZK_TRACE_H2D_COPY, tb, te, s->copy_len[i]);
+    }
+    atomic_fetch_add_explicit(&d->h2d_bytes, s->copy_bytes, memory_order_relaxed); /* statistics */
+    atomic_fetch_add_explicit(&d->copy_busy_ns, busy, memory_order_relaxed);
+}
+#endif

@@ -1,0 +1,270 @@
+/*
+ * Placement by what fits (issue 13): the same partitions proven with the key resident, partly
+ * resident and streamed from pinned host memory, in full and lean slots, with one and two
+ * workers, give byte-identical proofs (same r, s). Placements are forced by shrinking the
+ * device budget step by step until not even one streaming worker fits: that load fails with
+ * CUZK_EBUDGET naming the bytes, and the same engine still proves a smaller key.
+ * Synthetic keys (bases made on the device, the same points in every placement) at 2^16,
+ * 2^20 and 2^22; a real key at 2^12 streamed, with every proof verified.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "cuda_util.h"
+#include "cuzk/cuzk.h"
+#include "engine/engine.h"
+#include "field/curve.h"
+#include "groth16/groth16.h"
+#include "support/testkey.h"
+#include "support/testutil.h"
+#include "gpu_testutil.h"
+#include "support/fieldtest.h"
+
+/* A random partition of domain 2^log_m (PoRep-like: most aux 0 or 1, a_aux ~99 %, b_aux
+ * ~25 %) in pinned memory, and the key shape it fits. */
+typedef struct rand_part {
+    cuzk_partition p;
+    void *block;
+    groth16_params shape;
+} rand_part;
+
+static void rand_scalar(fr_t *x)
+{
+    uint64_t r = test_rand64() % 8;
+    *x = r < 3 ? FR_ZERO : r < 6 ? FR_ONE : FR_ZERO;
+    if (r >= 6) ft_rand_fr(x);
+}
+
+static void make_part(rand_part *rp, unsigned log_m)
+{
+    uint64_t m = (uint64_t)1 << log_m, ni = 3, len = m - 5, na = m - 64, nw = (na + 63) / 64, niw = 1;
+    size_t bytes = (3 * len + ni + na) * sizeof(fr_t) + (2 * nw + niw) * 8 + 256;
+    assert_int_equal(gpu_host_alloc(&rp->block, bytes), 0);
+    uint8_t *at = rp->block;
+    fr_t *a = (fr_t *)at, *b = a + len, *c = b + len, *in = c + len, *aux = in + ni;
+    uint64_t *da = (uint64_t *)(aux + na), *db = da + nw, *dbi = db + nw;
+    for (uint64_t i = 0; i < len; i++) ft_rand_fr(&a[i]), ft_rand_fr(&b[i]), ft_rand_fr(&c[i]);
+    in[0] = FR_ONE;
+    for (uint64_t i = 1; i < ni; i++) ft_rand_fr(&in[i]);
+    for (uint64_t i = 0; i < na; i++) rand_scalar(&aux[i]);
+    uint64_t pa = 0, pb = 0;
+    for (uint64_t w = 0; w < nw; w++) {
+        da[w] = db[w] = 0;
+        for (int j = 0; j < 64 && w * 64 + j < na; j++) {
+            if (test_rand64() % 100 < 99) da[w] |= 1ull << j, pa++;
+            if (test_rand64() % 100 < 25) db[w] |= 1ull << j, pb++;
+        }
+    }
+    /* an aux range of zeros: a streamed piece of zero scalars is skipped */
+    for (uint64_t i = na / 3; i < na / 3 + na / 5; i++) aux[i] = FR_ZERO;
+    dbi[0] = 0x5; /* inputs 0 and 2 in B */
+    memset(&rp->p, 0, sizeof rp->p);
+    rp->p.struct_size = sizeof rp->p;
+    rp->p.scalar_form = CUZK_FR_MONTGOMERY;
+    rp->p.a = (cuzk_fr *)a, rp->p.b = (cuzk_fr *)b, rp->p.c = (cuzk_fr *)c, rp->p.abc_len = len;
+    rp->p.inputs = (cuzk_fr *)in, rp->p.num_inputs = ni;
+    rp->p.aux = (cuzk_fr *)aux, rp->p.num_aux = na;
+    rp->p.a_aux_density = da, rp->p.b_aux_density = db, rp->p.b_input_density = dbi;
+    groth16_params *s = &rp->shape;
+    memset(s, 0, sizeof *s);
+    s->vk.alpha_g1 = s->vk.beta_g1 = s->vk.delta_g1 = G1_GENERATOR;
+    s->vk.beta_g2 = s->vk.gamma_g2 = s->vk.delta_g2 = G2_GENERATOR;
+    s->vk.n_ic = (uint32_t)ni;
+    s->n_h = (uint32_t)(m - 1), s->n_l = (uint32_t)na, s->n_a = (uint32_t)(ni + pa);
+    s->n_b_g1 = s->n_b_g2 = (uint32_t)(2 + pb);
+}
+
+static cuzk_engine *engine_with(uint64_t budget, int workers, int verify)
+{
+    cuzk_config *cfg;
+    cuzk_engine *e = NULL;
+    assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_BACKEND, CUZK_BACKEND_CUDA), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_VERIFY, verify), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_WORKERS_PER_DEVICE, workers), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_DEVICE_MASK, 1), CUZK_OK);
+    if (budget) assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_DEVICE_BUDGET_BYTES, (int64_t)budget), CUZK_OK);
+    int rc = cuzk_engine_create(cfg, &e);
+    if (rc) fprintf(stderr, "engine: %s\n", cuzk_last_error());
+    assert_int_equal(rc, CUZK_OK);
+    cuzk_config_free(cfg);
+    return e;
+}
+
+/* Proves `count` copies of p at once (each with its own r, s index), proofs to out[i]. */
+static void prove_n(cuzk_engine *e, cuzk_srs *srs, const cuzk_partition *p, const fr_t *r, const fr_t *s, int count,
+                    uint8_t (*out)[192])
+{
+    for (int i = 0; i < count; i++) {
+        cuzk_partition q = *p;
+        q.r = (const cuzk_fr *)&r[i], q.s = (const cuzk_fr *)&s[i];
+        q.user_tag = (uint64_t)i;
+        cuzk_job h;
+        assert_int_equal(cuzk_submit_partition(e, srs, &q, &h), CUZK_OK);
+    }
+    for (int i = 0; i < count; i++) {
+        cuzk_result res = {.struct_size = sizeof res};
+        assert_int_equal(cuzk_poll_result(e, &res, 600 * 1000000000ll), CUZK_OK);
+        if (res.status) fprintf(stderr, "partition %llu: %s: %s\n", (unsigned long long)res.user_tag,
+                                cuzk_strerror(res.status), cuzk_last_error());
+        assert_int_equal(res.status, CUZK_OK);
+        memcpy(out[res.user_tag], res.proof, 192);
+    }
+}
+
+static void sweep(unsigned log_m)
+{
+    rand_part rp;
+    make_part(&rp, log_m);
+    enum { N = 3 };
+    fr_t r[N], s[N];
+    for (int i = 0; i < N; i++) ft_rand_fr(&r[i]), ft_rand_fr(&s[i]);
+    r[0] = FR_ZERO; /* r = s = 0 on purpose once */
+    s[0] = FR_ZERO;
+    uint8_t want[N][192], got[N][192];
+    /* the reference: no limit, two workers (resident, full) */
+    cuzk_engine *e = engine_with(0, 2, 0);
+    cuzk_srs *srs;
+    assert_int_equal(engine_srs_load_synthetic(e, &rp.shape, &srs), CUZK_OK);
+    cuzk_placement pl = {.struct_size = sizeof pl};
+    assert_int_equal(cuzk_srs_placement(srs, 0, &pl), CUZK_OK);
+    assert_int_equal(pl.kind, CUZK_PLACEMENT_RESIDENT);
+    uint64_t start = pl.resident_bytes + (uint64_t)pl.slots * pl.slot_bytes;
+    prove_n(e, srs, &rp.p, r, s, N, want);
+    cuzk_srs_release(srs);
+    cuzk_engine_destroy(e);
+    int seen[4][2] = {{0}}, ebudget = 0;
+    for (uint64_t budget = start, step = 0; step < 40; budget = budget * 7 / 8, step++) {
+        int workers = 1 + (int)(step % 2);
+        e = engine_with(budget, workers, 0);
+        int rc = engine_srs_load_synthetic(e, &rp.shape, &srs);
+        if (rc == CUZK_EBUDGET) {
+            const char *msg = cuzk_last_error();
+            printf("2^%u: budget %llu: %s\n", log_m, (unsigned long long)budget, msg);
+            assert_non_null(strstr(msg, "needs"));
+            /* the engine still serves a key that fits */
+            rand_part small;
+            make_part(&small, 8);
+            cuzk_srs *s2;
+            assert_int_equal(engine_srs_load_synthetic(e, &small.shape, &s2), CUZK_OK);
+            uint8_t pr[1][192];
+            prove_n(e, s2, &small.p, r, s, 1, pr);
+            cuzk_srs_release(s2);
+            gpu_host_free(small.block);
+            cuzk_engine_destroy(e);
+            ebudget = 1;
+            /* exactly the bytes it said it needs: one streaming slot, nothing resident */
+            unsigned long long need = strtoull(strstr(msg, "needs ") + 6, NULL, 10);
+            e = engine_with(need, 2, 0);
+            assert_int_equal(engine_srs_load_synthetic(e, &rp.shape, &srs), CUZK_OK);
+            assert_int_equal(cuzk_srs_placement(srs, 0, &pl), CUZK_OK);
+            assert_int_equal(pl.kind, CUZK_PLACEMENT_STREAMED);
+            prove_n(e, srs, &rp.p, r, s, N, got);
+            for (int i = 0; i < N; i++) assert_memory_equal(got[i], want[i], 192);
+            printf("2^%u: budget %llu (what it needs): streamed, proofs equal\n", log_m, need);
+            seen[pl.kind][pl.working_set] = 1;
+            cuzk_srs_release(srs);
+            cuzk_engine_destroy(e);
+            break;
+        }
+        if (rc) fprintf(stderr, "load: %s\n", cuzk_last_error());
+        assert_int_equal(rc, CUZK_OK);
+        assert_int_equal(cuzk_srs_placement(srs, 0, &pl), CUZK_OK);
+        if (!seen[pl.kind][pl.working_set] || step % 4 == 1) {
+            printf("2^%u: budget %llu, %d worker%s: %s, %s slots x%u (%llu bytes), resident %llu of %llu bytes\n",
+                   log_m, (unsigned long long)budget, workers, workers > 1 ? "s" : "",
+                   pl.kind == CUZK_PLACEMENT_RESIDENT ? "resident" : pl.kind == CUZK_PLACEMENT_PARTIAL ? "partial"
+                                                                                                        : "streamed",
+                   pl.working_set == CUZK_WORKING_SET_FULL ? "full" : "lean", pl.slots,
+                   (unsigned long long)pl.slot_bytes, (unsigned long long)pl.resident_bytes,
+                   (unsigned long long)(pl.resident_bytes + pl.streamed_bytes));
+            prove_n(e, srs, &rp.p, r, s, N, got);
+            for (int i = 0; i < N; i++) assert_memory_equal(got[i], want[i], 192);
+            seen[pl.kind][pl.working_set] = 1;
+        }
+        cuzk_srs_release(srs);
+        cuzk_engine_destroy(e);
+    }
+    gpu_host_free(rp.block);
+    assert_true(ebudget);
+    assert_true(seen[CUZK_PLACEMENT_RESIDENT][CUZK_WORKING_SET_FULL]);
+    assert_true(seen[CUZK_PLACEMENT_STREAMED][CUZK_WORKING_SET_LEAN]);
+    assert_true(seen[CUZK_PLACEMENT_PARTIAL][CUZK_WORKING_SET_LEAN] || seen[CUZK_PLACEMENT_RESIDENT][CUZK_WORKING_SET_LEAN]);
+}
+
+static void test_sweep_16(void **state) { (void)state; sweep(16); }
+static void test_sweep_20(void **state) { (void)state; sweep(20); }
+static void test_sweep_22(void **state) { (void)state; sweep(22); }
+
+/* A real key (test setup), streamed: every proof checked by the engine and by cuzk_verify. */
+static void test_real_key_streamed(void **state)
+{
+    (void)state;
+    synth_cfg cfg;
+    uint8_t seed[32];
+    test_rand_bytes(seed, sizeof seed);
+    synth_cfg_default(&cfg, 3000, seed);
+    test_key k;
+    assert_int_equal(test_key_make(&k, &cfg, "placement", -1), CUZK_OK);
+    /* the bytes one streaming worker needs (a load refused with them), then exactly that:
+     * streamed; then that plus half the key: partial */
+    cuzk_engine *e = engine_with((uint64_t)1 << 20, 2, 1);
+    cuzk_srs *srs;
+    assert_int_equal(cuzk_srs_load(e, k.path, 0, &srs), CUZK_EBUDGET);
+    unsigned long long need = strtoull(strstr(cuzk_last_error(), "needs ") + 6, NULL, 10);
+    cuzk_engine_destroy(e);
+    uint64_t key_bytes = 0;
+    int streamed = 0;
+    for (int round = 0; round < 2; round++) {
+        e = engine_with(need + (round ? key_bytes / 2 : 0), 2, 1);
+        assert_int_equal(cuzk_srs_load(e, k.path, 0, &srs), CUZK_OK);
+        cuzk_placement pl = {.struct_size = sizeof pl};
+        assert_int_equal(cuzk_srs_placement(srs, 0, &pl), CUZK_OK);
+        key_bytes = pl.resident_bytes + pl.streamed_bytes;
+        assert_int_equal(pl.kind, round ? CUZK_PLACEMENT_PARTIAL : CUZK_PLACEMENT_STREAMED);
+        for (int form = 0; form < 2; form++) {
+            cuzk_partition p;
+            assert_int_equal(synth_partition(&k.scfg, form ? CUZK_FR_CANONICAL : CUZK_FR_MONTGOMERY, &p), CUZK_OK);
+            cuzk_fr pub[1024]; /* the engine frees the partition's buffers when it is done */
+            assert_true(p.num_inputs <= 1024);
+            memcpy(pub, p.inputs, p.num_inputs * sizeof *pub);
+            cuzk_job h;
+            assert_int_equal(cuzk_submit_partition(e, srs, &p, &h), CUZK_OK);
+            cuzk_result res = {.struct_size = sizeof res};
+            assert_int_equal(cuzk_poll_result(e, &res, 120 * 1000000000ll), CUZK_OK);
+            assert_int_equal(res.status, CUZK_OK);
+            assert_int_equal(cuzk_verify(k.vk, k.vk_len, res.proof, pub + 1, p.num_inputs - 1,
+                                         form ? CUZK_FR_CANONICAL : CUZK_FR_MONTGOMERY),
+                             CUZK_OK);
+            printf("real key %s, %s form: proof verified\n", round ? "partial" : "streamed",
+                   form ? "canonical" : "Montgomery");
+        }
+        streamed++;
+        cuzk_srs_release(srs);
+        cuzk_engine_destroy(e);
+    }
+    assert_int_equal(streamed, 2);
+    test_key_free(&k);
+}
+
+int main(void)
+{
+    if (gpu_device_count() == 0) {
+        printf("SKIP: no CUDA device found\n");
+        return 77;
+    }
+    test_seed();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sweep_16),
+        cmocka_unit_test(test_sweep_20),
+        cmocka_unit_test(test_sweep_22),
+        cmocka_unit_test(test_real_key_streamed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

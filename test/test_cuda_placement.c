@@ -1,0 +1,208 @@
+/*
+ * The CUDA backend's placement policy (lib/backend/cuda_placement.c), with no GPU: a PoRep
+ * 2^27 key (bases and working sets as the backend computes them, TARGETS.md) on the cards
+ * storage providers run, from 141 GiB down to what cannot hold one streaming worker, plus
+ * random inputs checked against the policy's invariants.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "backend/cuda_placement.h"
+#include "cuzk/cuzk.h"
+#include "support/testutil.h"
+
+#define GiB ((uint64_t)1 << 30)
+#define PIECE ((uint64_t)192 << 22)
+
+/* PoRep 2^27: H 2^27 - 1 G1 points, L 130,169,893, A 129,779,... (a_aux 99.7 %), B 25.4 % of
+ * aux in G1 and G2 (96 / 192 bytes a point). */
+static pl_input porep(uint64_t avail, uint32_t workers)
+{
+    pl_input in;
+    memset(&in, 0, sizeof in);
+    uint64_t na = 130169893, n_a = 328 + (uint64_t)(na * 0.997), n_b = 328 + (uint64_t)(na * 0.254);
+    in.base_bytes[PL_H] = (((uint64_t)1 << 27) - 1) * 96;
+    in.base_bytes[PL_L] = na * 96;
+    in.base_bytes[PL_A] = n_a * 96;
+    in.base_bytes[PL_B_G1] = n_b * 96;
+    in.base_bytes[PL_B_G2] = n_b * 192;
+    in.piece_bytes = PIECE;
+    uint64_t m = (uint64_t)1 << 27;
+    in.ws_full = (3 * m + na + n_a + n_b + 1) * 32 + ((uint64_t)1 << 26) * 16 + m * 10 + ((uint64_t)128 << 20);
+    in.ws_lean = 2 * m * 32 + ((uint64_t)1 << 25) * 16 + (PIECE / 96) * 10 + ((uint64_t)128 << 20);
+    in.stream_bufs = 2 * PIECE;
+    in.avail = avail;
+    in.max_slots = workers;
+    return in;
+}
+
+static uint64_t key_bytes(const pl_input *in)
+{
+    uint64_t t = 0;
+    for (int v = 0; v < PL_N; v++) t += in->base_bytes[v];
+    return t;
+}
+
+/* What must hold for any accepted placement. */
+static void check_invariants(const pl_input *in, const pl_result *r)
+{
+    uint64_t total = 0;
+    for (int v = 0; v < PL_N; v++) {
+        assert_true(r->resident[v] <= in->base_bytes[v]);
+        /* a partial vector keeps whole pieces */
+        if (r->resident[v] < in->base_bytes[v] && in->piece_bytes) assert_int_equal(r->resident[v] % in->piece_bytes, 0);
+        total += r->resident[v];
+    }
+    assert_int_equal(total, r->resident_total);
+    uint64_t slots = in->slot_bytes ? in->max_slots : r->slots;
+    uint64_t grown = in->slot_bytes && r->slot_bytes > in->slot_bytes ? slots * (r->slot_bytes - in->slot_bytes) : 0;
+    if (!in->slot_bytes) assert_true(total + slots * r->slot_bytes <= in->avail);
+    else assert_true(total + grown <= in->avail);
+    /* the working set the slot runs is there */
+    uint64_t need = r->ws == PL_FULL ? in->ws_full : in->ws_lean + (r->kind == PL_RESIDENT ? 0 : in->stream_bufs);
+    assert_true(r->slot_bytes >= need);
+    if (r->ws == PL_FULL) assert_int_equal(r->kind, PL_RESIDENT);
+    assert_int_equal(r->kind, total == key_bytes(in) ? PL_RESIDENT : total ? PL_PARTIAL : PL_STREAMED);
+    /* greedy: what is left over could not hold another piece of any vector still streamed */
+    uint64_t used = total + (in->slot_bytes ? grown : slots * r->slot_bytes), left = in->avail - used;
+    for (int v = 0; v < PL_N; v++)
+        if (r->resident[v] < in->base_bytes[v] && in->piece_bytes)
+            assert_true(left < in->piece_bytes || left < in->base_bytes[v] - r->resident[v]);
+}
+
+static void show(const char *card, const pl_result *r)
+{
+    printf("%-26s %-8s %s x%u slot %.1f GiB, resident %.1f GiB (B_G1 %.1f B_G2 %.1f A %.1f L %.1f H %.1f)\n", card,
+           placement_kind_name(r->kind), r->ws == PL_FULL ? "full" : "lean", r->slots, (double)r->slot_bytes / GiB,
+           (double)r->resident_total / GiB, (double)r->resident[PL_B_G1] / GiB, (double)r->resident[PL_B_G2] / GiB,
+           (double)r->resident[PL_A] / GiB, (double)r->resident[PL_L] / GiB, (double)r->resident[PL_H] / GiB);
+}
+
+static void test_porep_cards(void **state)
+{
+    (void)state;
+    pl_result r;
+    pl_input in;
+    /* H200 141 GB: two full slots beside the resident key */
+    in = porep(139 * GiB, 2);
+    assert_int_equal(placement_decide(&in, &r), CUZK_OK);
+    show("H200 (139 GiB), 2 workers", &r);
+    check_invariants(&in, &r);
+    assert_int_equal(r.kind, PL_RESIDENT);
+    assert_int_equal(r.ws, PL_FULL);
+    assert_int_equal(r.slots, 2);
+    /* 80 GB: resident, one full slot */
+    in = porep(79 * GiB, 2);
+    assert_int_equal(placement_decide(&in, &r), CUZK_OK);
+    show("A100/H100 80 GB", &r);
+    check_invariants(&in, &r);
+    assert_int_equal(r.kind, PL_RESIDENT);
+    assert_int_equal(r.slots, 1);
+    /* 64 GiB: resident, lean */
+    in = porep(62 * GiB, 2);
+    assert_int_equal(placement_decide(&in, &r), CUZK_OK);
+    show("64 GiB", &r);
+    check_invariants(&in, &r);
+    assert_int_equal(r.kind, PL_RESIDENT);
+    assert_int_equal(r.ws, PL_LEAN);
+    /* 48, 32, 24 GiB: partial, B first */
+    static const struct { const char *name; uint64_t gib; } cards[] = {
+        {"L40 / A6000 48 GB", 47}, {"RTX 5090 32 GB", 31}, {"RTX 4090 24 GB", 23}};
+    for (int i = 0; i < 3; i++) {
+        in = porep(cards[i].gib * GiB, 2);
+        assert_int_equal(placement_decide(&in, &r), CUZK_OK);
+        show(cards[i].name, &r);
+        check_invariants(&in, &r);
+        assert_int_equal(r.kind, PL_PARTIAL);
+        assert_int_equal(r.ws, PL_LEAN);
+        assert_int_equal(r.slots, 1);
+        assert_int_equal(r.resident[PL_B_G1], in.base_bytes[PL_B_G1]); /* cheapest to keep, costliest to stream */
+        if (cards[i].gib < 40) assert_int_equal(r.resident[PL_H], 0); /* streams behind its own arithmetic */
+    }
+    /* 16 GB: one lean slot with stream buffers fits; B_G1 partly resident */
+    in = porep(15 * GiB, 1);
+    assert_int_equal(placement_decide(&in, &r), CUZK_OK);
+    show("RTX 5070 Ti 16 GB", &r);
+    check_invariants(&in, &r);
+    assert_int_equal(r.ws, PL_LEAN);
+    assert_true(r.slot_bytes < 12 * GiB);
+    /* 8 GiB: not even one streaming worker */
+    in = porep(8 * GiB, 1);
+    assert_int_equal(placement_decide(&in, &r), CUZK_EBUDGET);
+    assert_int_equal(r.need, in.ws_lean + in.stream_bufs);
+    printf("8 GiB: CUZK_EBUDGET, needs %.2f GiB\n", (double)r.need / GiB);
+}
+
+/* A second key on a device whose slots exist: it fits around them, growing them if it must. */
+static void test_second_key(void **state)
+{
+    (void)state;
+    pl_input in = porep(139 * GiB, 2);
+    pl_result r;
+    in.avail = 20 * GiB; /* the first key took the rest */
+    in.slot_bytes = in.ws_lean + in.stream_bufs;
+    assert_int_equal(placement_decide(&in, &r), CUZK_OK);
+    check_invariants(&in, &r);
+    assert_int_equal(r.slots, 0);
+    assert_int_equal(r.kind, PL_PARTIAL);
+    /* slots too small for this key, no room to grow them */
+    in.slot_bytes = 1 * GiB;
+    in.avail = 4 * GiB;
+    assert_int_equal(placement_decide(&in, &r), CUZK_EBUDGET);
+    /* ... with room: they grow */
+    in.avail = 40 * GiB;
+    assert_int_equal(placement_decide(&in, &r), CUZK_OK);
+    check_invariants(&in, &r);
+    assert_true(r.slot_bytes > 1 * GiB);
+}
+
+/* Random shapes and budgets: every accepted placement keeps the invariants; a refusal means
+ * even one streaming slot is too big; more memory never gives less residency. */
+static void test_random(void **state)
+{
+    (void)state;
+    for (int it = 0; it < 20000; it++) {
+        pl_input in;
+        memset(&in, 0, sizeof in);
+        for (int v = 0; v < PL_N; v++) in.base_bytes[v] = test_rand64() % 4 ? (test_rand64() % (1ull << 34)) : 0;
+        in.piece_bytes = 192 * (1 + test_rand64() % (1 << 20));
+        in.ws_full = test_rand64() % (1ull << 35);
+        in.ws_lean = test_rand64() % (in.ws_full + 1);
+        in.stream_bufs = 2 * in.piece_bytes;
+        in.avail = test_rand64() % (1ull << 37);
+        in.max_slots = 1 + (uint32_t)(test_rand64() % 2);
+        if (test_rand64() % 3 == 0) in.slot_bytes = 1 + test_rand64() % (1ull << 35);
+        pl_result r, r2;
+        int rc = placement_decide(&in, &r);
+        if (rc == CUZK_EBUDGET) {
+            uint64_t ls = in.ws_lean + in.stream_bufs;
+            if (!in.slot_bytes) assert_true(ls > in.avail);
+            else assert_true(ls > in.slot_bytes && in.max_slots * (ls - in.slot_bytes) > in.avail);
+            continue;
+        }
+        assert_int_equal(rc, CUZK_OK);
+        check_invariants(&in, &r);
+        if (!in.slot_bytes && r.ws == PL_LEAN && r.kind != PL_RESIDENT) {
+            pl_input more = in;
+            more.avail += test_rand64() % (1ull << 34);
+            assert_int_equal(placement_decide(&more, &r2), CUZK_OK);
+            assert_true(r2.resident_total >= r.resident_total || r2.ws == PL_FULL || r2.kind == PL_RESIDENT);
+        }
+    }
+}
+
+int main(void)
+{
+    test_seed();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_porep_cards),
+        cmocka_unit_test(test_second_key),
+        cmocka_unit_test(test_random),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
