@@ -2,7 +2,8 @@
 #
 # Layout: lib/ (C11 library, one folder per layer), kernels/ (CUDA, behind extern "C"
 # headers), include/cuzk/ (public headers), test/ (cmocka tests test_*.c, script tests
-# test_*.sh, GPU tests test/gpu/), bench/ (cuzk-bench), examples/ (cuzk CLI and hosts).
+# test_*.sh, GPU tests test/gpu/), bench/ (cuzk-bench), examples/ (cuzk CLI and hosts),
+# bindings/ (Go module, Rust crates).
 # New source files are picked up by wildcard: adding a module needs no Makefile edit.
 
 VERSION      := 0.1.0
@@ -45,7 +46,9 @@ CUDA_ARCHS   ?= sm_80 sm_86 sm_89 sm_90 sm_120
 CUDA_PTX     ?= $(lastword $(CUDA_ARCHS))
 GENCODE      := $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a:sm_%=%),code=$(a)) \
                 $(if $(CUDA_PTX),-gencode arch=compute_$(CUDA_PTX:sm_%=%)$(comma)code=compute_$(CUDA_PTX:sm_%=%))
-NVCCFLAGS    ?= -O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden -Iinclude -Ilib -Ikernels \
+# -fno-gnu-unique: template statics (CUB, libcu++) as plain weak symbols, not STB_GNU_UNIQUE,
+# which objcopy cannot make local in libcuzk.a (they are hidden anyway).
+NVCCFLAGS    ?= -O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden,-fno-gnu-unique -Iinclude -Ilib -Ikernels \
                 -DCUZK_BUILDING_LIBRARY --expt-relaxed-constexpr
 ifeq ($(USE_CUDA),1)
   CPPFLAGS_LIB += -DCUZK_HAVE_CUDA=1 -I$(CUDA_HOME)/include
@@ -72,6 +75,7 @@ SO_REAL      := $(BUILD)/lib/libcuzk.so.$(VERSION)
 SO_MAJOR     := $(BUILD)/lib/libcuzk.so.$(SOMAJOR)
 SO_LINK      := $(BUILD)/lib/libcuzk.so
 STATIC       := $(BUILD)/lib/libcuzk.a
+INTERNAL     := $(BUILD)/lib/libcuzk-internal.a
 CLI          := $(BUILD)/bin/cuzk
 BENCH        := $(BUILD)/bin/cuzk-bench
 HELLO        := $(BUILD)/bin/hello
@@ -113,39 +117,55 @@ $(SO_MAJOR): $(SO_REAL)
 $(SO_LINK): $(SO_MAJOR)
 	ln -sf libcuzk.so.$(SOMAJOR) $@
 
-$(STATIC): $(LIB_OBJS)
+# The installed static library: one partially linked object whose only global definitions
+# are the exported cuzk_ symbols (the version script's list), so a static host's namespace
+# gets nothing else (the internals were hidden; hidden and other non-exported globals, C++
+# template instances included, become local).
+$(BUILD)/lib/cuzk.syms: lib/cuzk.map
+	@mkdir -p $(dir $@)
+	sed -n 's/^[[:space:]]*\(cuzk_[a-z0-9_]*\);.*/\1/p' $< | sort -u > $@
+$(STATIC): $(LIB_OBJS) $(BUILD)/lib/cuzk.syms
+	@mkdir -p $(dir $@)
+	$(LD) -r -o $(BUILD)/lib/libcuzk-prelinked.o $(LIB_OBJS)
+	objcopy --localize-hidden --keep-global-symbols=$(BUILD)/lib/cuzk.syms $(BUILD)/lib/libcuzk-prelinked.o
+	rm -f $@ && ar rcs $@ $(BUILD)/lib/libcuzk-prelinked.o && rm -f $(BUILD)/lib/libcuzk-prelinked.o
+
+# Programs around the library (tests, tools, the CLI and the bench) link this archive of the
+# plain objects instead, so they reach internals; it is never installed.
+$(INTERNAL): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $(LIB_OBJS)
 
-# Programs around the library link the static archive so tests and benches reach internals.
 PROG_CFLAGS := $(ALL_CFLAGS) -Iinclude -Ilib -Ikernels -Itest $(if $(filter 1,$(USE_CUDA)),-DCUZK_HAVE_CUDA=1)
 
 # test_prove_alloc counts the library's own calls to the C heap (--wrap redirects the
 # archive's references to malloc & co. to the test's counters).
 $(BUILD)/test/test_prove_alloc: TEST_LDFLAGS := $(foreach f,malloc calloc realloc aligned_alloc posix_memalign,-Wl,--wrap=$(f))
+# test_counts refuses any huge request to the C heap or mmap from the library (the same --wrap).
+$(BUILD)/test/test_counts: TEST_LDFLAGS := $(foreach f,malloc calloc realloc aligned_alloc posix_memalign mmap,-Wl,--wrap=$(f))
 
-$(BUILD)/test/%: test/%.c $(STATIC) $(TESTLIB_SRCS)
+$(BUILD)/test/%: test/%.c $(INTERNAL) $(TESTLIB_SRCS)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_SRCS) $(STATIC) -lcmocka $(LDLIBS) $(TEST_LDFLAGS)
+	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_SRCS) $(INTERNAL) -lcmocka $(LDLIBS) $(TEST_LDFLAGS)
 
 # test/tools/*.c: helper programs for script tests (corpus emitters, oracle drivers).
-$(BUILD)/test/tools/%: test/tools/%.c $(STATIC) $(TESTLIB_SRCS)
+$(BUILD)/test/tools/%: test/tools/%.c $(INTERNAL) $(TESTLIB_SRCS)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_SRCS) $(STATIC) $(LDLIBS)
+	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_SRCS) $(INTERNAL) $(LDLIBS)
 
-$(BUILD)/test/gpu/%: test/gpu/%.c $(STATIC) $(TESTLIB_SRCS)
+$(BUILD)/test/gpu/%: test/gpu/%.c $(INTERNAL) $(TESTLIB_SRCS)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_SRCS) $(STATIC) -lcmocka $(LDLIBS)
+	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_SRCS) $(INTERNAL) -lcmocka $(LDLIBS)
 
-$(CLI): $(CLI_SRCS) $(STATIC)
+$(CLI): $(CLI_SRCS) $(INTERNAL)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -o $@ $(CLI_SRCS) $(STATIC) $(LDLIBS)
+	$(CC) $(PROG_CFLAGS) -o $@ $(CLI_SRCS) $(INTERNAL) $(LDLIBS)
 
 # The bench links the test-only trivial backend (cuzk-bench engine) from test/support.
 BENCH_TEST_SRCS := test/support/backend_trivial.c
-$(BENCH): $(BENCH_SRCS) $(BENCH_TEST_SRCS) $(STATIC) bench/bench.h
+$(BENCH): $(BENCH_SRCS) $(BENCH_TEST_SRCS) $(INTERNAL) bench/bench.h
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -Ibench -o $@ $(BENCH_SRCS) $(BENCH_TEST_SRCS) $(STATIC) $(LDLIBS) $(if $(wildcard /usr/include/cjson/cJSON.h),-lcjson -DCUZK_HAVE_CJSON)
+	$(CC) $(PROG_CFLAGS) -Ibench -o $@ $(BENCH_SRCS) $(BENCH_TEST_SRCS) $(INTERNAL) $(LDLIBS) $(if $(wildcard /usr/include/cjson/cJSON.h),-lcjson -DCUZK_HAVE_CJSON)
 
 # The smallest host: public header only, linked against the shared library.
 $(HELLO): examples/hello.c $(SO_LINK)
@@ -167,8 +187,8 @@ check-deps:
 # libmimalloc-dev: the library's working-memory arenas; libcmocka-dev: unit tests;
 # libcjson-dev: cuzk-bench JSON output; pkg-config: the install test; nodejs/npm: the
 # independent BLS12-381 oracles (@noble/curves, snarkjs) and circom used by the tests;
-# golang-go: the Go binding's tests (examples/go, cgo); abigail-tools: abidw/abidiff for
-# make abi-check; valgrind: test/test_valgrind.sh (a short soak under memcheck). (cargo/rustc for examples/rust come with the CI image, not from apt.)
+# golang-go: the Go binding's tests (bindings/go/cuzk, cgo); abigail-tools: abidw/abidiff for
+# make abi-check; valgrind: test/test_valgrind.sh (a short soak under memcheck). (cargo/rustc for bindings/rust come with the CI image, not from apt.)
 deps:
 	@pkgs="$(DEB_PACKAGES)"; \
 	 if command -v node >/dev/null && command -v npm >/dev/null; then \
@@ -215,9 +235,9 @@ fuzz-build:
 fuzz: fuzz-build
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) test/fuzz/run.sh build-fuzz $(FUZZ_NAMES)
 
-$(BUILD)/fuzz/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/fuzz_file.h $(STATIC)
+$(BUILD)/fuzz/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/fuzz_file.h $(INTERNAL)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -fsanitize=fuzzer $< -o $@ $(STATIC) $(LDLIBS)
+	$(CC) $(PROG_CFLAGS) -fsanitize=fuzzer $< -o $@ $(INTERNAL) $(LDLIBS)
 
 bench: $(BENCH)
 

@@ -114,7 +114,7 @@ static int run_one(const run_cfg *rc_, int many)
             }
             if (r.status) {
                 fprintf(stderr, "cuzk-bench pipeline: partition %llu: %s: %s\n", (unsigned long long)r.user_tag,
-                        cuzk_strerror(r.status), cuzk_last_error());
+                        cuzk_strerror(r.status), r.detail);
                 failures++;
             }
             if (phase) btrace_result(&log, &r);

@@ -78,7 +78,10 @@ int main(int argc, char **argv)
     memset(&res, 0, sizeof res);
     res.struct_size = sizeof res;
     if ((rc = cuzk_poll_result(engine, &res, -1))) { fail("waiting for the result", rc); goto out; }
-    if (res.status != CUZK_OK) { fail("proving", res.status); goto out; }
+    if (res.status != CUZK_OK) { /* the job's own reason comes with its result */
+        fprintf(stderr, "hello: proving: %s (%s)\n", cuzk_strerror(res.status), res.detail);
+        goto out;
+    }
 
     /* 4. Check it ourselves too (the engine already did, with CUZK_OPT_VERIFY on). */
     if (!(vk = read_file(argv[2], &vk_len))) { fprintf(stderr, "hello: cannot read %s\n", argv[2]); goto out; }

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Sourced by the binding and example tests: a tiny circuit, witness and TEST-ONLY key pair
 # made with the cuzk CLI (gen, setup), once per build dir, in $FX (c.r1cs c.wtns c.params
-# c.vk). FX_OK=1 when they exist; FX_OK=0 (FX_WHY says why) when this CLI cannot make them,
-# and the scripts then run only what needs no circuit. Exits 77 (skip) under a sanitizer:
-# a sanitized library cannot be loaded into an uninstrumented host.
+# c.vk), for the example programs. FX_OK=1 when they exist; FX_OK=0 (FX_WHY says why) when
+# this CLI cannot make them, and the scripts then run only what needs no circuit. (The Go
+# and Rust test suites make their own fixture and need none of this.) stage_install puts the
+# library into $STAGE with `make install` and points pkg-config at it, so hosts build the way
+# an integrator's do. Exits 77 (skip) under a sanitizer: a sanitized library cannot be loaded
+# into an uninstrumented host.
 BUILD=${BUILD:-build}
 [ -n "${SANITIZE:-}" ] && { echo "skipped under SANITIZE=$SANITIZE"; exit 77; }
 [ -f "$BUILD/lib/libcuzk.so" ] || { echo "not ok - $BUILD/lib/libcuzk.so missing"; exit 1; }
@@ -24,3 +27,19 @@ if [ ! -f "$FX/c.vk" ]; then
 fi
 FX=$(cd "$FX" && pwd)
 [ "$FX_OK" = 1 ] || FX=
+
+# `make install` into $BUILD/stage (DESTDIR, PREFIX=/usr/local); pkg-config then finds the
+# installed cuzk.pc and, through its sysroot variable, the staged paths. STAGE_LIB is where
+# the installed libcuzk.so is (a host outside the loader's path needs it at run time).
+stage_install() {
+  local cuda=${USE_CUDA:-}
+  [ -n "$cuda" ] || { [ -d "$BUILD/obj/kernels" ] && cuda=1 || cuda=0; } # never rebuild another way
+  STAGE=$(pwd)/$BUILD/stage
+  rm -rf "$STAGE"
+  make --no-print-directory -s install BUILD="$BUILD" CUZK_CUDA="$cuda" DESTDIR="$STAGE" PREFIX=/usr/local \
+    >"$BUILD/stage.log" 2>&1 || { echo "not ok - make install into $STAGE failed"; cat "$BUILD/stage.log"; exit 1; }
+  export PKG_CONFIG_LIBDIR=$STAGE/usr/local/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$STAGE
+  unset PKG_CONFIG_PATH
+  STAGE_LIB=$STAGE/usr/local/lib
+  pkg-config --exists cuzk || { echo "not ok - pkg-config does not find the installed cuzk.pc"; exit 1; }
+}

@@ -33,12 +33,24 @@ sed -i '/^ *cuzk_cancel;$/d' "$tmp/t/lib/cuzk.map"
 check_copy fail "cuzk_cancel removed from the version script" "INCOMPATIBLE"
 
 fresh
-# cuzk_result.device int32_t -> int64_t: only the unit that defines cuzk_poll_result is rebuilt.
-sed -i '/uint8_t proof\[192\]/{n;s/int32_t device;/int64_t device;/}' "$tmp/t/include/cuzk/cuzk.h"
-grep -q 'int64_t device;' "$tmp/t/include/cuzk/cuzk.h" || echo "not ok - the header edit did not apply"
+# cuzk_result.device int32_t -> uint32_t (same size and offset, another type): only the unit
+# that defines cuzk_poll_result is rebuilt.
+sed -i '/uint8_t proof\[192\]/{n;s/int32_t device;/uint32_t device;/}' "$tmp/t/include/cuzk/cuzk.h"
+grep -q 'uint32_t device;' "$tmp/t/include/cuzk/cuzk.h" || echo "not ok - the header edit did not apply"
 find "$tmp/t/b/obj" -name '*.o' -exec touch {} +
 rm -f "$tmp/t/b/obj/lib/engine/engine_api.o"
 check_copy fail "cuzk_result.device changed type" "INCOMPATIBLE"
+
+# A 0.1.0 member that grows (int32_t -> int64_t moves every later member) does not even
+# compile: the library asserts the frozen layouts (CUZK_*_SIZE_V1).
+fresh
+sed -i '/uint8_t proof\[192\]/{n;s/int32_t device;/int64_t device;/}' "$tmp/t/include/cuzk/cuzk.h"
+rm -f "$tmp/t/b/obj/lib/engine/engine_api.o"
+if (cd "$tmp/t" && make --no-print-directory -s lib BUILD=b CUZK_CUDA=$cuda >"$tmp/build.log" 2>&1); then
+  echo "not ok - a moved 0.1.0 member of cuzk_result compiled"
+elif grep -q "0.1.0 members must keep their layout" "$tmp/build.log"; then
+  echo "ok - a moved 0.1.0 member of cuzk_result is refused at compile time"
+else echo "not ok - the build failed for another reason:"; tail -5 "$tmp/build.log" | sed 's/^/    /'; fi
 
 fresh
 printf '\nCUZK_API int cuzk_abi_probe(void);\nCUZK_API int cuzk_abi_probe(void) { return 1; }\n' >> "$tmp/t/lib/version.c"

@@ -1,32 +1,68 @@
 #!/usr/bin/env bash
-# examples/go: go vet, go test (real partitions through the engine, verified; many
-# goroutines; close with jobs in flight) and the runnable example, against the freshly
-# built shared library found through a generated cuzk.pc. No network: no external modules.
+# bindings/go/cuzk, against an installed libcuzk found through pkg-config alone, offline (no
+# external modules): go vet; go test (real partitions proved and verified, a failed job's
+# detail, many goroutines, Close in flight, cancel, trace channel, stats, typed errors) on a
+# fixture the tests make; the same tests FAIL, not skip, when pointed at a missing fixture;
+# a module outside the repository imports the package through a replace directive (as
+# docs/go.md says); the example program proves and verifies.
 set -u
 command -v go >/dev/null || { echo "skip: go not installed (make deps installs golang-go)"; exit 77; }
 . test/bindings_fixture.sh
-pc=$BUILD/pkgconfig; mkdir -p "$pc"
-cat > "$pc/cuzk.pc" <<PC
-Name: cuzk
-Description: libcuzk from the build tree
-Version: 0.1.0
-Cflags: -I$(pwd)/include
-Libs: -L$LIBDIR -lcuzk -Wl,-rpath,$LIBDIR
-PC
-export PKG_CONFIG_PATH=$(cd "$pc" && pwd) GOFLAGS=-mod=mod GOPROXY=off GOCACHE=$(pwd)/$BUILD/go/cache \
-       GOPATH=$(pwd)/$BUILD/go/path CGO_ENABLED=1 CUZK_FIXTURE=$FX
-mkdir -p "$GOCACHE" "$GOPATH"
-cd examples/go
-go vet ./... && echo "ok - go vet" || echo "not ok - go vet"
-go test -count=1 -v ./... >"$GOCACHE/../test.log" 2>&1; rc=$?
-grep -E '^(--- |ok|FAIL|panic)' "$GOCACHE/../test.log" | sed 's/^/# /'
-for t in TestProveVerify TestManyGoroutines TestErrors TestCloseInFlight; do
-  if grep -q -- "--- PASS: $t" "$GOCACHE/../test.log"; then echo "ok - go test $t"
-  elif grep -q -- "--- SKIP: $t" "$GOCACHE/../test.log"; then echo "ok - go test $t # SKIP"
-  else echo "not ok - go test $t"; fi
+stage_install
+root=$(pwd)
+# An installed prefix outside the loader's path: the programs find libcuzk.so at run time here.
+export LD_LIBRARY_PATH=$STAGE_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export GOFLAGS=-mod=mod GOPROXY=off GOCACHE=$root/$BUILD/go/cache GOPATH=$root/$BUILD/go/path CGO_ENABLED=1
+unset CUZK_FIXTURE
+log=$root/$BUILD/go/log; mkdir -p "$GOCACHE" "$GOPATH"
+cd bindings/go/cuzk
+go vet ./... >"$log" 2>&1 && echo "ok - go vet" || { echo "not ok - go vet"; cat "$log"; }
+go test -count=1 -v ./... >"$log" 2>&1; rc=$?
+grep -E '^(--- |ok|FAIL|panic)|failed:' "$log" | sed 's/^/# /'
+for t in $(grep -o '^func Test[A-Za-z]*' cuzk_test.go | sed 's/func //' | grep -v TestMain); do
+  grep -q -- "--- PASS: $t " "$log" && echo "ok - go test $t" || echo "not ok - go test $t"
 done
-[ $rc = 0 ] || { echo "not ok - go test exited $rc"; tail -40 "$GOCACHE/../test.log"; }
-if [ "$FX_OK" != 1 ]; then echo "# go tests that prove were skipped: $FX_WHY"; go build -o /dev/null ./cmd/cuzk-go-example && echo "ok - cuzk-go-example builds" || echo "not ok - cuzk-go-example does not build"; exit 0; fi
-if go run ./cmd/cuzk-go-example "$FX/c.params" "$FX/c.vk" "$FX/c.r1cs" "$FX/c.wtns" 3 >"$GOCACHE/../example.log" 2>&1 \
-   && [ "$(grep -c valid "$GOCACHE/../example.log")" = 3 ]; then echo "ok - cuzk-go-example proved and verified 3"
-else echo "not ok - cuzk-go-example:"; cat "$GOCACHE/../example.log"; fi
+[ $rc = 0 ] || { echo "not ok - go test exited $rc"; tail -40 "$log"; }
+
+# Without their fixture the tests must fail, not pass or skip.
+if CUZK_FIXTURE=$root/$BUILD/no-such-fixture go test -count=1 -v -run 'TestProveVerify$' . >"$log" 2>&1; then
+  echo "not ok - go test passed with CUZK_FIXTURE pointing nowhere"
+elif grep -q -- '--- FAIL: TestProveVerify' "$log" && grep -q 'no-such-fixture' "$log" && ! grep -q -- '--- SKIP' "$log"; then
+  echo "ok - go test fails (does not skip) when its fixture is missing"
+else echo "not ok - go test without fixture:"; tail -20 "$log"; fi
+
+# A host module elsewhere imports the package by its module path, through a replace.
+host=$root/$BUILD/go/host; rm -rf "$host"; mkdir -p "$host"
+cat > "$host/go.mod" <<MOD
+module example.com/host
+
+go 1.19
+
+require github.com/libcuzk/libcuzk/bindings/go/cuzk v0.0.0
+
+replace github.com/libcuzk/libcuzk/bindings/go/cuzk => $root/bindings/go/cuzk
+MOD
+cat > "$host/main.go" <<'GO'
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/libcuzk/libcuzk/bindings/go/cuzk"
+)
+
+func main() {
+	_, v := cuzk.Version()
+	_, err := cuzk.LoadCircuit("/nonexistent.r1cs")
+	fmt.Println("libcuzk", v, "compatible", cuzk.Compatible(), "io error", errors.Is(err, cuzk.ErrIO))
+}
+GO
+if (cd "$host" && go run . >"$log" 2>&1) && grep -q 'compatible true io error true' "$log"; then
+  echo "ok - a module outside the repository imports github.com/libcuzk/libcuzk/bindings/go/cuzk ($(head -1 "$log"))"
+else echo "not ok - importing the module from another one:"; cat "$log"; fi
+
+if [ "$FX_OK" != 1 ]; then echo "# example not run: $FX_WHY"; exit 0; fi
+if go run ./cmd/cuzk-go-example "$FX/c.params" "$FX/c.vk" "$FX/c.r1cs" "$FX/c.wtns" 3 >"$log" 2>&1 \
+   && [ "$(grep -c valid "$log")" = 3 ]; then echo "ok - cuzk-go-example proved and verified 3"
+else echo "not ok - cuzk-go-example:"; cat "$log"; fi

@@ -114,4 +114,14 @@ err_line "a short seed is refused" "64 hex digits" "$cuzk" setup --r1cs "$cdir/$
 err_line "an unknown command is refused" "unknown command" "$cuzk" frobnicate
 head -c 191 "$w.proof" >"$work/short.proof"
 err_line "a 191-byte proof is CUZK_EFORMAT" "191 bytes" "$cuzk" verify --vk "$w.vk" --proof "$work/short.proof" --public 1
+# --public: every comma-separated item counts; an empty one is refused, not skipped
+err_line "an empty first --public item is refused" "item 1 is empty" "$cuzk" verify --vk "$w.vk" --proof "$w.proof" --public ",1"
+err_line "an empty middle --public item is refused" "item 2 is empty" "$cuzk" verify --vk "$w.vk" --proof "$w.proof" --public "1,,2"
+err_line "a trailing comma in --public is refused" "item 2 is empty" "$cuzk" verify --vk "$w.vk" --proof "$w.proof" --public "1,"
+# A at infinity (compressed: flags 0xc0, then zeros): refused by verify and by export-proof alike
+{ printf '\300'; head -c 47 /dev/zero; tail -c 144 "$w.proof"; } >"$work/inf.proof"
+err_line "verify refuses a proof whose A is infinity" "A (bytes 0..48) is the point at infinity" \
+  "$cuzk" verify --vk "$w.vk" --proof "$work/inf.proof" --r1cs "$cdir/$c.r1cs" --wtns "$w.wtns"
+err_line "export-proof refuses a proof whose A is infinity" "A (bytes 0..48) is the point at infinity" \
+  "$cuzk" export-proof --proof "$work/inf.proof" --format snarkjs
 [ "$fails" = 0 ]

@@ -287,6 +287,7 @@ static void cancel_queued_and_running(void **state)
     cuzk_result r = poll1(e);
     assert_int_equal(r.job, c);
     assert_int_equal(r.status, CUZK_ECANCELED);
+    assert_string_equal(r.detail, "canceled by cuzk_cancel");
     assert_true(mono_ns() - t0 < 300000000ull);
     assert_int_equal(atomic_load(&released[3]), 1);
     /* cancel running a: it stops at its next check, not after 0.4 s */
@@ -297,12 +298,14 @@ static void cancel_queued_and_running(void **state)
     r = poll1(e);
     assert_int_equal(r.job, a);
     assert_int_equal(r.status, CUZK_ECANCELED);
+    assert_string_equal(r.detail, "canceled by cuzk_cancel");
     assert_true(mono_ns() - t1 < 300000000ull);
     assert_int_equal(atomic_load(&released[1]), 1);
     /* b runs to completion; cancel after it finished is too late */
     r = poll1(e);
     assert_int_equal(r.job, b);
     assert_int_equal(r.status, CUZK_OK);
+    assert_string_equal(r.detail, "");
     cuzk_job d = submit(e, s, 4, 0);
     /* wait for d's result to be posted without taking it */
     do assert_int_equal(cuzk_engine_stats(e, &st), CUZK_OK);

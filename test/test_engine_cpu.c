@@ -16,6 +16,7 @@
 #include "cuzk/cuzk.h"
 #include "groth16/groth16.h"
 #include "groth16/synth.h"
+#include "support/fieldtest.h"
 #include "support/testkey.h"
 #include "support/testutil.h"
 
@@ -100,6 +101,8 @@ static void proofs_match_the_prover(void **state)
     for (int k = 0; k < N; k++) {
         cuzk_result r = poll1(e);
         assert_int_equal(r.status, CUZK_OK);
+        assert_string_equal(r.detail, "");
+        assert_int_equal(r.struct_size, sizeof r);
         assert_true(r.user_tag < N);
         assert_memory_equal(r.proof, expect[r.user_tag], 192);
         assert_int_equal(cuzk_verify(key.vk, key.vk_len, r.proof, pub[r.user_tag], npub[r.user_tag],
@@ -147,6 +150,7 @@ static void bad_partitions(void **state)
         cuzk_result r = poll1(e);
         if (verify) {
             assert_int_equal(r.status, CUZK_EVERIFY);
+            assert_non_null(strstr(r.detail, "pairing"));
         } else {
             assert_int_equal(r.status, CUZK_OK); /* unchecked: and indeed invalid */
             assert_int_equal(cuzk_verify(key.vk, key.vk_len, r.proof, inputs_copy + 1, p.num_inputs - 1,
@@ -163,6 +167,9 @@ static void bad_partitions(void **state)
         assert_int_equal(cuzk_submit_partition(e, srs, &p, &h), CUZK_OK);
         r = poll1(e);
         assert_int_equal(r.status, CUZK_EINVAL);
+        /* its detail comes with the result, not in the poller's cuzk_last_error() */
+        assert_non_null(strstr(r.detail, "aux[0] is not below r"));
+        assert_string_equal(cuzk_last_error(), "");
         cuzk_srs_release(srs);
         cuzk_engine_destroy(e);
     }
@@ -181,11 +188,51 @@ static void bad_partitions(void **state)
     cuzk_engine_destroy(e);
 }
 
+/* A corrupted key whose points still decode (every l point moved off the prime-order
+ * subgroup: loads without CUZK_SRS_CHECK_SUBGROUP) makes proofs that do not decode under
+ * verification's rules. The self-check says so: CUZK_EVERIFY, as SECURITY.md promises, with the
+ * reason in the result's detail; with the subgroup check the key is refused at load. */
+static void corrupted_key_fails_the_self_check(void **state)
+{
+    (void)state;
+    g1_aff bad;
+    ft_g1_off_subgroup(&bad);
+    g1_aff *saved = malloc(key.pk->n_l * sizeof *saved);
+    assert_non_null(saved);
+    memcpy(saved, key.pk->l, key.pk->n_l * sizeof *saved);
+    for (uint32_t i = 0; i < key.pk->n_l; i++) key.pk->l[i] = bad;
+    char path[128];
+    snprintf(path, sizeof path, "%s.corrupt", key.path);
+    int wrc = groth16_params_write(path, key.pk);
+    memcpy(key.pk->l, saved, key.pk->n_l * sizeof *saved);
+    free(saved);
+    assert_int_equal(wrc, CUZK_OK);
+    cuzk_engine *e = cpu_engine(1);
+    cuzk_srs *srs;
+    assert_int_equal(cuzk_srs_load(e, path, CUZK_SRS_CHECK_SUBGROUP, &srs), CUZK_EFORMAT);
+    assert_int_equal(cuzk_srs_load(e, path, 0, &srs), CUZK_OK);
+    cuzk_partition p;
+    assert_int_equal(synth_partition(&key.scfg, CUZK_FR_CANONICAL, &p), CUZK_OK);
+    cuzk_job h;
+    assert_int_equal(cuzk_submit_partition(e, srs, &p, &h), CUZK_OK);
+    cuzk_result r = poll1(e);
+    assert_int_equal(r.status, CUZK_EVERIFY);
+    assert_non_null(strstr(r.detail, "self-check"));
+    assert_non_null(strstr(r.detail, "subgroup"));
+    cuzk_stats st = {.struct_size = sizeof st};
+    assert_int_equal(cuzk_engine_stats(e, &st), CUZK_OK);
+    assert_int_equal(st.verify_failed, 1);
+    cuzk_srs_release(srs);
+    cuzk_engine_destroy(e);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(proofs_match_the_prover),
         cmocka_unit_test(bad_partitions),
+        cmocka_unit_test(corrupted_key_fails_the_self_check),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

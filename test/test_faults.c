@@ -168,6 +168,8 @@ static void heap_new_fails(void **state)
     cuzk_result r = prove1(e, srs, CUZK_FR_CANONICAL);
     assert_int_equal(fault_hits(FAULT_HEAP_NEW), 1);
     assert_int_equal(r.status, CUZK_ENOMEM);
+    assert_true(r.detail[0] != '\0'); /* the worker's reason, carried with the result */
+    print_message("detail: %s\n", r.detail);
     next_one_proves(e, srs);
     cuzk_srs_release(srs);
     cuzk_engine_destroy(e);

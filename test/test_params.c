@@ -12,6 +12,7 @@
 
 #include "cuzk/cuzk.h"
 #include "groth16/groth16.h"
+#include "support/fieldtest.h"
 #include "support/testutil.h"
 
 /* ---- helpers ---- */
@@ -350,42 +351,6 @@ static void truncations_and_counts(void **state)
     groth16_params_free(p);
 }
 
-/* A point on E(Fp) outside the prime-order subgroup: x = 1, 2, ... until x^3 + 4 is a square. */
-static void g1_off_subgroup(g1_aff *out)
-{
-    fp_t four, x, t;
-    fp_from_u64(&four, 4);
-    for (uint64_t i = 1;; i++) {
-        fp_from_u64(&x, i);
-        fp_sqr(&t, &x);
-        fp_mul(&t, &t, &x);
-        fp_add(&t, &t, &four);
-        if (fp_sqrt(&out->y, &t)) {
-            out->x = x;
-            if (!g1_aff_in_subgroup(out)) return;
-        }
-    }
-}
-
-static void g2_off_subgroup(g2_aff *out)
-{
-    fp2_t b, x, t;
-    fp_from_u64(&b.c0, 4);
-    fp_from_u64(&b.c1, 4); /* 4(u + 1) */
-    for (uint64_t i = 1;; i++) {
-        fp_from_u64(&x.c0, i);
-        x.c1 = FP_ONE;
-        fp2_sqr(&t, &x);
-        fp2_mul(&t, &t, &x);
-        fp2_add(&t, &t, &b);
-        if (fp2_sqrt(&out->y, &t)) {
-            out->x = x;
-            assert_true(g2_aff_is_on_curve(out));
-            if (!g2_aff_in_subgroup(out)) return;
-        }
-    }
-}
-
 static void bad_points(void **state)
 {
     (void)state;
@@ -426,8 +391,8 @@ static void bad_points(void **state)
     /* not in the subgroup: refused when checking; the big queries pass unchecked, ic never */
     g1_aff bad1;
     g2_aff bad2;
-    g1_off_subgroup(&bad1);
-    g2_off_subgroup(&bad2);
+    ft_g1_off_subgroup(&bad1);
+    ft_g2_off_subgroup(&bad2);
     for (int s = 0; s < 6; s++) {
         size_t psz = s == 5 ? 192 : 96, off = L.first[s] + idx[s] * psz;
         memcpy(m, buf, len);

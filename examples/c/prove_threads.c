@@ -183,7 +183,8 @@ int main(int argc, char **argv)
         if (rc) return fail("cuzk_poll_result", rc);
         seen++;
         if (res.status) {
-            fprintf(stderr, "job %llu: %s\n", (unsigned long long)res.user_tag, cuzk_strerror(res.status));
+            fprintf(stderr, "job %llu: %s: %s\n", (unsigned long long)res.user_tag, cuzk_strerror(res.status),
+                    res.detail);
             invalid++;
             continue;
         }

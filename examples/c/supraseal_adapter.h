@@ -1,6 +1,6 @@
 /*
  * Switching from supraseal C2 to libcuzk: fill a cuzk_partition from supraseal's
- * Assignment (FORMATS.md) — copy this header and supraseal_adapter.c into your host.
+ * Assignment (docs/formats.md) — copy this header and supraseal_adapter.c into your host.
  *
  * supraseal_assignment mirrors supraseal C2's `template<class Scalar> struct Assignment`
  * (and the Rust `supraseal_c2::Assignment<Scalar>`, #[repr(C)]) word for word: 17 machine

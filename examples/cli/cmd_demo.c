@@ -333,7 +333,8 @@ int cmd_demo(int argc, char **argv)
             goto out;
         }
         if (r.status != CUZK_OK) {
-            fprintf(stderr, "cuzk demo: partition %llu: %s\n", (unsigned long long)r.user_tag, cuzk_strerror(r.status));
+            fprintf(stderr, "cuzk demo: partition %llu: %s: %s\n", (unsigned long long)r.user_tag,
+                    cuzk_strerror(r.status), r.detail);
             continue;
         }
         totals[ok] = r.total_ns;

@@ -73,11 +73,11 @@ int cmd_prove(int argc, char **argv)
         goto out;
     }
     if (res.status == CUZK_EVERIFY) {
-        cli_fail(res.status, "the proof just made does not verify against the key's vk");
+        cli_fail(res.status, "the proof just made does not verify against the key's vk (%s)", res.detail);
         goto out;
     }
     if (res.status != CUZK_OK) {
-        cli_fail(res.status, "proving failed");
+        cli_fail(res.status, "proving failed: %s", res.detail);
         goto out;
     }
     if (cli_write_file(proof_path, res.proof, sizeof res.proof)) goto out;

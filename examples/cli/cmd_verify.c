@@ -39,15 +39,26 @@ static int parse_public_list(const char *list, cuzk_fr **out, size_t *n)
     if (!*out) return cli_fail(CUZK_ENOMEM, "cannot allocate %zu public inputs", cap);
     *n = 0;
     if (!*list) return CLI_OK; /* --public "" : a circuit without public inputs */
-    char *copy = strdup(list), *save = NULL;
+    char *copy = strdup(list);
     if (!copy) return cli_fail(CUZK_ENOMEM, "out of memory");
-    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    /* every item between commas counts (strtok would skip empty ones: ",X" must not read as
+     * one input) */
+    for (char *tok = copy, *end;; tok = end + 1) {
+        if ((end = strchr(tok, ','))) *end = '\0';
         while (*tok == ' ') tok++;
+        size_t len = strlen(tok);
+        while (len && tok[len - 1] == ' ') tok[--len] = '\0';
+        if (!len) {
+            free(copy);
+            return cli_fail(CUZK_EINVAL, "cuzk verify: --public item %zu is empty (in '%s'); give one "
+                            "decimal or 0x-hex number per public input, separated by commas", *n + 1, list);
+        }
         if (cli_parse_fr(tok, &(*out)[*n])) {
             free(copy);
             return CLI_ERROR;
         }
         (*n)++;
+        if (!end) break;
     }
     free(copy);
     return CLI_OK;

@@ -7,7 +7,13 @@
  *   - every exported symbol starts with cuzk_; every fallible call returns int:
  *     CUZK_OK (0) or a negative CUZK_E* code; cuzk_strerror() names the code and
  *     cuzk_last_error() gives this thread's detail of its last failure;
- *   - structs that cross the ABI start with uint32_t struct_size so they can grow;
+ *   - structs that cross the ABI start with uint32_t struct_size so they can grow: fields
+ *     are only ever appended, and CUZK_<STRUCT>_SIZE_V1 below freezes each struct's size as
+ *     first published (0.1.0). The library accepts any struct_size from that size up and
+ *     reads or writes only the prefix the host's struct_size covers, so a host compiled
+ *     against an older, smaller struct keeps working against a newer library;
+ *   - the formats a host produces and reads (partitions, keys, proofs) are described in the
+ *     repository's docs/ (docs/formats.md), the calls in docs/api.md;
  *   - ownership of every pointer is stated next to each call.
  */
 #ifndef CUZK_H
@@ -67,8 +73,12 @@ enum {
 CUZK_API const char *cuzk_strerror(int code);
 
 /* Detail of the last failure of a cuzk_ call on the calling thread ("b_g2 has 998 points,
- * density popcount is 1000"); "" if none. The string is thread-local and valid until the
- * next cuzk_ call on this thread. Thread-safe. */
+ * density popcount is 1000"); "" if none. Every call that returns int clears it ("") when it
+ * returns CUZK_OK, so it always describes the calling thread's latest fallible call; the
+ * calls that cannot fail (cuzk_version_*, cuzk_strerror, cuzk_last_error itself and the
+ * void ones: *_free, *_release, cuzk_engine_destroy) leave it as it was. A job's own failure
+ * is not reported here but in its result (cuzk_result.detail). The string is thread-local
+ * and valid until the next cuzk_ call on this thread. Thread-safe. */
 CUZK_API const char *cuzk_last_error(void);
 
 /* ---------------------------------------------------------------------------------------- */
@@ -92,11 +102,12 @@ enum {
 
 typedef uint64_t cuzk_job; /* slot index + generation; a stale handle is CUZK_ENOTFOUND */
 
-/* One partition's witness, exactly as bellperson's synthesis produces it (FORMATS.md).
+/* One partition's witness, exactly as bellperson's synthesis produces it (docs/formats.md).
  * Borrowed, not copied: the engine reads these buffers until it calls
  * release(release_user), exactly once, on success, failure or cancel. */
 typedef struct cuzk_partition {
-    uint32_t struct_size;            /* sizeof(cuzk_partition) as the host compiled it      */
+    uint32_t struct_size;            /* sizeof(cuzk_partition) as the host compiled it
+                                        (>= CUZK_PARTITION_SIZE_V1)                         */
     int32_t scalar_form;             /* CUZK_FR_MONTGOMERY or CUZK_FR_CANONICAL             */
     const cuzk_fr *a, *b, *c;        /* constraint evaluations, input constraints included  */
     uint64_t abc_len;
@@ -115,6 +126,13 @@ typedef struct cuzk_partition {
     void *release_user;
 } cuzk_partition;
 
+/* The size of cuzk_partition as published in 0.1.0 (LP64), the smallest struct_size
+ * cuzk_submit_partition accepts. */
+#define CUZK_PARTITION_SIZE_V1 144u
+
+/* One finished job. The host sets struct_size before cuzk_poll_result; the library writes
+ * only the members that size covers (a host built before 0.2 passes CUZK_RESULT_SIZE_V1 and
+ * gets everything up to total_ns) and sets struct_size to the size it wrote. */
 typedef struct cuzk_result {
     uint32_t struct_size;
     int32_t status;                  /* CUZK_OK or the error that ended the job             */
@@ -124,7 +142,17 @@ typedef struct cuzk_result {
     int32_t device;                  /* -1 = CPU                                            */
     uint32_t reserved;
     uint64_t queued_ns, device_ns, total_ns;
+    /* --- end of CUZK_RESULT_SIZE_V1 (0.1.0); added in 0.2: --- */
+    /* Why the job failed, NUL-terminated, human-readable: the detail its worker or finisher
+     * reported ("aux[17] is not below r (Montgomery form)", a count that does not fit the
+     * key, the CUDA error text) or a fixed text for cancel and shutdown; "" when status is
+     * CUZK_OK. At most 255 bytes (longer text is truncated). It is part of the result: a
+     * copy owned by the host, valid as long as its cuzk_result, on any thread. */
+    char detail[256];
 } cuzk_result;
+
+/* The size of cuzk_result as published in 0.1.0 (without detail). */
+#define CUZK_RESULT_SIZE_V1 248u
 
 /* ---------------------------------------------------------------------------------------- */
 /* Trace events                                                                              */
@@ -163,7 +191,9 @@ enum {
 };
 
 typedef struct cuzk_trace_event {
-    uint32_t struct_size;       /* sizeof(cuzk_trace_event) as the library was built        */
+    uint32_t struct_size;       /* sizeof(cuzk_trace_event) as the library was built: at
+                                   least CUZK_TRACE_EVENT_SIZE_V1; a host reads only the
+                                   members it knows (later libraries only append)          */
     int32_t kind;               /* CUZK_TRACE_*                                             */
     int32_t device;             /* GPU ordinal, -1 = CPU                                    */
     int32_t worker;             /* worker index within the engine, -1 = not a worker        */
@@ -172,6 +202,9 @@ typedef struct cuzk_trace_event {
     uint64_t begin_ns, end_ns;  /* CLOCK_MONOTONIC nanoseconds                              */
     uint64_t bytes;             /* bytes moved or reserved, 0 if not applicable             */
 } cuzk_trace_event;
+
+/* The size of cuzk_trace_event as published in 0.1.0. */
+#define CUZK_TRACE_EVENT_SIZE_V1 56u
 
 /* Called on the engine's one trace thread, never on a proving thread, one event at a time
  * in the order the ring received them. The event is borrowed for the call. A slow callback
@@ -310,8 +343,13 @@ typedef struct cuzk_placement {
     uint64_t vector_resident_bytes[5]; /* of which resident (a prefix)                         */
 } cuzk_placement;
 
-/* Fills *out (set out->struct_size first) with srs's placement on the engine's device number
- * device_index (0 .. devices-1 as counted in cuzk_stats). Thread-safe.
+/* The size of cuzk_placement as first published (0.3), the smallest struct_size accepted. */
+#define CUZK_PLACEMENT_SIZE_V1 144u
+
+/* Fills *out (set out->struct_size first, at least CUZK_PLACEMENT_SIZE_V1; the library writes
+ * no more than that and sets out->struct_size to the bytes written) with srs's placement on
+ * the engine's device number device_index (0 .. devices-1 as counted in cuzk_stats; the CPU
+ * backend has one, placement CUZK_PLACEMENT_HOST). Thread-safe.
  * Errors: CUZK_EINVAL (NULL, struct_size too small, no such device). */
 CUZK_API int cuzk_srs_placement(cuzk_srs *srs, uint32_t device_index, cuzk_placement *out);
 /* Gives up the caller's hold on a key. The key itself lives on while submitted jobs still
@@ -366,7 +404,8 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  * working memory does not fit the budget now waits in the queue until it does.
  * Thread-safe. *out receives the job handle (owned by the caller; it stays valid until its
  * result has been polled).
- * Errors: CUZK_EINVAL (NULL argument, struct_size too small, unknown scalar_form, reserved
+ * Errors: CUZK_EINVAL (NULL argument, struct_size below CUZK_PARTITION_SIZE_V1 or a larger
+ * struct setting fields this library does not know, unknown scalar_form, reserved
  * not 0, a key released or of another engine), CUZK_EMISMATCH (sizes that do not fit the
  * key; the detail gives the counts), CUZK_EBUDGET (the partition needs more memory than the
  * whole budget, so it can never run; the detail gives both numbers), CUZK_EAGAIN (the
@@ -375,13 +414,17 @@ CUZK_API int cuzk_submit_partition(cuzk_engine *engine, cuzk_srs *srs, const cuz
                                    cuzk_job *out);
 
 /* Takes one finished job's result (any job, each exactly once). Before the call set
- * out->struct_size = sizeof(cuzk_result); the library writes no more than that. timeout_ns:
- * 0 = do not block, < 0 = wait forever, > 0 = wait at most that long. On CUZK_OK *out holds
- * the result: out->status is CUZK_OK with the proof, or the error that ended the job
- * (CUZK_ECANCELED, CUZK_EVERIFY, CUZK_ENOMEM, CUZK_EDEVICE, ...; proof zeroed). The job's
- * release callback has already run. Thread-safe; results are shared out among all pollers.
- * Errors: CUZK_EINVAL (NULL argument, struct_size too small), CUZK_EAGAIN (no result within
- * the timeout). */
+ * out->struct_size = sizeof(cuzk_result) (any value >= CUZK_RESULT_SIZE_V1 is accepted);
+ * the library writes no more than that and sets out->struct_size to the bytes written (the
+ * largest published size that fits). timeout_ns: 0 = do not block, < 0 = wait forever,
+ * > 0 = wait at most that long. On CUZK_OK *out holds the result: out->status is CUZK_OK
+ * with the proof, or the error that ended the job (CUZK_ECANCELED, CUZK_EVERIFY,
+ * CUZK_EINVAL, CUZK_ENOMEM, CUZK_EDEVICE, ...; proof zeroed) with its reason in
+ * out->detail. The job's release callback has already run. The call itself succeeded, so
+ * cuzk_last_error() is "" afterwards whatever the job's status. Thread-safe; results are
+ * shared out among all pollers.
+ * Errors: CUZK_EINVAL (NULL argument, struct_size below CUZK_RESULT_SIZE_V1), CUZK_EAGAIN
+ * (no result within the timeout). */
 CUZK_API int cuzk_poll_result(cuzk_engine *engine, cuzk_result *out, int64_t timeout_ns);
 
 /* Asks that a job be canceled. A queued job never starts; a running one stops at its next
@@ -418,9 +461,13 @@ typedef struct cuzk_stats {
     uint64_t arena_bytes;            /* the process-wide working-memory arena (address space) */
 } cuzk_stats;
 
-/* Fills *out (out->struct_size set by the caller; the library writes no more than that).
+/* The size of cuzk_stats as published in 0.1.0, the smallest struct_size accepted. */
+#define CUZK_STATS_SIZE_V1 160u
+
+/* Fills *out (out->struct_size set by the caller, at least CUZK_STATS_SIZE_V1; the library
+ * writes no more than that and sets out->struct_size to the bytes written).
  * Thread-safe; the counters are read one by one, not as one atomic snapshot.
- * Errors: CUZK_EINVAL (NULL argument, struct_size too small). */
+ * Errors: CUZK_EINVAL (NULL argument, struct_size below CUZK_STATS_SIZE_V1). */
 CUZK_API int cuzk_engine_stats(cuzk_engine *engine, cuzk_stats *out);
 
 /* Formats a stats snapshot in the Prometheus text exposition format (version 0.0.4), ready
@@ -432,11 +479,12 @@ CUZK_API int cuzk_engine_stats(cuzk_engine *engine, cuzk_stats *out);
  * sums (end_ns - begin_ns) of CUZK_TRACE_START events per device and passes the sums in
  * device_busy_ns[0..n_devices) (index i = GPU ordinal i; on the CPU backend one entry,
  * labelled device="cpu"); device_busy_ns NULL with n_devices 0 leaves that metric out.
- * stats is a snapshot from cuzk_engine_stats (struct_size as filled there). buf[0..len) is
+ * stats is a snapshot from cuzk_engine_stats (struct_size as filled there, at least
+ * CUZK_STATS_SIZE_V1; only those fields are read). buf[0..len) is
  * owned by the caller; on CUZK_OK it holds the text, NUL-terminated, and *written its length
  * without the NUL. Every pointer is borrowed for the call; no shared state, so thread-safe.
  * Errors: CUZK_EINVAL (stats or written NULL, buf NULL with len > 0, stats->struct_size
- * too small, device_busy_ns NULL with n_devices > 0); CUZK_ERANGE (len is not enough:
+ * below CUZK_STATS_SIZE_V1, device_busy_ns NULL with n_devices > 0); CUZK_ERANGE (len is not enough:
  * *written receives the text's length, so a buffer of *written + 1 bytes fits; buf, when
  * len > 0, receives an empty string). Call with buf NULL and len 0 to ask for the size. */
 CUZK_API int cuzk_stats_format_prometheus(const cuzk_stats *stats, const uint64_t *device_busy_ns,

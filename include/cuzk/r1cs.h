@@ -3,7 +3,7 @@
  * field r only), turn a circuit and its witness into a cuzk_partition, and make a TEST-ONLY
  * proving/verifying key pair from known toxic waste. Plain C99, also valid C++.
  *
- * Variable mapping (FORMATS.md): circom wire 0 is ONE (input 0); the public wires (outputs,
+ * Variable mapping (docs/formats.md): circom wire 0 is ONE (input 0); the public wires (outputs,
  * then public inputs) are inputs 1..; every other wire is an aux variable, in wire order.
  *
  * Every call is thread-safe: the functions keep no shared state, and a loaded cuzk_r1cs is
@@ -53,7 +53,9 @@ CUZK_API int cuzk_wtns_load(const char *path, cuzk_fr **values, uint64_t *count)
 
 /* Checks the witness against every constraint and turns it into a partition: a, b, c
  * (abc_len = constraints + inputs, the per-input rows included), inputs (ONE first), aux,
- * the three density bitmaps, all in CUZK_FR_CANONICAL form, r = s = NULL, priority 0.
+ * the three density bitmaps, all in CUZK_FR_CANONICAL form, r = s = NULL, priority 0. Only
+ * the CUZK_PARTITION_SIZE_V1 bytes of *out are written (out->struct_size is set to that), so
+ * a host built against any version of the header has room for them.
  * *out's buffers are owned by the library until out->release(out->release_user) is called
  * (exactly once; the engine does that for a submitted partition). witness is borrowed for
  * the call: count scalars, canonical, wire order (as cuzk_wtns_load gives them).

@@ -1,6 +1,7 @@
 /* The helpers of backend_common.h. */
 #include "backend/backend_common.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,5 +43,13 @@ int backend_verify_proof(const groth16_params *pk, const backend_job *job)
     }
     int rc = groth16_verify(&pk->vk, job->proof, pub, n);
     if (pub != small) free(pub);
+    if (rc == CUZK_EFORMAT) {
+        /* The proof just made does not decode: a point off the subgroup or at infinity, from a
+         * corrupted key (loaded without CUZK_SRS_CHECK_SUBGROUP) or a faulty device. It fails
+         * the self-check like any wrong proof. */
+        char detail[400];
+        snprintf(detail, sizeof detail, "%s", err_detail());
+        rc = err_set(CUZK_EVERIFY, "the proof made fails its self-check: %s (a corrupted key?)", detail);
+    }
     return rc;
 }

@@ -22,7 +22,8 @@ int backend_fr_below_r(const cuzk_fr *x);
  * not below r; CUZK_EIO when the OS has no randomness. */
 int backend_pick_rs(fr_t *out, const cuzk_fr *given, int32_t form, const char *name);
 /* The self-check (backend_ops.verify) of job->proof against pk's verifying key and the
- * partition's public inputs: CUZK_OK, CUZK_EVERIFY, CUZK_EFORMAT or CUZK_ENOMEM. */
+ * partition's public inputs: CUZK_OK, CUZK_EVERIFY (also for a proof that does not decode:
+ * a corrupted key or device), or CUZK_ENOMEM. */
 int backend_verify_proof(const groth16_params *pk, const backend_job *job);
 
 #endif

@@ -4,6 +4,7 @@
  * MSMs on the backend's thread pool; finish (on a finisher) assembles A, B, C with r, s;
  * verify runs the pairing check against the key's vk. Stage times go to the trace.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -36,7 +36,7 @@ CUZK_API int cuzk_config_new(cuzk_config **out)
     c->magic = CONFIG_MAGIC;
     c->opt[CUZK_OPT_VERIFY] = 1;
     *out = c;
-    return CUZK_OK;
+    return err_done(CUZK_OK);
 }
 
 CUZK_API void cuzk_config_free(cuzk_config *cfg)
@@ -57,7 +57,7 @@ CUZK_API int cuzk_config_set(cuzk_config *cfg, int32_t option, int64_t value)
                        (long long)opt_info[option].max);
     /* VERIFY's default is on, so 0 means "off" here, not "default" */
     cfg->opt[option] = value;
-    return CUZK_OK;
+    return err_done(CUZK_OK);
 }
 
 CUZK_API int cuzk_config_get(const cuzk_config *cfg, int32_t option, int64_t *value)
@@ -66,7 +66,7 @@ CUZK_API int cuzk_config_get(const cuzk_config *cfg, int32_t option, int64_t *va
     if (option < 1 || option > CUZK_OPT_LAST)
         return err_set(CUZK_EINVAL, "cuzk_config_get: unknown option %d (1..%d)", option, CUZK_OPT_LAST);
     *value = cfg->opt[option];
-    return CUZK_OK;
+    return err_done(CUZK_OK);
 }
 
 CUZK_API int cuzk_config_set_trace(cuzk_config *cfg, cuzk_trace_fn fn, void *user)
@@ -74,7 +74,7 @@ CUZK_API int cuzk_config_set_trace(cuzk_config *cfg, cuzk_trace_fn fn, void *use
     if (!cfg_ok(cfg)) return err_set(CUZK_EINVAL, "cuzk_config_set_trace: cfg is NULL or not a cuzk_config");
     cfg->trace_fn = fn;
     cfg->trace_user = user;
-    return CUZK_OK;
+    return err_done(CUZK_OK);
 }
 
 void config_resolve(const cuzk_config *cfg, engine_opts *o)

@@ -89,6 +89,8 @@ void engine_srs_unref(cuzk_srs *s)
     cuzk_engine *e = s->engine;
     e->ops->key_free(e->be, s->key);
     s->key = NULL;
+    budget_release(&e->host, s->host_reserved);
+    s->host_reserved = 0;
     /* the struct stays on the engine's list until a lock holder reaps it: push it on the
      * dead stack (lock-free, so a finisher never takes the list's lock) */
     cuzk_srs *head = atomic_load_explicit(&e->srs_dead, memory_order_relaxed);
@@ -120,6 +122,41 @@ static int budget_give_up(void *arg)
     return svc_canceled(&j->bj);
 }
 
+/* ---- why a job failed (cuzk_result.detail) ---- */
+
+const char *engine_cancel_text(const cuzk_engine *e)
+{
+    /* acquire: pairs with destroy's release store */
+    return atomic_load_explicit(&e->shutdown, memory_order_acquire)
+               ? "canceled: the engine is being destroyed"
+               : "canceled by cuzk_cancel";
+}
+
+/* Records why the job failed, on the thread where it failed: its first failure is the one
+ * reported (as its status is). A cancel gets a fixed text; any other error the detail the
+ * failing call left in this thread's err_detail() (cleared before the call), or, when it
+ * left none, the code's name and the stage. */
+static void job_note_failure(job *j, const char *stage)
+{
+    char *d = j->result.detail;
+    if (j->bj.status == CUZK_OK || d[0]) return;
+    if (j->bj.status == CUZK_ECANCELED)
+        snprintf(d, sizeof j->result.detail, "%s", engine_cancel_text(j->engine));
+    else if (err_detail()[0])
+        snprintf(d, sizeof j->result.detail, "%s", err_detail());
+    else
+        snprintf(d, sizeof j->result.detail, "%s: %s", stage, cuzk_strerror(j->bj.status));
+}
+
+/* The backend's start, its failure noted. */
+static void job_start(const backend_ops *ops, void *ws, job *j)
+{
+    err_clear();
+    int rc = ops->start(ws, &j->bj);
+    if (rc != CUZK_OK && j->bj.status == CUZK_OK) j->bj.status = rc;
+    job_note_failure(j, "start");
+}
+
 static void hand_to_finisher(cuzk_engine *e, job *j)
 {
     tracker_to_finish(&e->trk, j->handle);
@@ -140,6 +177,7 @@ static void run_job(worker *w, uint64_t h)
                j->t_submit, j->t_dequeue, 0);
     if (svc_canceled(&j->bj)) {
         j->bj.status = CUZK_ECANCELED;
+        job_note_failure(j, "queue");
         hand_to_finisher(e, j);
         return;
     }
@@ -161,6 +199,7 @@ static void run_job(worker *w, uint64_t h)
         budget_release(&e->host, j->host_reserved);
         j->host_reserved = 0;
         j->bj.status = CUZK_ECANCELED;
+        job_note_failure(j, "budget");
         hand_to_finisher(e, j);
         return;
     }
@@ -168,9 +207,8 @@ static void run_job(worker *w, uint64_t h)
     j->started = 1;
     if (e->ops->priv_size) memset(j->bj.priv, 0, e->ops->priv_size);
     j->t_start = now_ns();
-    int rc = e->ops->start(w->ws, &j->bj);
+    job_start(e->ops, w->ws, j);
     j->t_started = now_ns();
-    if (rc != CUZK_OK && j->bj.status == CUZK_OK) j->bj.status = rc;
     trace_emit(&e->tr, CUZK_TRACE_START, w->device, (int32_t)w->index, h, j->p.user_tag, j->t_start,
                j->t_started, j->est.host_bytes);
     /* start is synchronous (backend.h): nothing reads the working memory any more, so it
@@ -258,17 +296,21 @@ static void finish_and_check(cuzk_engine *e, job *j, const backend_ops *ops, voi
     uint64_t t0 = now_ns();
     if (bj->status == CUZK_OK && svc_canceled(bj)) bj->status = CUZK_ECANCELED;
     if (bj->status == CUZK_OK) {
+        err_clear();
         int rc = ops->finish(be, bj);
         if (rc != CUZK_OK) bj->status = rc;
     }
+    job_note_failure(j, "finish");
     if (bj->status == CUZK_OK && FAULT_HIT(FAULT_MSM_CORRUPT)) fault_corrupt_proof(bj->proof);
     uint64_t t1 = now_ns();
     if (bj->status == CUZK_OK && e->o.verify && !svc_canceled(bj)) {
+        err_clear();
         int rc = ops->verify(be, key, bj);
         uint64_t t2 = now_ns();
         trace_emit(&e->tr, CUZK_TRACE_VERIFY, bj->device, bj->worker, j->handle, j->p.user_tag, t1, t2, 0);
         /* a proof that fails its check is never returned */
         if (rc != CUZK_OK) bj->status = rc == CUZK_EVERIFY ? CUZK_EVERIFY : rc;
+        job_note_failure(j, "the proof's pairing self-check");
     }
     trace_emit(&e->tr, CUZK_TRACE_FINISH, bj->device, bj->worker, j->handle, j->p.user_tag, t0, now_ns(), 0);
 }
@@ -310,12 +352,12 @@ static void retry_on_cpu(cuzk_engine *e, job *j)
     bj->device = -1;
     bj->device_ns = 0;
     bj->status = CUZK_OK;
+    j->result.detail[0] = '\0'; /* the retry's own outcome is the result */
     j->est = est;
     j->host_reserved = est.host_bytes;
     j->abc_released = 0;
     uint64_t t0 = now_ns();
-    int rc = cpu->start(ws, bj);
-    if (rc != CUZK_OK && bj->status == CUZK_OK) bj->status = rc;
+    job_start(cpu, ws, j);
     finish_and_check(e, j, cpu, e->retry_be, key);
     bj->device_ns = now_ns() - t0;
     if (j->heap) { /* made by svc_alloc on this thread; kept through finish either way */
@@ -355,10 +397,15 @@ static void finish_job(cuzk_engine *e, uint64_t h)
         trace_emit(&e->tr, CUZK_TRACE_RELEASE, bj->device, bj->worker, h, j->p.user_tag, t3, now_ns(), 0);
     }
     int32_t status = bj->status;
-    if (tracker_mark_done(&e->trk, h)) status = CUZK_ECANCELED;
+    if (tracker_mark_done(&e->trk, h) && status != CUZK_ECANCELED) {
+        status = CUZK_ECANCELED;
+        snprintf(j->result.detail, sizeof j->result.detail, "%s", engine_cancel_text(e));
+    }
     uint64_t t_end = now_ns();
     cuzk_result *r = &j->result;
-    memset(r, 0, sizeof *r);
+    memset(r, 0, offsetof(cuzk_result, detail)); /* detail: noted where the job failed */
+    if (status == CUZK_OK) r->detail[0] = '\0';
+    else if (!r->detail[0]) snprintf(r->detail, sizeof r->detail, "%s", cuzk_strerror(status));
     r->struct_size = sizeof *r;
     r->status = status;
     r->job = h;
@@ -606,6 +653,7 @@ CUZK_API void cuzk_engine_destroy(cuzk_engine *e)
         job *j = engine_job(e, h);
         atomic_fetch_add_explicit(&e->dequeued.v, 1, memory_order_relaxed);
         j->bj.status = CUZK_ECANCELED;
+        snprintf(j->result.detail, sizeof j->result.detail, "%s", engine_cancel_text(e));
         hand_to_finisher(e, j);
     }
     /* 2. wait until every accepted job is posted (running ones finish normally) */

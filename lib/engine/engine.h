@@ -50,6 +50,7 @@ struct cuzk_srs {
     _Atomic uint32_t released;   /* the host called cuzk_srs_release                */
     cuzk_srs *next, *prev;       /* engine->srs_list, under srs_lock                */
     cuzk_srs *dead_next;         /* engine->srs_dead (lock-free push)               */
+    uint64_t host_reserved;      /* host budget held for the key's pinned bases      */
 };
 
 /* A job's payload, parallel to the tracker's slots. backend_job comes first so the
@@ -70,7 +71,7 @@ typedef struct job {
     struct worker *worker;
     arena_heap *heap;
     uint64_t t_submit, t_dequeue, t_start, t_started;
-    cuzk_result result;
+    cuzk_result result;          /* detail: written where the job fails, the rest at post */
 } job;
 
 typedef struct worker {
@@ -143,6 +144,8 @@ struct groth16_params;
 int engine_srs_load_synthetic(cuzk_engine *e, const struct groth16_params *shape, cuzk_srs **out);
 void engine_srs_reap(cuzk_engine *e); /* frees dead keys' structs; srs_lock held */
 void engine_host_allocs_free_all(cuzk_engine *e);
+/* The fixed detail of a canceled job: by cuzk_cancel, or by the engine's destruction. */
+const char *engine_cancel_text(const cuzk_engine *e);
 static inline int engine_ok(const cuzk_engine *e) { return e && e->magic == ENGINE_MAGIC; }
 /* Before a thread sleeps it polls for up to o.spin_ns, so hand-offs between threads stay
  * well under a microsecond when cores are free. Returns 1 while the caller should poll on. */

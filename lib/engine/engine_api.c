@@ -3,6 +3,7 @@
  * stats, host memory. Submit, poll and cancel take no lock: they are a few CASes on the
  * tracker plus a wake-up when a thread sleeps.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -23,18 +24,38 @@ CUZK_API int cuzk_engine_create(const cuzk_config *cfg, cuzk_engine **out)
     const backend_ops *ops, *retry_ops;
     int rc = backend_choose(o.backend, &ops, &retry_ops);
     if (rc != CUZK_OK) return rc;
-    return engine_create_with_backend(cfg, ops, retry_ops, out);
+    return err_done(engine_create_with_backend(cfg, ops, retry_ops, out));
 }
 
 /* ---- keys ---- */
 
+/* Host memory a key holds page-locked for streaming (shared by every device). */
+static uint64_t key_pinned_bytes(cuzk_engine *e, void *key)
+{
+    if (!e->ops->key_placement) return 0;
+    cuzk_placement pl;
+    memset(&pl, 0, sizeof pl);
+    pl.struct_size = sizeof pl;
+    return e->ops->key_placement(e->be, key, 0, &pl) == CUZK_OK ? pl.pinned_host_bytes : 0;
+}
+
 static int srs_wrap(cuzk_engine *e, void *key, cuzk_srs **out)
 {
+    /* the key's page-locked bases count in the host budget for as long as the key lives */
+    uint64_t pinned = key_pinned_bytes(e, key);
+    if (pinned && !budget_try_reserve(&e->host, pinned)) {
+        e->ops->key_free(e->be, key);
+        return err_set(CUZK_EBUDGET, "cuzk_srs_load: the key's streamed bases need %llu bytes of page-locked host "
+                       "memory, more than the host budget has free (CUZK_OPT_HOST_BUDGET_BYTES)",
+                       (unsigned long long)pinned);
+    }
     cuzk_srs *s = calloc(1, sizeof *s);
     if (!s) {
         e->ops->key_free(e->be, key);
+        budget_release(&e->host, pinned);
         return err_set(CUZK_ENOMEM, "cuzk_srs_load: out of memory");
     }
+    s->host_reserved = pinned;
     s->magic = SRS_MAGIC;
     s->engine = e;
     s->key = key;
@@ -60,7 +81,7 @@ CUZK_API int cuzk_srs_load(cuzk_engine *e, const char *path, uint32_t flags, cuz
     void *key = NULL;
     int rc = e->ops->key_load(e->be, path, flags, &key);
     if (rc != CUZK_OK) return rc;
-    return srs_wrap(e, key, out);
+    return err_done(srs_wrap(e, key, out));
 }
 
 int engine_srs_load_synthetic(cuzk_engine *e, const struct groth16_params *shape, cuzk_srs **out)
@@ -76,15 +97,16 @@ int engine_srs_load_synthetic(cuzk_engine *e, const struct groth16_params *shape
 }
 
 /* The v0.3 placement struct ends after vector_resident_bytes (its first published size). */
-#define PLACEMENT_V1_SIZE sizeof(cuzk_placement)
+_Static_assert(offsetof(cuzk_placement, vector_resident_bytes) + 5 * sizeof(uint64_t) == CUZK_PLACEMENT_SIZE_V1,
+               "cuzk_placement's first published members must keep their layout");
 
 CUZK_API int cuzk_srs_placement(cuzk_srs *s, uint32_t device_index, cuzk_placement *out)
 {
     if (!s || s->magic != SRS_MAGIC || !out)
         return err_set(CUZK_EINVAL, "cuzk_srs_placement: srs and out must be valid");
-    if (out->struct_size < PLACEMENT_V1_SIZE)
-        return err_set(CUZK_EINVAL, "cuzk_srs_placement: struct_size %u (at least %zu)", out->struct_size,
-                       PLACEMENT_V1_SIZE);
+    if (out->struct_size < CUZK_PLACEMENT_SIZE_V1)
+        return err_set(CUZK_EINVAL, "cuzk_srs_placement: struct_size %u (at least %u)", out->struct_size,
+                       CUZK_PLACEMENT_SIZE_V1);
     cuzk_engine *e = s->engine;
     cuzk_placement p;
     memset(&p, 0, sizeof p);
@@ -97,10 +119,11 @@ CUZK_API int cuzk_srs_placement(cuzk_srs *s, uint32_t device_index, cuzk_placeme
         p.kind = CUZK_PLACEMENT_HOST;
     } else if ((rc = e->ops->key_placement(e->be, s->key, device_index, &p)) != CUZK_OK)
         return rc;
-    uint32_t size = out->struct_size;
-    memcpy(out, &p, size < sizeof p ? size : sizeof p);
-    out->struct_size = size;
-    return CUZK_OK;
+    /* a host built against a smaller (older) cuzk_placement gets the prefix it knows */
+    size_t fill = out->struct_size < sizeof p ? out->struct_size : sizeof p;
+    p.struct_size = (uint32_t)fill;
+    memcpy(out, &p, fill);
+    return err_done(CUZK_OK);
 }
 
 CUZK_API void cuzk_srs_release(cuzk_srs *s)
@@ -113,13 +136,17 @@ CUZK_API void cuzk_srs_release(cuzk_srs *s)
 
 /* ---- submit ---- */
 
-/* The v0.1 partition struct ends after release_user. */
-#define PARTITION_V1_SIZE (offsetof(cuzk_partition, release_user) + sizeof(void *))
+/* The 0.1.0 partition struct ends after release_user. */
+_Static_assert(offsetof(cuzk_partition, release_user) + sizeof(void *) == CUZK_PARTITION_SIZE_V1,
+               "cuzk_partition's 0.1.0 members must keep their layout");
+_Static_assert(sizeof(cuzk_stats) >= CUZK_STATS_SIZE_V1 &&
+               offsetof(cuzk_stats, arena_bytes) + sizeof(uint64_t) == CUZK_STATS_SIZE_V1,
+               "cuzk_stats's 0.1.0 members must keep their layout");
 
 static int check_partition(const cuzk_partition *p, cuzk_partition *copy)
 {
     if (!p) return err_set(CUZK_EINVAL, "cuzk_submit_partition: partition is NULL");
-    if (p->struct_size < PARTITION_V1_SIZE || p->struct_size > 65536)
+    if (p->struct_size < CUZK_PARTITION_SIZE_V1 || p->struct_size > 65536)
         return err_set(CUZK_EINVAL, "cuzk_submit_partition: struct_size %u (this library knows %zu)",
                        p->struct_size, sizeof *p);
     if (p->struct_size > sizeof *p) { /* a newer host's struct: only if its new fields are unset */
@@ -188,6 +215,7 @@ CUZK_API int cuzk_submit_partition(cuzk_engine *e, cuzk_srs *srs, const cuzk_par
     j->bj.device_ns = 0;
     j->t_submit = t0;
     j->t_dequeue = j->t_start = j->t_started = 0;
+    j->result.detail[0] = '\0';
     int32_t prio = copy.priority < 0 ? 0 : copy.priority >= TRACKER_LEVELS ? TRACKER_LEVELS - 1 : copy.priority;
     /* relaxed: destroy compares it with posted only after submit calls have returned */
     atomic_fetch_add_explicit(&e->submitted.v, 1, memory_order_relaxed);
@@ -198,20 +226,23 @@ CUZK_API int cuzk_submit_partition(cuzk_engine *e, cuzk_srs *srs, const cuzk_par
     for (uint32_t l = e->o.urgent_priority; l && l <= (uint32_t)prio; l++) evc_notify_if_waiting(&e->urgent_work[l], 1);
     trace_emit(&e->tr, CUZK_TRACE_SUBMIT, -1, -1, h, copy.user_tag, t0, now_ns(), est.host_bytes);
     *out = h;
-    return CUZK_OK;
+    return err_done(CUZK_OK);
 }
 
 /* ---- poll and cancel ---- */
 
-#define RESULT_V1_SIZE sizeof(cuzk_result)
+_Static_assert(offsetof(cuzk_result, detail) == CUZK_RESULT_SIZE_V1,
+               "cuzk_result's 0.1.0 members must keep their layout");
 
 CUZK_API int cuzk_poll_result(cuzk_engine *e, cuzk_result *out, int64_t timeout_ns)
 {
     if (!engine_ok(e) || !out) return err_set(CUZK_EINVAL, "cuzk_poll_result: engine and out must not be NULL");
     uint32_t size = out->struct_size;
-    if (size < RESULT_V1_SIZE)
+    if (size < CUZK_RESULT_SIZE_V1)
         return err_set(CUZK_EINVAL, "cuzk_poll_result: out->struct_size is %u, set it to sizeof(cuzk_result) "
-                       "(%zu)", size, sizeof(cuzk_result));
+                       "(%zu; at least %u)", size, sizeof(cuzk_result), CUZK_RESULT_SIZE_V1);
+    /* the largest published layout the host's struct holds: V1 ends before detail */
+    size_t fill = size >= sizeof(cuzk_result) ? sizeof(cuzk_result) : CUZK_RESULT_SIZE_V1;
     uint64_t deadline = timeout_ns > 0 ? now_ns() + (uint64_t)timeout_ns : 0;
     spinner spin = {0, 0};
     uint64_t h;
@@ -230,11 +261,11 @@ CUZK_API int cuzk_poll_result(cuzk_engine *e, cuzk_result *out, int64_t timeout_
         spin.n = 0;
     }
     job *j = engine_job(e, h);
-    memcpy(out, &j->result, sizeof j->result);
-    out->struct_size = (uint32_t)sizeof(cuzk_result);
+    memcpy(out, &j->result, fill);
+    out->struct_size = (uint32_t)fill;
     atomic_fetch_add_explicit(&e->polled.v, 1, memory_order_relaxed); /* a statistic */
     tracker_consume(&e->trk, h);
-    return CUZK_OK;
+    return err_done(CUZK_OK);
 }
 
 CUZK_API int cuzk_cancel(cuzk_engine *e, cuzk_job job_handle)
@@ -245,14 +276,15 @@ CUZK_API int cuzk_cancel(cuzk_engine *e, cuzk_job job_handle)
         job *j = engine_job(e, job_handle);
         atomic_fetch_add_explicit(&e->dequeued.v, 1, memory_order_relaxed); /* a statistic */
         j->bj.status = CUZK_ECANCELED;
+        snprintf(j->result.detail, sizeof j->result.detail, "%s", engine_cancel_text(e));
         tracker_to_finish(&e->trk, job_handle);
         evc_notify_if_waiting(&e->finish, 1);
-        return CUZK_OK;
+        return err_done(CUZK_OK);
     }
     case TRACKER_CANCEL_FLAGGED:
         /* a worker may be waiting for budget on this job: let it notice */
         budget_kick(&e->host);
-        return CUZK_OK;
+        return err_done(CUZK_OK);
     case TRACKER_CANCEL_TOO_LATE:
         return err_set(CUZK_EAGAIN, "cuzk_cancel: job 0x%llx has already finished; its result is "
                        "waiting for cuzk_poll_result", (unsigned long long)job_handle);
@@ -271,9 +303,9 @@ CUZK_API int cuzk_engine_stats(cuzk_engine *e, cuzk_stats *out)
 {
     if (!engine_ok(e) || !out) return err_set(CUZK_EINVAL, "cuzk_engine_stats: engine and out must not be NULL");
     uint32_t size = out->struct_size;
-    if (size < sizeof(cuzk_stats))
+    if (size < CUZK_STATS_SIZE_V1)
         return err_set(CUZK_EINVAL, "cuzk_engine_stats: out->struct_size is %u, set it to sizeof(cuzk_stats) "
-                       "(%zu)", size, sizeof(cuzk_stats));
+                       "(%zu; at least %u)", size, sizeof(cuzk_stats), CUZK_STATS_SIZE_V1);
     cuzk_stats s;
     memset(&s, 0, sizeof s);
     s.struct_size = sizeof s;
@@ -301,8 +333,11 @@ CUZK_API int cuzk_engine_stats(cuzk_engine *e, cuzk_stats *out)
     s.trace_dropped = atomic_load_explicit(&e->tr.dropped, memory_order_relaxed);
     s.arena_collects = atomic_load_explicit(&e->hk.collects, memory_order_relaxed);
     s.arena_bytes = arena_size();
-    memcpy(out, &s, sizeof s);
-    return CUZK_OK;
+    /* a host built against a smaller (older) cuzk_stats gets the prefix it knows */
+    size_t fill = size < sizeof s ? size : sizeof s;
+    s.struct_size = (uint32_t)fill;
+    memcpy(out, &s, fill);
+    return err_done(CUZK_OK);
 }
 
 /* ---- host memory ---- */
@@ -379,7 +414,7 @@ CUZK_API int cuzk_host_alloc(cuzk_engine *e, size_t bytes, void **out)
     e->allocs = b;
     pthread_mutex_unlock(&e->alloc_lock);
     *out = (unsigned char *)b + HOST_HDR;
-    return CUZK_OK;
+    return err_done(CUZK_OK);
 }
 
 CUZK_API void cuzk_host_free(cuzk_engine *e, void *p)

@@ -39,10 +39,9 @@ CUZK_API int cuzk_stats_format_prometheus(const cuzk_stats *stats, const uint64_
     if (!stats || !written || (!buf && len) || (!device_busy_ns && n_devices))
         return err_set(CUZK_EINVAL, "cuzk_stats_format_prometheus: stats and written must not be "
                        "NULL, nor buf with len > 0, nor device_busy_ns with n_devices > 0");
-    if (stats->struct_size < offsetof(cuzk_stats, arena_bytes) + sizeof stats->arena_bytes)
+    if (stats->struct_size < CUZK_STATS_SIZE_V1) /* the fields read here are all 0.1.0's */
         return err_set(CUZK_EINVAL, "cuzk_stats_format_prometheus: stats->struct_size %u is below "
-                       "the %zu bytes this library reads", stats->struct_size,
-                       offsetof(cuzk_stats, arena_bytes) + sizeof stats->arena_bytes);
+                       "CUZK_STATS_SIZE_V1 (%u)", stats->struct_size, CUZK_STATS_SIZE_V1);
     prom_out o = {buf, len, 0};
     const char *backend = stats->backend == CUZK_BACKEND_CUDA ? "cuda" : "cpu";
     prom_put(&o, "# HELP cuzk_info The loaded libcuzk and its backend.\n# TYPE cuzk_info gauge\n"
@@ -103,5 +102,5 @@ CUZK_API int cuzk_stats_format_prometheus(const cuzk_stats *stats, const uint64_
         return err_set(CUZK_ERANGE, "cuzk_stats_format_prometheus: the text needs %zu bytes and "
                        "a NUL, the buffer holds %zu", o.n, len);
     }
-    return CUZK_OK;
+    return err_done(CUZK_OK);
 }

@@ -87,6 +87,9 @@ void trace_stop(trace *t)
     t->fn = NULL;
 }
 
+_Static_assert(offsetof(cuzk_trace_event, bytes) + sizeof(uint64_t) == CUZK_TRACE_EVENT_SIZE_V1,
+               "cuzk_trace_event's 0.1.0 members must keep their layout");
+
 void trace_emit(trace *t, int32_t kind, int32_t device, int32_t worker, uint64_t job,
                 uint64_t user_tag, uint64_t begin_ns, uint64_t end_ns, uint64_t bytes)
 {

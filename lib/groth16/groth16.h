@@ -39,6 +39,9 @@ int groth16_params_parse(const uint8_t *buf, size_t len, int check_subgroup, thr
 void groth16_params_free(groth16_params *p);
 int groth16_params_write(const char *path, const groth16_params *p);
 int groth16_vk_parse(const uint8_t *buf, size_t len, groth16_vk *out); /* out->ic allocated */
+/* The vk's ic count, read and bounds-checked (its points lie inside buf) without decoding
+ * or allocating anything: a caller checks a host's count against it first. */
+int groth16_vk_ic_count(const uint8_t *buf, size_t len, uint32_t *n_ic);
 void groth16_vk_clear(groth16_vk *vk);
 int groth16_vk_write(const char *path, const groth16_vk *vk);
 int groth16_vk_serialize(const groth16_vk *vk, uint8_t **out, size_t *out_len); /* malloc'd */
@@ -112,6 +115,10 @@ int groth16_random_fr(fr_t *out);
 /* public_inputs Montgomery, ONE excluded. CUZK_OK, CUZK_EVERIFY, CUZK_EFORMAT, CUZK_EMISMATCH. */
 int groth16_verify(const groth16_vk *vk, const uint8_t proof[192], const fr_t *public_inputs,
                    size_t n);
+/* A, B, C of a proof under bellperson's Proof::read rules (compressed, on the curve, in the
+ * subgroup, not infinity): the one decoder for verification and for anything that shows a
+ * proof, so nothing accepts a proof that verification refuses. CUZK_EFORMAT naming the point. */
+int groth16_proof_decode(const uint8_t proof[192], g1_aff *a, g2_aff *b, g1_aff *c);
 
 /* ---- test-only setup (setup.c): KNOWN TOXIC WASTE, NEVER FOR PRODUCTION ---- */
 typedef struct groth16_toxic {

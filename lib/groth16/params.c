@@ -193,6 +193,16 @@ int groth16_vk_parse(const uint8_t *buf, size_t len, groth16_vk *out)
     return CUZK_OK;
 }
 
+int groth16_vk_ic_count(const uint8_t *buf, size_t len, uint32_t *n_ic)
+{
+    if (!buf && len) return err_set(CUZK_EINVAL, "verifying-key buffer is NULL");
+    section sec[1];
+    size_t end = 0;
+    int rc = walk_counts(buf, len, 1, sec, &end);
+    if (rc == CUZK_OK) *n_ic = sec[0].count;
+    return rc;
+}
+
 void groth16_vk_clear(groth16_vk *vk)
 {
     if (!vk) return;

@@ -234,7 +234,7 @@ CUZK_API int cuzk_r1cs_load(const char *path, cuzk_r1cs **out)
         return rc;
     }
     *out = r;
-    return CUZK_OK;
+    return err_done(CUZK_OK);
 }
 
 CUZK_API void cuzk_r1cs_free(cuzk_r1cs *r1cs)
@@ -277,9 +277,16 @@ CUZK_API int cuzk_r1cs_partition(const cuzk_r1cs *r1cs, const cuzk_fr *witness, 
         snprintf(detail, sizeof detail, "%s", err_detail());
         rc = err_set(CUZK_EINVAL, "the witness does not satisfy the circuit: %s", detail);
     }
-    if (rc == CUZK_OK) rc = cs_make_partition_ex(sys, w, w + sys->num_inputs, CUZK_FR_CANONICAL, out);
+    /* only the members of the first published layout: a host built against it has no room
+     * for more, and it fills everything a partition needs */
+    cuzk_partition made;
+    if (rc == CUZK_OK) rc = cs_make_partition_ex(sys, w, w + sys->num_inputs, CUZK_FR_CANONICAL, &made);
+    if (rc == CUZK_OK) {
+        made.struct_size = CUZK_PARTITION_SIZE_V1;
+        memcpy(out, &made, CUZK_PARTITION_SIZE_V1);
+    }
     free(w);
-    return rc;
+    return err_done(rc);
 }
 
 /* ---- writer ---- */

@@ -30,6 +30,6 @@ CUZK_API int cuzk_setup(const cuzk_r1cs *r1cs, const uint8_t seed[32], const cha
     if (params_path) rc = groth16_params_write(params_path, pk);
     if (!rc && vk_path) rc = groth16_vk_write(vk_path, &pk->vk);
     groth16_params_free(pk);
-    return rc;
+    return err_done(rc);
 }
 

@@ -26,6 +26,15 @@ static int proof_point(void *dst, const uint8_t *in, int g2, const char *name, s
     return CUZK_OK;
 }
 
+int groth16_proof_decode(const uint8_t proof[192], g1_aff *a, g2_aff *b, g1_aff *c)
+{
+    int rc;
+    if ((rc = proof_point(a, proof, 0, "A", 0)) || (rc = proof_point(b, proof + 48, 1, "B", 48)) ||
+        (rc = proof_point(c, proof + 144, 0, "C", 144)))
+        return rc;
+    return CUZK_OK;
+}
+
 int groth16_verify(const groth16_vk *vk, const uint8_t proof[192], const fr_t *public_inputs, size_t n)
 {
     if (!vk || !proof) return err_set(CUZK_EINVAL, "verifying key or proof is NULL");
@@ -36,10 +45,8 @@ int groth16_verify(const groth16_vk *vk, const uint8_t proof[192], const fr_t *p
                        vk->n_ic, vk->n_ic - 1, n);
     g1_aff p[4];
     g2_aff q[4];
-    int rc;
-    if ((rc = proof_point(&p[0], proof, 0, "A", 0)) || (rc = proof_point(&q[0], proof + 48, 1, "B", 48)) ||
-        (rc = proof_point(&p[3], proof + 144, 0, "C", 144)))
-        return rc;
+    int rc = groth16_proof_decode(proof, &p[0], &q[0], &p[3]);
+    if (rc) return rc;
 
     fr_t *sc = malloc((n ? n : 1) * sizeof(fr_t));
     if (!sc) return err_set(CUZK_ENOMEM, "cannot allocate %zu scalars", n);
@@ -70,8 +77,16 @@ CUZK_API int cuzk_verify(const uint8_t *vk, size_t vk_len, const uint8_t proof[1
     if (scalar_form != CUZK_FR_MONTGOMERY && scalar_form != CUZK_FR_CANONICAL)
         return err_set(CUZK_EINVAL, "scalar_form %d is neither CUZK_FR_MONTGOMERY (0) nor CUZK_FR_CANONICAL (1)",
                        (int)scalar_form);
+    /* The host's count against the key's, before anything is decoded, converted or sized
+     * by n (n * 32 wraps for n >= 2^59). */
+    uint32_t n_ic = 0;
+    int rc = groth16_vk_ic_count(vk, vk_len, &n_ic);
+    if (rc == CUZK_OK && n_ic == 0) rc = err_set(CUZK_EFORMAT, "it has no ic points");
+    if (rc == CUZK_OK && n != (size_t)n_ic - 1)
+        return err_set(CUZK_EMISMATCH, "the verifying key has %u ic points: it takes %u public inputs, "
+                       "got %zu", n_ic, n_ic - 1, n);
     groth16_vk key;
-    int rc = groth16_vk_parse(vk, vk_len, &key);
+    if (rc == CUZK_OK) rc = groth16_vk_parse(vk, vk_len, &key);
     if (rc) {
         char detail[512]; /* err_set writes the buffer err_detail() points into */
         snprintf(detail, sizeof detail, "%s", err_detail());
@@ -91,5 +106,5 @@ CUZK_API int cuzk_verify(const uint8_t *vk, size_t vk_len, const uint8_t proof[1
     if (!rc) rc = groth16_verify(&key, proof, x, n);
     free(x);
     groth16_vk_clear(&key);
-    return rc;
+    return err_done(rc);
 }

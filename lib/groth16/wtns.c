@@ -69,7 +69,7 @@ CUZK_API int cuzk_wtns_load(const char *path, cuzk_fr **values, uint64_t *count)
         snprintf(detail, sizeof detail, "%s", err_detail());
         err_set(rc, "%s: %s", path, detail);
     }
-    return rc;
+    return err_done(rc);
 }
 
 CUZK_API void cuzk_free(void *p) { free(p); }

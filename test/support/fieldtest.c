@@ -158,3 +158,38 @@ void ft_tohex(char *out, const uint8_t *in, size_t len)
     }
     out[2 * len] = 0;
 }
+
+/* A point on E(Fp) outside the prime-order subgroup: x = 1, 2, ... until x^3 + 4 is a square. */
+void ft_g1_off_subgroup(g1_aff *out)
+{
+    fp_t four, x, t;
+    fp_from_u64(&four, 4);
+    for (uint64_t i = 1;; i++) {
+        fp_from_u64(&x, i);
+        fp_sqr(&t, &x);
+        fp_mul(&t, &t, &x);
+        fp_add(&t, &t, &four);
+        if (fp_sqrt(&out->y, &t)) {
+            out->x = x;
+            if (!g1_aff_in_subgroup(out)) return;
+        }
+    }
+}
+
+void ft_g2_off_subgroup(g2_aff *out)
+{
+    fp2_t b, x, t;
+    fp_from_u64(&b.c0, 4);
+    fp_from_u64(&b.c1, 4); /* 4(u + 1) */
+    for (uint64_t i = 1;; i++) {
+        fp_from_u64(&x.c0, i);
+        x.c1 = FP_ONE;
+        fp2_sqr(&t, &x);
+        fp2_mul(&t, &t, &x);
+        fp2_add(&t, &t, &b);
+        if (fp2_sqrt(&out->y, &t)) {
+            out->x = x;
+            if (!g2_aff_in_subgroup(out)) return;
+        }
+    }
+}

@@ -26,6 +26,10 @@ void ref_mul(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *
 void ref_pow(uint64_t *r, const uint64_t *a, const uint64_t *e, int e_limbs, const uint64_t *m, int n);
 int ref_cmp(const uint64_t *a, const uint64_t *b, int n);
 
+/* Points on the curve but outside the prime-order subgroup (x = 1, 2, ... until one is). */
+void ft_g1_off_subgroup(g1_aff *out);
+void ft_g2_off_subgroup(g2_aff *out);
+
 /* Parse a big-endian hex string (no 0x) into n little-endian limbs; 0 on error. */
 int ft_hex(uint64_t *out, int n, const char *hex);
 /* Hex-encode bytes (lowercase) into out (2·len + 1 chars). */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "groth16/circom_file.h"
 #include "groth16/cs.h"
 
 int test_key_make(test_key *k, const synth_cfg *cfg, const char *tag, int index)
@@ -36,4 +37,43 @@ void test_key_free(test_key *k)
     groth16_params_free(k->pk);
     free(k->vk);
     memset(k, 0, sizeof *k);
+}
+
+int test_key_proof(const test_key *k, const uint8_t seed[32], uint8_t proof[192], cuzk_fr *pub,
+                   size_t max_pub, size_t *npub)
+{
+    cuzk_partition p;
+    int rc = synth_partition(&k->scfg, CUZK_FR_CANONICAL, &p);
+    if (rc) return rc;
+    fr_t r, s;
+    groth16_rs_from_seed(&r, &s, seed);
+    *npub = p.num_inputs - 1;
+    if (*npub > max_pub) rc = CUZK_ERANGE;
+    else if (!(rc = groth16_prove(k->pk, &p, &r, &s, NULL, proof)))
+        memcpy(pub, p.inputs + 1, *npub * sizeof *pub);
+    p.release(p.release_user);
+    return rc;
+}
+
+int test_key_circom_files(const test_key *k, const char *dir, char r1cs_path[128], char wtns_path[128])
+{
+    snprintf(r1cs_path, 128, "%s/c.r1cs", dir);
+    snprintf(wtns_path, 128, "%s/c.wtns", dir);
+    cs sys;
+    fr_t *in = NULL, *aux = NULL;
+    int rc = synth_cs(&k->scfg, &sys, &in, &aux);
+    if (rc) return rc;
+    uint64_t nw = sys.num_inputs + sys.num_aux;
+    fr_t *all = malloc(nw * sizeof *all);
+    if (!all) rc = CUZK_ENOMEM;
+    else {
+        memcpy(all, in, sys.num_inputs * sizeof *all);
+        memcpy(all + sys.num_inputs, aux, sys.num_aux * sizeof *all);
+        if (!(rc = circom_r1cs_write(r1cs_path, &sys))) rc = circom_wtns_write(wtns_path, all, nw);
+    }
+    free(all);
+    free(in);
+    free(aux);
+    cs_free(&sys);
+    return rc;
 }

@@ -27,4 +27,12 @@ int test_key_make(test_key *k, const synth_cfg *cfg, const char *tag, int index)
 /* Frees everything and removes the file. Idempotent on a zeroed or freed key. */
 void test_key_free(test_key *k);
 
+/* One proof of a fresh witness (r, s from seed) and its public inputs (ONE excluded, canonical,
+ * at most max_pub of them; *npub receives the count). */
+int test_key_proof(const test_key *k, const uint8_t seed[32], uint8_t proof[192], cuzk_fr *pub,
+                   size_t max_pub, size_t *npub);
+/* The key's circuit and a satisfying witness as circom files: <dir>/c.r1cs and <dir>/c.wtns
+ * (dir must exist; paths of at most 127 bytes). */
+int test_key_circom_files(const test_key *k, const char *dir, char r1cs_path[128], char wtns_path[128]);
+
 #endif

@@ -1,0 +1,3 @@
+module github.com/libcuzk/libcuzk/bindings/go/cuzk
+
+go 1.19

@@ -1,3 +1,0 @@
-module libcuzk.example/cuzk
-
-go 1.19
