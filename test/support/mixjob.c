@@ -118,12 +118,18 @@ int mix_backlog_run(cuzk_engine *e, mix_log *log, cuzk_srs *sa, const test_key *
     memset(out, 0, sizeof *out);
     mix_job *jobs = calloc((size_t)nb + 1, sizeof *jobs), *u = &jobs[nb]; /* big: not on the stack */
     int rc = jobs && nb > 0 && nb < MIX_URGENT_TAG ? CUZK_OK : CUZK_EINVAL, submitted = 0;
-    for (int i = 0; rc == CUZK_OK && i < nb; i++) {
+    /* every partition made first, then all submitted at once: a GPU proves small partitions
+     * faster than the host synthesizes them, and the backlog must be deep when the urgent
+     * one arrives */
+    int made = 0;
+    for (int i = 0; rc == CUZK_OK && i < nb; i++)
+        if (!(rc = mix_job_make(&jobs[i], bulk, (uint8_t)i, (uint64_t)i + 1, 0))) made++;
+    for (int i = 0; i < made; i++) {
         cuzk_job h;
-        if (!(rc = mix_job_make(&jobs[i], bulk, (uint8_t)i, (uint64_t)i + 1, 0)) &&
-            (rc = cuzk_submit_partition(e, sa, &jobs[i].p, &h)))
-            jobs[i].p.release(jobs[i].p.release_user);
-        submitted += rc == CUZK_OK;
+        int src = rc == CUZK_OK ? cuzk_submit_partition(e, sa, &jobs[i].p, &h) : rc;
+        if (src) jobs[i].p.release(jobs[i].p.release_user);
+        else submitted++;
+        if (rc == CUZK_OK) rc = src;
     }
     if (rc == CUZK_OK) { /* the backlog is under way: the urgent one now */
         mix_log_wait_dequeued(log, wait_tag);
