@@ -375,8 +375,8 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  *     it is the longer work by far). A partition of the top level never waits behind a
  *     lower urgent one: that one's worker cannot take it away from the level above. Its
  *     work takes precedence where the hardware allows: on CUDA its kernels run on streams
- *     of a higher stream priority (the GPU schedules their thread blocks ahead of the
- *     backlog's as blocks retire); on the CPU its loops' chunks are handed out before the
+ *     of the device's highest stream priority when it has its own slot (the GPU schedules
+ *     their thread blocks ahead of the backlog's as blocks retire, see Memory below); on the CPU its loops' chunks are handed out before the
  *     backlog's. An urgent partition arriving while the urgent workers it may use are busy
  *     is first in line for whichever of them, or of the ordinary workers, frees first.
  * What they do not guarantee:
@@ -386,7 +386,11 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  *     CPU backend, whose cores the running partitions fill, it starts at once but its
  *     serial work competes with theirs (bench/RESULTS.md: about twice its own time).
  *   - Memory: an urgent partition reserves its budget like any other and waits while the
- *     host or device budget is full; leave room for the urgent partitions of each device.
+ *     host budget is full. On CUDA an urgent worker works in a device slot of its own only
+ *     when the device budget has room for it beside the keys and the shared slots (made at
+ *     its first partition); otherwise it waits for a shared slot, i.e. for a running
+ *     partition to end (a 16-24 GB card proving 2^27 partitions, for example): leave room
+ *     with CUZK_OPT_DEVICE_BUDGET_BYTES, see cuzk_srs_placement.
  *   - After its device work a partition is finished (assembly, self-check: milliseconds)
  *     by the finisher threads in arrival order, whatever its priority.
  *   - Results are posted in the order partitions finish, not by priority. No deadline, no
