@@ -161,9 +161,12 @@ $(CLI): $(CLI_SRCS) $(TRACE_SRCS) $(wildcard examples/cli/*.h examples/trace/*.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -Iexamples/trace -o $@ $(CLI_SRCS) $(TRACE_SRCS) $(INTERNAL) -lcjson $(LDLIBS)
 
-$(BENCH): $(BENCH_SRCS) $(TRACE_SRCS) bench/bench.h examples/trace/trace_view.h $(INTERNAL) $(FLAGS_CC)
+# The bench links the test-only trivial backend (cuzk-bench engine) from test/support.
+BENCH_TEST_OBJS := $(BUILD)/obj/test/support/backend_trivial.o
+$(BENCH): $(BENCH_SRCS) $(BENCH_TEST_OBJS) $(TRACE_SRCS) bench/bench.h examples/trace/trace_view.h $(INTERNAL) $(FLAGS_CC)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -Ibench -Iexamples/trace -o $@ $(BENCH_SRCS) $(TRACE_SRCS) $(INTERNAL) -lcjson $(LDLIBS)
+	$(CC) $(PROG_CFLAGS) -Ibench -Iexamples/trace -o $@ $(BENCH_SRCS) $(BENCH_TEST_OBJS) $(TRACE_SRCS) $(INTERNAL) \
+	    -lcjson $(LDLIBS)
 
 # The smallest host: public header only, linked against the shared library.
 $(HELLO): examples/hello.c $(SO_LINK)
@@ -214,9 +217,9 @@ test-gpu: check-deps
 	@$(MAKE) --no-print-directory all $(GPU_TEST_BINS) $(TOOL_BINS)
 	@BUILD=$(BUILD) USE_CUDA=$(USE_CUDA) test/run-tests.sh $(GPU_TEST_BINS) $(sort $(wildcard test/gpu/test_*.sh))
 
-# The engine's concurrency tests (ring, tracker + 8x8 stress, life cycle, budget, CPU proofs, soak) in reduced
-# sizes under ThreadSanitizer: a separate CPU-only build in build-tsan.
-TSAN_TESTS := test_ring test_tracker test_tracker_race test_engine test_budget test_engine_cpu test_soak
+# The engine's concurrency tests (ring, tracker + 8x8 stress, life cycle, budget, CPU proofs, soak, the
+# thread pool's two lanes) in reduced sizes under ThreadSanitizer: a separate CPU-only build in build-tsan.
+TSAN_TESTS := test_ring test_tracker test_tracker_race test_engine test_budget test_engine_cpu test_soak test_threadpool
 test-tsan: check-deps
 	@$(MAKE) --no-print-directory BUILD=build-tsan CUZK_CUDA=0 SANITIZE=thread OPT=-O1 \
 	    $(TSAN_TESTS:%=build-tsan/test/%)

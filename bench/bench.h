@@ -7,6 +7,10 @@
 
 #include <stdint.h>
 
+#include "cuzk/cuzk.h"
+#include "groth16/synth.h"
+#include "threadpool.h"
+
 typedef int (*bench_fn)(int argc, char **argv); /* argv[0] is the subcommand name */
 
 /* Monotonic clock in nanoseconds. */
@@ -27,5 +31,52 @@ typedef struct {
 /* getopt_long over argv (argv[0] = the subcommand). -1: parsed, go on; otherwise the exit status
  * to return: 0 after --help printed "usage: cuzk-bench CMD USAGE" and WHAT, 2 after an error. */
 int bench_args(const char *cmd, const char *usage, const char *what, int argc, char **argv, const bench_opt *opts);
+
+/* A bench circuit (bench_shape.c): shape `name` (porep|snap|wpost|winning) at domain 2^log_m,
+ * constraints + inputs filling fill % of it (0 = the shape's own), deterministic. */
+typedef struct bench_circuit {
+    const synth_shape *shape;
+    int log_m, fill;
+    synth_cfg cfg;
+    char key_path[160];          /* where its test-only key is cached */
+} bench_circuit;
+/* 0, or 2 after printing what is wrong. */
+int bench_shape_cfg(const char *name, int log_m, int fill, bench_circuit *out);
+/* Makes the circuit's test-only key (groth16_setup from its seed) unless the cache holds it
+ * already; *setup_s = seconds spent (0 when cached). 0, or 2 after printing the error. */
+int bench_shape_key(const bench_circuit *c, threadpool *tp, double *setup_s);
+
+/* bench_part.c: partitions and keys for the engine benches. */
+typedef struct bench_part {
+    void *block;                 /* one block holding every buffer of p */
+    int pageable;                /* malloc'd (else cuzk_host_alloc of the engine) */
+    cuzk_partition p;            /* release does nothing: the block is the bench's */
+} bench_part;
+/* c's partition (Montgomery form), synthesized at 2^20 and to be tiled when c->log_m > 22:
+ * *abc_len, *num_aux are the sizes to place it at. 0 or 2 after printing the error. */
+int bench_circuit_partition(const bench_circuit *c, threadpool *tp, cuzk_partition *p0, uint64_t *abc_len,
+                            uint64_t *num_aux, double *synth_s);
+/* src copied into one block of e's cuzk_host_alloc memory (pinned on CUDA; malloc if
+ * pageable), tiled up to abc_len / num_aux (same shape and value mix, not a satisfied
+ * circuit: for the synthetic key only). 0 or 2. */
+int bench_place_partition(cuzk_engine *e, threadpool *tp, const cuzk_partition *src, int pageable,
+                          uint64_t abc_len, uint64_t num_aux, bench_part *out);
+void bench_part_free(cuzk_engine *e, bench_part *bp);
+/* The key for p: key_path, or with synthetic a key of p's shape whose bases are random valid
+ * points generated on the device (proofs do not verify). 0 or 2 after printing the error. */
+int bench_load_key(cuzk_engine *e, const char *key_path, const cuzk_partition *p, int synthetic, uint32_t flags,
+                   cuzk_srs **srs);
+uint64_t bench_popcount(const uint64_t *bits, uint64_t n);
+/* Where srs's bases live on each of the engine's devices (cuzk_srs_placement), one line
+ * each; nothing on the CPU backend. */
+void bench_print_placement(cuzk_srs *srs, uint32_t devices);
+/* --device-memory GIB: makes each device of mask (0 = all) really that small before any
+ * engine starts, by allocating and holding the rest of its free memory (held[] up to
+ * 64 per device, *nheld counts them), so a placement cannot see more. 0, or 2 after printing
+ * the error (a build without CUDA). bench_release_device_memory gives it back. */
+int bench_hold_device_memory(uint64_t mask, double gib, void **held, int *nheld);
+void bench_release_device_memory(void **held, int nheld);
+/* "0,2,3" -> a device mask; 0 if malformed. */
+uint64_t bench_parse_devices(const char *s);
 
 #endif

@@ -12,6 +12,7 @@
 #include "bench.h"
 #include "cuzk/cuzk.h"
 #include "engine/engine.h"
+#include "support/backend_trivial.h"
 
 static _Atomic uint64_t events_seen;
 
@@ -47,7 +48,7 @@ static cuzk_engine *engine(int workers, int finishers, int trace, uint32_t capac
     cuzk_config_set(cfg, CUZK_OPT_QUEUE_CAPACITY, capacity);
     if (trace) cuzk_config_set_trace(cfg, on_event, NULL);
     cuzk_engine *e = NULL;
-    if (engine_create_with_backend(cfg, &backend_trivial_ops, &e)) fprintf(stderr, "engine: %s\n", cuzk_last_error());
+    if (engine_create_with_backend(cfg, &backend_trivial_ops, NULL, &e)) fprintf(stderr, "engine: %s\n", cuzk_last_error());
     cuzk_config_free(cfg);
     return e;
 }

@@ -1,6 +1,6 @@
 /*
  * cuzk-bench prove: one Groth16 partition on the CPU with per-stage timings (H, each MSM,
- * assembly). The circuit is synth's PoRep-shaped one; the key has the right shape but
+ * assembly). The circuit is one of synth's shapes (PoRep by default); the key has the right shape but
  * arbitrary points (proving time does not depend on them), so the proof is not checked
  * unless --check builds a real test-only key by setup and verifies.
  */
@@ -12,13 +12,6 @@
 #include "bench.h"
 #include "groth16/groth16.h"
 #include "groth16/synth.h"
-
-static uint64_t popcount_bits(const uint64_t *d, uint64_t n)
-{
-    uint64_t c = 0;
-    for (uint64_t i = 0; i < n; i++) c += (d[i / 64] >> (i % 64)) & 1;
-    return c;
-}
 
 typedef struct {
     void *bases;
@@ -61,8 +54,8 @@ static void *make_bases(int g2, size_t n, threadpool *tp)
 /* Through the public API on an engine (cuda or auto): the key goes through a file, each
  * partition is made fresh (the engine releases it), timed from the results. VERIFY is off:
  * the key's points are arbitrary. */
-static int prove_engine(const char *backend, const groth16_params *pk, const synth_cfg *cfg, unsigned lm,
-                        int reps, double setup_s)
+static int prove_engine(const char *backend, const char *shape, const groth16_params *pk, const synth_cfg *cfg,
+                        unsigned lm, int reps, double setup_s)
 {
     char path[64];
     snprintf(path, sizeof path, "/tmp/cuzk-bench-prove-%d.params", (int)getpid());
@@ -95,12 +88,12 @@ static int prove_engine(const char *backend, const groth16_params *pk, const syn
         printf("  rep %d: total %.1f ms, device %.1f ms, queued %.1f ms\n", i, tot[i], dev[i], (double)r.queued_ns / 1e6);
     }
     if (!rc) {
-        printf("prove %s (engine, backend %s, %u device%s), PoRep shape, domain 2^%u, median of %d: total "
+        printf("prove %s (engine, backend %s, %u device%s), %s shape, domain 2^%u, median of %d: total "
                "%.1f ms, device %.1f ms (key generation %.1f s, engine create %.2f s, key load+upload %.2f s)\n",
                backend, st.backend == CUZK_BACKEND_CUDA ? "cuda" : "cpu", st.devices, st.devices == 1 ? "" : "s",
-               lm, reps, bench_median(tot, reps), bench_median(dev, reps), setup_s, (double)(t1 - t0) / 1e9,
+               shape, lm, reps, bench_median(tot, reps), bench_median(dev, reps), setup_s, (double)(t1 - t0) / 1e9,
                (double)(t2 - t1) / 1e9);
-        printf("  cuzk-bench prove --backend %s --shape porep --log %u --reps %d\n", backend, lm, reps);
+        printf("  cuzk-bench prove --backend %s --shape %s --log %u --reps %d\n", backend, shape, lm, reps);
     }
     free(tot);
     free(dev);
@@ -113,10 +106,11 @@ out:
     return rc ? 2 : 0;
 }
 
-#define PROVE_USAGE "--backend cpu|cuda|auto --shape porep --log N [--threads T] [--reps R]\n" \
-                    "                        [--fill PCT] [--bits PERMILLE] [--check] [--json]"
+#define PROVE_USAGE "--backend cpu|cuda|auto --shape porep|snap|wpost|winning --log N\n" \
+                    "                        [--threads T] [--reps R] [--fill PCT] [--bits PERMILLE] [--check] [--json]"
 #define PROVE_WHAT "one Groth16 partition with stage times; N: domain 2^N, the circuit fills PCT % of it " \
-                   "(default 97, as PoRep's 2^27)"
+                   "(default: as the shape fills its own, PoRep 97); PERMILLE: the aux variables that are bits " \
+                   "(default the shape's, PoRep 900)"
 
 static int usage(void)
 {
@@ -127,7 +121,7 @@ static int usage(void)
 int bench_prove(int argc, char **argv)
 {
     const char *backend = "cpu", *shape = "porep";
-    int log_m = -1, reps = 1, json = 0, check = 0, fill = 97, bits = 900, threads_i = 0;
+    int log_m = -1, reps = 1, json = 0, check = 0, fill = 0, bits = 0, threads_i = 0;
     const bench_opt opts[] = {{"backend", BOPT_STR, &backend}, {"shape", BOPT_STR, &shape},
                               {"log", BOPT_INT, &log_m},        {"threads", BOPT_INT, &threads_i},
                               {"reps", BOPT_INT, &reps},        {"fill", BOPT_INT, &fill},
@@ -135,7 +129,9 @@ int bench_prove(int argc, char **argv)
                               {"json", BOPT_FLAG, &json},       {NULL, 0, NULL}};
     int parsed = bench_args("prove", PROVE_USAGE, PROVE_WHAT, argc, argv, opts);
     if (parsed >= 0) return parsed;
-    if (log_m < 4 || log_m > 28 || reps < 1 || fill < 1 || fill > 100 || threads_i < 0 || strcmp(shape, "porep"))
+    const synth_shape *sh = synth_shape_find(shape);
+    if (log_m < 6 || log_m > 28 || reps < 1 || fill < 0 || fill > 100 || bits < 0 || bits > 1000 || threads_i < 0 ||
+        !sh)
         return usage();
     unsigned threads = (unsigned)threads_i;
     if (strcmp(backend, "cpu") && strcmp(backend, "cuda") && strcmp(backend, "auto")) {
@@ -147,19 +143,17 @@ int bench_prove(int argc, char **argv)
     if (!tp) { fprintf(stderr, "cuzk-bench prove: cannot start the thread pool\n"); return 2; }
 
     /* the circuit: constraints + inputs fill `fill` % of 2^log_m */
-    uint64_t m = (uint64_t)1 << log_m, target = m * (uint64_t)fill / 100, c = target;
-    uint64_t pub = c / 32 < 327 ? c / 32 : 327;
-    c = target - 1 - pub;
     uint8_t seed[32] = {0xbe, 0x4c};
     synth_cfg cfg;
-    synth_cfg_default(&cfg, c, seed);
-    cfg.bit_share_pm = (uint32_t)bits;
+    synth_cfg_for_shape_log(&cfg, sh, (unsigned)log_m, (unsigned)fill, seed);
+    if (bits) cfg.bit_share_pm = (uint32_t)bits;
+    uint64_t c = cfg.constraints;
     uint64_t t0 = bench_now_ns();
     cuzk_partition p;
     int rc = synth_partition(&cfg, CUZK_FR_MONTGOMERY, &p);
     if (rc) { fprintf(stderr, "cuzk-bench prove: synth: %s: %s\n", cuzk_strerror(rc), cuzk_last_error()); return 2; }
-    uint64_t pa = popcount_bits(p.a_aux_density, p.num_aux), pbi = popcount_bits(p.b_input_density, p.num_inputs),
-             pba = popcount_bits(p.b_aux_density, p.num_aux);
+    uint64_t pa = bench_popcount(p.a_aux_density, p.num_aux), pbi = bench_popcount(p.b_input_density, p.num_inputs),
+             pba = bench_popcount(p.b_aux_density, p.num_aux);
     unsigned lm = 0;
     while (((uint64_t)1 << lm) < p.abc_len) lm++;
 
@@ -185,7 +179,7 @@ int bench_prove(int argc, char **argv)
     double setup_s = (double)(bench_now_ns() - t0) / 1e9;
     if (strcmp(backend, "cpu")) {
         if (p.release) p.release(p.release_user);
-        rc = prove_engine(backend, &pk, &cfg, lm, reps, setup_s);
+        rc = prove_engine(backend, shape, &pk, &cfg, lm, reps, setup_s);
         free(g1);
         free(g2);
         threadpool_destroy(tp);
@@ -210,16 +204,16 @@ int bench_prove(int argc, char **argv)
     unsigned nt = threadpool_size(tp);
     const char *names[9] = {"h", "msm_prep", "msm_h", "msm_l", "msm_a", "msm_b_g1", "msm_b_g2", "assemble", "total"};
     if (json) {
-        printf("{\"bench\":\"prove\",\"backend\":\"cpu\",\"shape\":\"porep\",\"log_m\":%u,\"constraints\":%llu,"
+        printf("{\"bench\":\"prove\",\"backend\":\"cpu\",\"shape\":\"%s\",\"log_m\":%u,\"constraints\":%llu,"
                "\"inputs\":%llu,\"aux\":%llu,\"threads\":%u,\"reps\":%d,\"device\":\"%s\"",
-               lm, (unsigned long long)c, (unsigned long long)p.num_inputs,
+               shape, lm, (unsigned long long)c, (unsigned long long)p.num_inputs,
                (unsigned long long)p.num_aux, nt, reps, bench_cpu_name());
         for (int k = 0; k < 9; k++) printf(",\"%s_ms\":%.3f", names[k], med[k]);
         printf("}\n");
     } else {
-        printf("prove cpu, PoRep shape, domain 2^%u: %llu constraints, %llu inputs, %llu aux "
+        printf("prove cpu, %s shape, domain 2^%u: %llu constraints, %llu inputs, %llu aux "
                "(a_aux %.1f %%, b_aux %.1f %%, b_input %llu), %u thread%s, median of %d, on %s\n",
-               lm, (unsigned long long)c, (unsigned long long)p.num_inputs, (unsigned long long)p.num_aux,
+               shape, lm, (unsigned long long)c, (unsigned long long)p.num_inputs, (unsigned long long)p.num_aux,
                100.0 * (double)pa / (double)(p.num_aux ? p.num_aux : 1),
                100.0 * (double)pba / (double)(p.num_aux ? p.num_aux : 1), (unsigned long long)pbi, nt,
                nt == 1 ? "" : "s", reps, bench_cpu_name());
@@ -233,7 +227,7 @@ int bench_prove(int argc, char **argv)
         printf("  assembly                %10.1f ms\n", med[7]);
         printf("  total (checks included) %10.1f ms   (circuit + key generation %.1f s, not timed)\n",
                med[8], setup_s);
-        printf("  cuzk-bench prove --backend cpu --shape porep --log %d --threads %u --reps %d\n", log_m, nt, reps);
+        printf("  cuzk-bench prove --backend cpu --shape %s --log %d --threads %u --reps %d\n", shape, log_m, nt, reps);
     }
     for (int k = 0; k < 9; k++) free(st[k]);
     free(g1);

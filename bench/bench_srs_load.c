@@ -15,60 +15,21 @@
 #include "groth16/groth16.h"
 #include "groth16/synth.h"
 
-#define SRS_USAGE "--log N [--backend cpu|cuda|auto] [--reps R] [--threads T]\n" \
-                  "         [--fill PCT] [--key FILE] [--subgroup-reps S] [--no-subgroup] [--json out.json]"
+#define SRS_USAGE "--log N [--shape porep|snap|wpost|winning] [--backend cpu|cuda|auto]\n" \
+                  "         [--reps R] [--threads T] [--fill PCT] [--key FILE] [--subgroup-reps S] [--no-subgroup]\n" \
+                  "         [--json out.json]"
 #define SRS_WHAT "proving-key load throughput through cuzk_srs_load (see the usage on errors for details)"
 
 static int usage(void)
 {
     fprintf(stderr,
             "usage: cuzk-bench srs-load " SRS_USAGE "\n"
-            "  Loads a PoRep-shaped key of domain 2^N (a real test-only setup, cached in /tmp under the\n"
+            "  Loads a key of the shape (default porep) and domain 2^N (a real test-only setup, cached in /tmp under the\n"
             "  name cuzk-bench pipeline uses) or FILE: R times with flags 0 (each also timing\n"
             "  groth16_params_load alone, the host decode), then S times (default 1: the check is slow)\n"
             "  with CUZK_SRS_CHECK_SUBGROUP.\n"
             "  The read reference is read(2) from the page cache (nothing is dropped): a warm-cache\n"
             "  figure, an upper bound of what storage gives.\n");
-    return 2;
-}
-
-/* Same circuit, seed and cache path as bench_pipeline.c, so either bench reuses the other's file. */
-static int make_key(int log_m, int fill, threadpool *tp, char *path, size_t plen, double *setup_s)
-{
-    snprintf(path, plen, "/tmp/cuzk-bench-pipeline-porep-2^%d-%d.params", log_m, fill);
-    *setup_s = 0;
-    if (!access(path, R_OK)) return 0;
-    uint64_t m = (uint64_t)1 << log_m, target = m * (uint64_t)fill / 100, cons = target;
-    uint64_t pub = cons / 32 < 327 ? cons / 32 : 327;
-    cons = target - 1 - pub;
-    uint8_t seed[32] = {0x91, 0x9e, (uint8_t)log_m, (uint8_t)fill};
-    synth_cfg cfg;
-    synth_cfg_default(&cfg, cons, seed);
-    uint64_t t0 = bench_now_ns();
-    cs sys;
-    fr_t *in, *aux;
-    groth16_params *pk;
-    groth16_toxic tw;
-    groth16_toxic_from_seed(&tw, seed);
-    char tmp[300];
-    snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid()); /* never leave a half-written cache */
-    int rc;
-    if ((rc = synth_cs(&cfg, &sys, &in, &aux))) goto fail;
-    rc = groth16_setup(&sys, &tw, tp, &pk);
-    free(in);
-    free(aux);
-    cs_free(&sys);
-    if (rc) goto fail;
-    rc = groth16_params_write(tmp, pk);
-    groth16_params_free(pk);
-    if (rc || rename(tmp, path)) {
-        unlink(tmp);
-        goto fail;
-    }
-    *setup_s = (double)(bench_now_ns() - t0) / 1e9;
-    return 0;
-fail:
-    fprintf(stderr, "cuzk-bench srs-load: key setup: %s\n", cuzk_last_error());
     return 2;
 }
 
@@ -90,18 +51,19 @@ static int read_file(const char *path, uint8_t *buf, size_t len)
 
 int bench_srs_load(int argc, char **argv)
 {
-    int log_m = -1, reps = 3, sreps = 1, threads = 0, fill = 97, subgroup = 1;
-    const char *backend = "auto", *key = NULL, *json = NULL;
+    int log_m = -1, reps = 3, sreps = 1, threads = 0, fill = 0, subgroup = 1;
+    const char *backend = "auto", *key = NULL, *json = NULL, *shape = "porep";
     int no_subgroup = 0;
     const bench_opt opts[] = {{"log", BOPT_INT, &log_m},     {"backend", BOPT_STR, &backend},
                               {"reps", BOPT_INT, &reps},      {"subgroup-reps", BOPT_INT, &sreps},
                               {"threads", BOPT_INT, &threads}, {"fill", BOPT_INT, &fill},
-                              {"key", BOPT_STR, &key},        {"json", BOPT_STR, &json},
-                              {"no-subgroup", BOPT_FLAG, &no_subgroup}, {NULL, 0, NULL}};
+                              {"shape", BOPT_STR, &shape},    {"key", BOPT_STR, &key},
+                              {"json", BOPT_STR, &json},      {"no-subgroup", BOPT_FLAG, &no_subgroup},
+                              {NULL, 0, NULL}};
     int parsed = bench_args("srs-load", SRS_USAGE, SRS_WHAT, argc, argv, opts);
     if (parsed >= 0) return parsed;
     if (no_subgroup) subgroup = 0;
-    if ((!key && (log_m < 4 || log_m > 26)) || reps < 1 || reps > 1000 || sreps < 1 || sreps > 1000 || threads < 0 || fill < 1 || fill > 100)
+    if ((!key && (log_m < 6 || log_m > 26)) || reps < 1 || reps > 1000 || sreps < 1 || sreps > 1000 || threads < 0 || fill < 0 || fill > 100)
         return usage();
     int32_t be = !strcmp(backend, "cuda") ? CUZK_BACKEND_CUDA : !strcmp(backend, "cpu") ? CUZK_BACKEND_CPU
                : !strcmp(backend, "auto") ? CUZK_BACKEND_AUTO : -1;
@@ -111,8 +73,10 @@ int bench_srs_load(int argc, char **argv)
     if (!tp) { fprintf(stderr, "cuzk-bench srs-load: no thread pool\n"); return 2; }
     char path[256];
     double setup_s = 0;
+    bench_circuit circ;
     if (key) snprintf(path, sizeof path, "%s", key);
-    else if (make_key(log_m, fill, tp, path, sizeof path, &setup_s)) return 2;
+    else if (bench_shape_cfg(shape, log_m, fill, &circ) || bench_shape_key(&circ, tp, &setup_s)) return 2;
+    else snprintf(path, sizeof path, "%s", circ.key_path);
     struct stat st;
     if (stat(path, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0) {
         fprintf(stderr, "cuzk-bench srs-load: %s: not a readable file\n", path);
@@ -193,8 +157,8 @@ int bench_srs_load(int argc, char **argv)
         printf("  cuzk_srs_load, CUZK_SRS_CHECK_SUBGROUP      %8.3f s  %7.2f GB/s  (median of %d)\n", sub_s,
                gb / sub_s, sreps);
     if (key) printf("  cuzk-bench srs-load --key %s --backend %s --reps %d\n", key, backend, reps);
-    else printf("  cuzk-bench srs-load --log %d --backend %s --reps %d --threads %d --subgroup-reps %d%s\n", log_m,
-                backend, reps, threads, sreps, subgroup ? "" : " --no-subgroup");
+    else printf("  cuzk-bench srs-load --shape %s --log %d --backend %s --reps %d --threads %d --subgroup-reps %d%s\n",
+                shape, log_m, backend, reps, threads, sreps, subgroup ? "" : " --no-subgroup");
     if (json) {
         FILE *jf = fopen(json, "w");
         if (!jf) { fprintf(stderr, "cuzk-bench srs-load: cannot write %s\n", json); return 2; }

@@ -13,11 +13,12 @@
     X("field", bench_field, "Fp/Fr/Fp2 arithmetic, G1/G2 add and double (one thread)") \
     X("gather", bench_gather, "host gather of the bases a streamed MSM needs vs copying all: --log N --threads T --keep F --pcie-gbs G") \
     X("h", bench_h, "Groth16 H step on the GPU: --log 27 [--runs N] [--from-host]") \
+    X("mixed", bench_mixed, "a saturated bulk backlog with WinningPoSt/WindowPoSt arriving: --log N [--bulk porep|snap] [--winning-every MS] [--wpost-every MS] [--urgent-priority T] [--seconds S]") \
     X("msm", bench_msm, "multi-scalar multiplication: --backend cpu --curve g1|g2 --log N [--threads T]") \
     X("ntt", bench_ntt, "Fr NTT: --log 20..27 [--backend cuda|cpu] [--runs N]") \
     X("pairing", bench_pairing, "Miller loop, final exponentiation, pairing (one thread)") \
-    X("pipeline", bench_pipeline, "a backlog of partitions through the engine: --shape porep --log N --partitions P [--devices LIST] [--workers W] [--trace f.json] [--svg f.svg] [--events f.jsonl] [--json f.json]") \
-    X("prove", bench_prove, "one Groth16 partition: --backend cpu|cuda|auto --shape porep --log N [--threads T] (stage times)") \
+    X("pipeline", bench_pipeline, "a backlog of partitions through the engine: --shape porep|snap|wpost|winning --log N --partitions P [--devices LIST] [--workers W] [--trace f.json] [--svg f.svg] [--events f.jsonl] [--json f.json]") \
+    X("prove", bench_prove, "one Groth16 partition: --backend cpu|cuda|auto --shape porep|snap|wpost|winning --log N [--threads T] (stage times)") \
     X("srs-load", bench_srs_load, "proving-key load throughput: --log N | --key FILE [--backend cpu|cuda|auto] [--reps R] [--json f]") \
     X("version", bench_version, "print the library version (a smoke test)")
 

@@ -20,9 +20,10 @@
  *     FAULT_HEAP_NEW    arena_heap_new returns NULL
  *     FAULT_HOST_ALLOC  cuzk_host_alloc's allocation fails (plain, mmap or the backend's
  *                       pinned pool): CUZK_ENOMEM
- *     FAULT_MSM_CORRUPT the engine adds the G1 generator to the proof's C after finish and
- *                       before the self-check — exactly what a wrong L or H MSM output does
- *                       (C = ... + L + H), for every backend; the proof still decodes
+ *     FAULT_MSM_CORRUPT the engine negates the proof's C after finish and before the
+ *                       self-check (its compressed sign bit flipped: a byte edit) — a wrong
+ *                       L or H MSM output makes C wrong the same way (C = ... + L + H), for
+ *                       every backend; the proof still decodes
  *     FAULT_KEY_LOAD    groth16_params_load fails with CUZK_EIO after the parse (so the parsed
  *                       key is freed on the error path)
  */

@@ -17,5 +17,12 @@ unsigned threadpool_size(const threadpool *tp); /* 1 for NULL */
  * all are done. Safe to call from several threads at once (calls queue behind each other).
  * Nested calls from inside fn run inline. */
 void threadpool_parallel_for(threadpool *tp, size_t n, void (*fn)(void *arg, size_t i), void *arg);
+/* Sets the urgency of the calling thread's parallel_for calls (on any pool): 0 (normal, the
+ * default) .. 7. The pool runs one loop per level at once; its threads take chunks of the
+ * most urgent loop first and leave a less urgent loop between two chunks when a more urgent
+ * one arrives, so an urgent loop waits for at most one chunk of a less urgent one, not for
+ * the whole loop (its caller's thread helps the more urgent loop too). Callers of one level
+ * queue behind each other. */
+void threadpool_set_urgent(int level);
 
 #endif

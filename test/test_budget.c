@@ -17,6 +17,7 @@
 #include "engine/budget.h"
 #include "cuzk/cuzk.h"
 #include "engine/engine.h"
+#include "support/backend_trivial.h"
 #include "support/testutil.h"
 
 #define MiB (1ull << 20)
@@ -115,7 +116,7 @@ static cuzk_engine *budget_engine(uint64_t budget_bytes, int workers)
     assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_WORKERS_PER_DEVICE, workers), CUZK_OK);
     assert_int_equal(cuzk_config_set_trace(cfg, on_event, NULL), CUZK_OK);
     cuzk_engine *e;
-    assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, &e), CUZK_OK);
+    assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, NULL, &e), CUZK_OK);
     cuzk_config_free(cfg);
     atomic_store(&nspans, 0);
     memset(spans, 0, sizeof spans);

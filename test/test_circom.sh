@@ -80,6 +80,13 @@ check "snarkjs r1cs info reads cuzk gen's .r1cs" $snarkjs r1cs info "$work/g.r1c
 grep -q "# of Constraints: 60" "$work/out" || nok "snarkjs r1cs info does not see 60 constraints"
 check "snarkjs wtns check: cuzk gen's witness satisfies its circuit" $snarkjs wtns check "$work/g.r1cs" "$work/g.wtns"
 grep -q "WITNESS IS CORRECT" "$work/out" || nok "snarkjs wtns check did not say WITNESS IS CORRECT"
+# Every shape: a PoSt-shaped circuit (field values in B, SBOX rows) is as readable and satisfied.
+for sh in snap wpost winning; do
+  check "cuzk gen --shape $sh --log 8" "$cuzk" gen --shape $sh --log 8 --r1cs "$work/$sh.r1cs" --wtns "$work/$sh.wtns" --seed "$SEED"
+  grep -q "($sh shape)" "$work/out" || nok "cuzk gen --shape $sh does not name its shape"
+  check "snarkjs wtns check: cuzk gen --shape $sh" $snarkjs wtns check "$work/$sh.r1cs" "$work/$sh.wtns"
+  grep -q "WITNESS IS CORRECT" "$work/out" || nok "snarkjs wtns check of the $sh shape did not say WITNESS IS CORRECT"
+done
 
 # Errors: one line "cuzk: <code>: <detail>" on stderr, exit 2.
 err_line() { # err_line "description" PATTERN command...
@@ -90,6 +97,8 @@ err_line() { # err_line "description" PATTERN command...
   if [ "$rc" = 2 ] && [ "$lines" = 1 ] && grep -q "^cuzk: CUZK_E[A-Z]*: .*$pat" "$work/err"; then ok "$what"
   else nok "$what: exit $rc, stderr: $(cat "$work/err")"; fi
 }
+err_line "cuzk gen names the shapes it knows" "porep|snap|wpost|winning" \
+  "$cuzk" gen --shape nope --log 8 --r1cs "$work/x.r1cs" --wtns "$work/x.wtns"
 if bn=$(test/circuits/compile.sh multi bn128 2>/dev/null); then
   err_line "a bn128 circuit is refused, naming the prime" "bn128" \
     "$cuzk" setup --r1cs "$bn/multi.r1cs" --params "$work/x.params" --vk "$work/x.vk"

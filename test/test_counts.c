@@ -380,7 +380,7 @@ static void struct_sizes_and_buffers(void **state)
     assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
     const int64_t vals[] = {INT64_MIN, INT64_MIN + 1, -2, -1, 0, 1, 2, 64, 65, 4096, 4097, 1 << 20,
                             (1 << 20) + 1, 1000000000, 1000000001, INT64_MAX - 1, INT64_MAX};
-    for (int32_t opt = CUZK_OPT_BACKEND; opt <= CUZK_OPT_RETRY_ON_CPU; opt++)
+    for (int32_t opt = CUZK_OPT_BACKEND; opt <= CUZK_OPT_URGENT_PRIORITY; opt++) /* the last option */
         for (size_t v = 0; v < sizeof vals / sizeof vals[0]; v++) {
             int rc = cuzk_config_set(cfg, opt, vals[v]);
             assert_true(rc == CUZK_OK || rc == CUZK_EINVAL);
@@ -388,7 +388,7 @@ static void struct_sizes_and_buffers(void **state)
             assert_int_equal(cuzk_config_get(cfg, opt, &back), CUZK_OK);
             if (rc == CUZK_OK) assert_true(back == vals[v]);
         }
-    const int32_t opts[] = {INT32_MIN, -1, 0, CUZK_OPT_RETRY_ON_CPU + 1, INT32_MAX};
+    const int32_t opts[] = {INT32_MIN, -1, 0, CUZK_OPT_URGENT_PRIORITY + 1, INT32_MAX};
     for (size_t o = 0; o < sizeof opts / sizeof opts[0]; o++) {
         int64_t v;
         assert_int_equal(cuzk_config_set(cfg, opts[o], 1), CUZK_EINVAL);

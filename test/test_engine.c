@@ -1,7 +1,8 @@
 /* The engine's life cycle through the public API, on the test-only trivial backend: NULL
  * and malformed arguments, round trips, cancel of queued and running jobs, destroy with
- * jobs in flight, exactly-once release callbacks, stale and foreign handles, priorities,
- * the self-check, keys released while in use, host memory and the trace path. */
+ * jobs in flight, exactly-once release callbacks, stale and foreign handles, priorities and
+ * the urgent worker, the self-check, keys released while in use, host memory and the trace
+ * path. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 
 #include "cuzk/cuzk.h"
 #include "engine/engine.h"
+#include "support/backend_trivial.h"
 #include "support/testutil.h"
 
 static uint64_t mono_ns(void)
@@ -33,7 +35,7 @@ static cuzk_engine *make_engine(int workers, int64_t capacity, int verify, cuzk_
     assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_VERIFY, verify), CUZK_OK);
     if (fn) assert_int_equal(cuzk_config_set_trace(cfg, fn, user), CUZK_OK);
     cuzk_engine *e = NULL;
-    assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, &e), CUZK_OK);
+    assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, NULL, &e), CUZK_OK);
     cuzk_config_free(cfg);
     return e;
 }
@@ -374,7 +376,7 @@ static void priorities_then_fifo(void **state)
     assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
     assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_FINISHER_THREADS, 1), CUZK_OK);
     cuzk_engine *e;
-    assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, &e), CUZK_OK);
+    assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, NULL, &e), CUZK_OK);
     cuzk_config_free(cfg);
     cuzk_srs *slow = load(e, "trivial:work_ns=200000000"), *s = load(e, "trivial:");
     atomic_store(&prio_n, 0);
@@ -403,6 +405,117 @@ static void priorities_then_fifo(void **state)
     cuzk_engine_destroy(e);
 }
 
+/* CUZK_OPT_URGENT_PRIORITY = 5 on one worker busy with a 0.5 s partition and two more
+ * queued: the engine has 3 urgent workers (levels 5, 6, 7). A slow priority-5 partition
+ * takes the level-5 worker; then a priority-6 and a priority-7 partition still start at once
+ * (levels 6 and 7) and their results come first, while a priority-4 one is not urgent and
+ * waits for the ordinary worker (ahead of the backlog). Without the option everything runs
+ * on the one worker in priority order after the running partition. The trace shows which
+ * worker ran what: no urgent worker ever takes a partition below its level. */
+static _Atomic int32_t start_worker[32];
+static void on_start(const cuzk_trace_event *ev, void *user)
+{
+    (void)user;
+    if (ev->kind == CUZK_TRACE_START && ev->user_tag < 32) atomic_store(&start_worker[ev->user_tag], ev->worker);
+}
+
+static void urgent_workers_skip_the_backlog(void **state)
+{
+    (void)state;
+    for (int on = 1; on >= 0; on--) {
+        cuzk_config *cfg;
+        assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
+        assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_URGENT_PRIORITY, 8), CUZK_EINVAL);
+        assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_URGENT_PRIORITY, -1), CUZK_EINVAL);
+        assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_URGENT_PRIORITY, on ? 5 : 0), CUZK_OK);
+        assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_FINISHER_THREADS, 1), CUZK_OK);
+        assert_int_equal(cuzk_config_set_trace(cfg, on_start, NULL), CUZK_OK);
+        cuzk_engine *e;
+        assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, NULL, &e), CUZK_OK);
+        cuzk_config_free(cfg);
+        cuzk_stats st = {.struct_size = sizeof st};
+        assert_int_equal(cuzk_engine_stats(e, &st), CUZK_OK);
+        assert_int_equal(st.workers, on ? 4 : 1);
+        for (int i = 0; i < 32; i++) atomic_store(&start_worker[i], -2);
+        cuzk_srs *slow = load(e, "trivial:work_ns=500000000"), *fast = load(e, "trivial:work_ns=1000000");
+        for (uint64_t t = 1; t <= 3; t++) submit(e, slow, t, 0);
+        do assert_int_equal(cuzk_engine_stats(e, &st), CUZK_OK);
+        while (st.running < 1);
+        submit(e, slow, 12, 5);
+        if (on) {
+            do assert_int_equal(cuzk_engine_stats(e, &st), CUZK_OK);
+            while (st.running < 2);
+        }
+        uint64_t t0 = mono_ns();
+        submit(e, fast, 10, 6);
+        submit(e, fast, 11, 4);
+        submit(e, fast, 13, 7);
+        uint64_t order[7];
+        for (int i = 0; i < 7; i++) {
+            order[i] = poll1(e).user_tag;
+            if (on && i == 1) assert_true(mono_ns() - t0 < 300000000ull); /* the slow ones have >= 400 ms left */
+        }
+        if (on) {
+            assert_true((order[0] == 10 && order[1] == 13) || (order[0] == 13 && order[1] == 10));
+            /* the ordinary worker's run order: 1 (running), 11 (priority 4), 2, 3; 12 anywhere */
+            uint64_t normal[4], n = 0;
+            for (int i = 2; i < 7; i++)
+                if (order[i] != 12) normal[n++] = order[i];
+            assert_int_equal(n, 4);
+            const uint64_t expect[4] = {1, 11, 2, 3};
+            for (int i = 0; i < 4; i++) assert_int_equal(normal[i], expect[i]);
+        } else {
+            const uint64_t expect[7] = {1, 13, 10, 12, 11, 2, 3};
+            for (int i = 0; i < 7; i++) assert_int_equal(order[i], expect[i]);
+        }
+        cuzk_srs_release(slow);
+        cuzk_srs_release(fast);
+        cuzk_engine_destroy(e); /* delivers the trace */
+        for (int t = 1; t <= 13; t++) {
+            if (t > 3 && t < 10) continue;
+            int32_t w = atomic_load(&start_worker[t]);
+            if (!on || t <= 3 || t == 11) assert_int_equal(w, 0);
+            else if (t == 12) assert_int_equal(w, 1);  /* level 5: the only free one it may use */
+            else if (t == 10) assert_int_equal(w, 2);  /* level 6 (level 5 busy, level 7 too high) */
+            else assert_true(w == 2 || w == 3);        /* 13: level 7, or level 6 once 10 is done */
+        }
+    }
+}
+
+/* A key released while a partition uses it lives until that partition ends: the job
+ * completes with its proof, the key is freed before the result is posted, and the handle
+ * refuses new work meanwhile. CUZK_SRS_PIN is a known flag. */
+static void key_lives_while_used(void **state)
+{
+    (void)state;
+    cuzk_engine *e = make_engine(1, 16, 1, NULL, NULL);
+    int64_t live0 = backend_trivial_keys_live();
+    cuzk_srs *s = load(e, "trivial:work_ns=200000000"), *pinned = NULL;
+    assert_int_equal(cuzk_srs_load(e, "trivial:", CUZK_SRS_PIN | CUZK_SRS_CHECK_SUBGROUP, &pinned), CUZK_OK);
+    assert_int_equal(backend_trivial_keys_live(), live0 + 2);
+    submit(e, s, 1, 0);
+    cuzk_stats st = {.struct_size = sizeof st};
+    do assert_int_equal(cuzk_engine_stats(e, &st), CUZK_OK);
+    while (st.running < 1);
+    cuzk_srs_release(s);
+    assert_int_equal(backend_trivial_keys_live(), live0 + 2); /* still in use */
+    cuzk_partition p = part(2, 0);
+    cuzk_job h;
+    assert_int_equal(cuzk_submit_partition(e, s, &p, &h), CUZK_EINVAL);
+    assert_non_null(strstr(cuzk_last_error(), "released"));
+    cuzk_result r = poll1(e);
+    assert_int_equal(r.status, CUZK_OK);
+    uint8_t want[192];
+    expected_proof(want, 1);
+    assert_memory_equal(r.proof, want, 192);
+    assert_int_equal(backend_trivial_keys_live(), live0 + 1); /* freed with its last job */
+    submit(e, pinned, 3, 0);
+    assert_int_equal(poll1(e).status, CUZK_OK);
+    cuzk_srs_release(pinned);
+    assert_int_equal(backend_trivial_keys_live(), live0);
+    cuzk_engine_destroy(e);
+}
+
 static void queue_capacity_and_host_memory(void **state)
 {
     (void)state;
@@ -411,7 +524,7 @@ static void queue_capacity_and_host_memory(void **state)
     assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_QUEUE_CAPACITY, 4), CUZK_OK);
     assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_HOST_BUDGET_BYTES, 8 << 20), CUZK_OK);
     cuzk_engine *e;
-    assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, &e), CUZK_OK);
+    assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, NULL, &e), CUZK_OK);
     cuzk_config_free(cfg);
     cuzk_srs *s = load(e, "trivial:work_ns=20000000");
     reset_released();
@@ -498,7 +611,7 @@ static void trace_events_and_slow_callback(void **state)
     assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
     assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_TRACE_CAPACITY, 16), CUZK_OK);
     assert_int_equal(cuzk_config_set_trace(cfg, on_event, &log), CUZK_OK);
-    assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, &e), CUZK_OK);
+    assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, NULL, &e), CUZK_OK);
     cuzk_config_free(cfg);
     s = load(e, "trivial:");
     uint64_t t0 = mono_ns();
@@ -527,6 +640,8 @@ int main(void)
         cmocka_unit_test(cancel_queued_and_running),
         cmocka_unit_test(destroy_with_jobs_in_flight),
         cmocka_unit_test(priorities_then_fifo),
+        cmocka_unit_test(urgent_workers_skip_the_backlog),
+        cmocka_unit_test(key_lives_while_used),
         cmocka_unit_test(queue_capacity_and_host_memory),
         cmocka_unit_test(trace_events_and_slow_callback),
     };

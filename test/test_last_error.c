@@ -17,6 +17,7 @@
 #include "cuzk/cuzk.h"
 #include "cuzk/r1cs.h"
 #include "engine/engine.h"
+#include "support/backend_trivial.h"
 #include "support/testkey.h"
 #include "support/testutil.h"
 
@@ -108,7 +109,7 @@ static void every_success_clears(void **state)
     cuzk_engine_destroy(e);
 
     /* cancel: a job that is still running on the trivial backend */
-    assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, &e), CUZK_OK);
+    assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, NULL, &e), CUZK_OK);
     CLEARS(cuzk_srs_load(e, "trivial:work_ns=2000000000", 0, &srs));
     cuzk_partition tp;
     memset(&tp, 0, sizeof tp);
@@ -166,7 +167,7 @@ static void job_failure_is_in_the_result(void **state)
     cuzk_config *cfg;
     assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
     cuzk_engine *e;
-    assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, &e), CUZK_OK);
+    assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, NULL, &e), CUZK_OK);
     cuzk_config_free(cfg);
     cuzk_srs *srs;
     assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=0", 0, &srs), CUZK_OK);

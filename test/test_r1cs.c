@@ -528,6 +528,18 @@ static uint64_t popcount(const uint64_t *bits, uint64_t n)
     return c;
 }
 
+/* A partition's a_aux and b_aux densities and the share of aux values that are 0 or 1
+ * (canonical form), in percent, measured on the partition itself. */
+static void densities(const cuzk_partition *p, double *da, double *db, double *dbits)
+{
+    uint64_t bits = 0;
+    for (uint64_t i = 0; i < p->num_aux; i++)
+        bits += p->aux[i].l[0] <= 1 && !p->aux[i].l[1] && !p->aux[i].l[2] && !p->aux[i].l[3];
+    *da = 100.0 * (double)popcount(p->a_aux_density, p->num_aux) / (double)p->num_aux;
+    *db = 100.0 * (double)popcount(p->b_aux_density, p->num_aux) / (double)p->num_aux;
+    *dbits = 100.0 * (double)bits / (double)p->num_aux;
+}
+
 static void synth_roundtrip_and_shape(void **state)
 {
     (void)state;
@@ -577,12 +589,8 @@ static void synth_roundtrip_and_shape(void **state)
     assert_int_equal(p1.b_input_density[0] & 1, 1);
 
     /* PoRep's shape (FORMATS.md): a_aux 99.7 %, b_aux 25.4 %, b_input only ONE, ~90 % bits */
-    double da = 100.0 * (double)popcount(p1.a_aux_density, p1.num_aux) / (double)p1.num_aux;
-    double db = 100.0 * (double)popcount(p1.b_aux_density, p1.num_aux) / (double)p1.num_aux;
-    uint64_t bits = 0;
-    for (uint64_t i = 0; i < p1.num_aux; i++)
-        bits += p1.aux[i].l[0] <= 1 && !p1.aux[i].l[1] && !p1.aux[i].l[2] && !p1.aux[i].l[3];
-    double dbits = 100.0 * (double)bits / (double)p1.num_aux;
+    double da, db, dbits;
+    densities(&p1, &da, &db, &dbits);
     printf("synth %llu: a_aux %.2f %%, b_aux %.2f %%, bits %.2f %%, b_input %llu of %llu\n",
            (unsigned long long)n, da, db, dbits,
            (unsigned long long)popcount(p1.b_input_density, p1.num_inputs),
@@ -612,6 +620,65 @@ static void synth_roundtrip_and_shape(void **state)
     cs_free(&sys);
     unlink(rp);
     unlink(wp);
+}
+
+/* The shape table: each shape's circuit is satisfied and has the table's densities and bit
+ * share (measured on the partition, independently of the generator's bookkeeping); the
+ * benches' fill rule gives the shape's size at its own domain and, for PoRep, the same
+ * circuit as before the table existed. */
+static void synth_shapes(void **state)
+{
+    (void)state;
+    uint8_t seed[32] = {0x5a, 3};
+    const char *names[] = {"porep", "snap", "wpost", "winning"};
+    assert_null(synth_shape_find("nope"));
+    assert_null(synth_shape_find(NULL));
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        const synth_shape *sh = synth_shape_find(names[k]);
+        assert_non_null(sh);
+        assert_non_null(strstr(synth_shape_names(), names[k]));
+        synth_cfg cfg;
+        /* at full size: within 1 % of the real constraint count, every input kept */
+        synth_cfg_for_shape_log(&cfg, sh, sh->log_domain, 0, seed);
+        double off = ((double)cfg.constraints - (double)sh->constraints) / (double)sh->constraints;
+        assert_true(off > -0.01 && off < 0.01);
+        assert_int_equal(cfg.num_public, sh->num_public);
+        /* at 2^14: satisfied, fits the domain, the table's proportions */
+        synth_cfg_for_shape_log(&cfg, sh, 14, 0, seed);
+        cs sys;
+        fr_t *in, *aux;
+        assert_int_equal(synth_cs(&cfg, &sys, &in, &aux), CUZK_OK);
+        assert_int_equal(cs_check_witness(&sys, in, aux), CUZK_OK);
+        free(in);
+        free(aux);
+        cs_free(&sys);
+        cuzk_partition p;
+        assert_int_equal(synth_partition(&cfg, CUZK_FR_CANONICAL, &p), CUZK_OK);
+        assert_true(p.abc_len <= (1u << 14) && p.abc_len > (1u << 13));
+        double fill = 100.0 * (double)p.abc_len / (double)(1u << 14);
+        double da, db, dbits;
+        densities(&p, &da, &db, &dbits);
+        printf("shape %-7s 2^14: fill %.1f %%, %llu inputs, a_aux %.2f %%, b_aux %.2f %%, bits %.2f %%\n", sh->name,
+               fill, (unsigned long long)p.num_inputs, da, db, dbits);
+        assert_true(fill > sh->fill_pct - 1.0 && fill <= sh->fill_pct + 0.5);
+        assert_true(da > 99.0);
+        assert_true(db > sh->b_aux_pm / 10.0 - 1.0 && db < sh->b_aux_pm / 10.0 + 1.0);
+        assert_true(dbits > sh->bit_share_pm / 10.0 - 1.5 && dbits < sh->bit_share_pm / 10.0 + 1.5);
+        assert_int_equal(popcount(p.b_input_density, p.num_inputs), 1);
+        p.release(p.release_user);
+    }
+    /* PoRep through the table = the benches' rule before it: constraints + inputs fill
+     * `fill` % of the domain, inputs min(327, n/32) */
+    const synth_shape *porep = synth_shape_find("porep");
+    for (unsigned lg = 8; lg <= 27; lg++) {
+        synth_cfg a, b;
+        synth_cfg_for_shape_log(&a, porep, lg, 97, seed);
+        uint64_t m = (uint64_t)1 << lg, target = m * 97 / 100, pub = target / 32 < 327 ? target / 32 : 327;
+        synth_cfg_default(&b, target - 1 - pub, seed);
+        assert_int_equal(a.constraints, b.constraints);
+        assert_int_equal(a.num_public, b.constraints / 32 < 327 ? b.constraints / 32 : 327);
+        assert_int_equal(a.bit_share_pm, b.bit_share_pm);
+    }
 }
 
 static void synth_edges(void **state)
@@ -650,6 +717,20 @@ static void synth_edges(void **state)
     cs_free(&sys);
     cfg.bit_share_pm = 100;
     assert_int_equal(synth_cs(&cfg, &sys, &in, &aux), CUZK_EINVAL);
+    cfg.bit_share_pm = 500;
+    cfg.b_aux_pm = 100; /* fewer B variables than booleanity-checked bits */
+    assert_int_equal(synth_cs(&cfg, &sys, &in, &aux), CUZK_EINVAL);
+    cfg.b_aux_pm = 900; /* more non-bits in B than there are non-bits */
+    assert_int_equal(synth_cs(&cfg, &sys, &in, &aux), CUZK_EINVAL);
+    cfg.b_aux_pm = 600;
+    for (uint64_t n = 10; n <= 80; n++) { /* tiny circuits with SBOX rows */
+        cfg.constraints = n;
+        assert_int_equal(synth_cs(&cfg, &sys, &in, &aux), CUZK_OK);
+        assert_int_equal(cs_check_witness(&sys, in, aux), CUZK_OK);
+        free(in);
+        free(aux);
+        cs_free(&sys);
+    }
 }
 
 static int setup_dir(void **state)
@@ -686,6 +767,7 @@ int main(void)
         cmocka_unit_test(partition_from_reference_circuit),
         cmocka_unit_test(synth_roundtrip_and_shape),
         cmocka_unit_test(synth_edges),
+        cmocka_unit_test(synth_shapes),
     };
     return cmocka_run_group_tests(tests, setup_dir, remove_dir);
 }

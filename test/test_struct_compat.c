@@ -17,6 +17,7 @@
 
 #include "cuzk/cuzk.h"
 #include "engine/engine.h"
+#include "support/backend_trivial.h"
 
 /* ---- the 0.1.0 layouts, as an old host compiled them ---- */
 
@@ -93,7 +94,7 @@ static cuzk_engine *trivial_engine(cuzk_trace_fn fn)
     assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
     if (fn) assert_int_equal(cuzk_config_set_trace(cfg, fn, NULL), CUZK_OK);
     cuzk_engine *e = NULL;
-    assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, &e), CUZK_OK);
+    assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, NULL, &e), CUZK_OK);
     cuzk_config_free(cfg);
     return e;
 }

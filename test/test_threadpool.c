@@ -1,4 +1,5 @@
-/* The thread pool: every index exactly once, real parallelism, concurrent and nested callers. */
+/* The thread pool: every index exactly once, real parallelism, concurrent and nested callers
+ * (normal and urgent), and an urgent loop overtaking a long normal one. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -96,11 +97,13 @@ typedef struct {
     threadpool *tp;
     uint64_t rng; /* test_rand64 is not thread-safe: each caller has its own stream */
     int failures;
+    int urgent;
 } caller_arg;
 
 static void *caller_thread(void *p)
 {
     caller_arg *c = p;
+    threadpool_set_urgent(c->urgent);
     for (int rep = 0; rep < 200; rep++) {
         c->rng = c->rng * 6364136223846793005ULL + 1442695040888963407ULL;
         size_t n = 1 + (size_t)((c->rng >> 33) % 5000);
@@ -123,7 +126,7 @@ static void concurrent_callers(void **state)
     pthread_t th[CALLERS];
     caller_arg args[CALLERS];
     for (int i = 0; i < CALLERS; i++) {
-        args[i] = (caller_arg){tp, test_rand64(), 0};
+        args[i] = (caller_arg){tp, test_rand64(), 0, i}; /* levels 0 (normal) .. 3 */
         assert_int_equal(pthread_create(&th[i], NULL, caller_thread, &args[i]), 0);
     }
     for (int i = 0; i < CALLERS; i++) {
@@ -177,6 +180,86 @@ static void nested_calls(void **state)
     threadpool_destroy(tp);
 }
 
+/* A normal loop of 64 bodies of 4 ms runs on a pool of 2 (about 130 ms); once it is under
+ * way an urgent loop of 16 bodies of 1 ms is started from another thread. The urgent loop
+ * must end long before the normal one (a pool that queued it behind the normal loop would
+ * return it only after) and every index of both must run once. */
+static atomic_int normal_started, normal_done;
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {0, ms * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static void normal_body(void *p, size_t i)
+{
+    atomic_fetch_add(&normal_started, 1);
+    sleep_ms(4);
+    count_body(p, i);
+}
+
+static void urgent_body(void *p, size_t i)
+{
+    sleep_ms(1);
+    count_body(p, i);
+}
+
+typedef struct {
+    threadpool *tp;
+    count_arg a;
+    int normal_done_at_return;
+    double ms;
+} urgent_arg;
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void *urgent_caller(void *p)
+{
+    urgent_arg *u = p;
+    while (atomic_load(&normal_started) < 4) sched_yield();
+    threadpool_set_urgent(1);
+    double t0 = now_ms();
+    threadpool_parallel_for(u->tp, u->a.n, urgent_body, &u->a);
+    u->ms = now_ms() - t0;
+    u->normal_done_at_return = atomic_load(&normal_done);
+    return NULL;
+}
+
+static void urgent_overtakes(void **state)
+{
+    (void)state;
+    threadpool *tp = threadpool_create(2);
+    assert_non_null(tp);
+    enum { NN = 64, NU = 16 };
+    atomic_int *hn = calloc(NN, sizeof *hn), *hu = calloc(NU, sizeof *hu);
+    atomic_store(&normal_started, 0);
+    atomic_store(&normal_done, 0);
+    urgent_arg u = {tp, {hu, NU}, -1, 0};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, urgent_caller, &u), 0);
+    count_arg an = {hn, NN};
+    double t0 = now_ms();
+    threadpool_parallel_for(tp, NN, normal_body, &an);
+    double normal_ms = now_ms() - t0;
+    atomic_store(&normal_done, 1);
+    pthread_join(th, NULL);
+    print_message("normal loop %.1f ms; urgent loop %.1f ms, started while it ran\n", normal_ms, u.ms);
+    assert_int_equal(u.normal_done_at_return, 0);
+    assert_true(u.ms < normal_ms / 2);
+    for (int i = 0; i < NN; i++) assert_int_equal(atomic_load(&hn[i]), 1);
+    for (int i = 0; i < NU; i++) assert_int_equal(atomic_load(&hu[i]), 1);
+    check_once(tp, 999); /* both lanes idle again */
+    free(hn);
+    free(hu);
+    threadpool_destroy(tp);
+}
+
 int main(void)
 {
     test_seed();
@@ -185,6 +268,7 @@ int main(void)
         cmocka_unit_test(runs_in_parallel),
         cmocka_unit_test(concurrent_callers),
         cmocka_unit_test(nested_calls),
+        cmocka_unit_test(urgent_overtakes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 
 #include "cuzk/cuzk.h"
 #include "engine/engine.h"
+#include "support/backend_trivial.h"
 #include "engine/tracker.h"
 #include "support/testutil.h"
 
@@ -229,7 +230,7 @@ static void engine_stress(uint64_t total, int64_t capacity)
     const char *cap = getenv("CUZK_STRESS_CAPACITY");
     assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_QUEUE_CAPACITY, cap ? atoll(cap) : capacity), CUZK_OK);
     assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_WORKERS_PER_DEVICE, 2), CUZK_OK);
-    assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, &s->e), CUZK_OK);
+    assert_int_equal(engine_create_with_backend(cfg, &backend_trivial_ops, NULL, &s->e), CUZK_OK);
     cuzk_config_free(cfg);
     assert_int_equal(cuzk_srs_load(s->e, "trivial:", 0, &s->srs), CUZK_OK);
     uint64_t t0 = (uint64_t)time(NULL);

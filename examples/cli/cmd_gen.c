@@ -1,4 +1,5 @@
-/* cuzk gen: a synthetic circuit with PoRep-like statistics, written as circom's .r1cs and
+/* cuzk gen: a synthetic circuit with the proportions of one Filecoin partition (--shape
+ * porep|snap|wpost|winning: lib/groth16/synth_shape.c), written as circom's .r1cs and
  * snarkjs's .wtns so that other tools read it too. */
 #include <errno.h>
 #include <stdio.h>
@@ -35,16 +36,24 @@ static uint64_t popcount(const uint64_t *bits, uint64_t n)
 
 int cmd_gen(int argc, char **argv)
 {
-    const char *shape = NULL, *count = NULL, *r1cs_path = NULL, *wtns_path = NULL, *seed_hex = NULL;
-    cli_opt opts[] = {{"shape", 1, &shape}, {"constraints", 1, &count}, {"r1cs", 1, &r1cs_path},
-                      {"wtns", 1, &wtns_path}, {"seed", 0, &seed_hex}, {NULL, 0, NULL}};
+    const char *shape = NULL, *count = NULL, *log_s = NULL, *r1cs_path = NULL, *wtns_path = NULL,
+               *seed_hex = NULL;
+    cli_opt opts[] = {{"shape", 1, &shape}, {"constraints", 0, &count}, {"log", 0, &log_s},
+                      {"r1cs", 1, &r1cs_path}, {"wtns", 1, &wtns_path}, {"seed", 0, &seed_hex},
+                      {NULL, 0, NULL}};
     if (cli_parse("gen", argc, argv, opts)) return CLI_ERROR;
-    if (strcmp(shape, "porep"))
-        return cli_fail(CUZK_EINVAL, "cuzk gen: --shape must be porep, not '%s'", shape);
-    uint64_t n;
-    if (parse_count(count, &n) || n == 0)
+    const synth_shape *sh = synth_shape_find(shape);
+    if (!sh)
+        return cli_fail(CUZK_EINVAL, "cuzk gen: --shape must be one of %s, not '%s'", synth_shape_names(), shape);
+    if (!count == !log_s)
+        return cli_fail(CUZK_EINVAL, "cuzk gen: give either --constraints N or --log N (the domain 2^N, "
+                        "filled as the shape fills its own)");
+    uint64_t n = 0, lg = 0;
+    if (count && (parse_count(count, &n) || n == 0))
         return cli_fail(CUZK_EINVAL, "cuzk gen: --constraints must be a positive integer or 2^k, "
                         "not '%s'", count);
+    if (log_s && (parse_count(log_s, &lg) || lg < 6 || lg > 30))
+        return cli_fail(CUZK_EINVAL, "cuzk gen: --log must be 6..30, not '%s'", log_s);
     uint8_t seed[32];
     if (seed_hex) {
         if (cli_parse_seed(seed_hex, seed)) return CLI_ERROR;
@@ -52,7 +61,8 @@ int cmd_gen(int argc, char **argv)
         return cli_fail(CUZK_EIO, "cannot draw a seed from the OS random source");
     }
     synth_cfg cfg;
-    synth_cfg_default(&cfg, n, seed);
+    if (count) synth_cfg_for_shape(&cfg, sh, n, seed);
+    else synth_cfg_for_shape_log(&cfg, sh, (unsigned)lg, 0, seed);
     cs sys;
     fr_t *in = NULL, *aux = NULL, *all = NULL;
     cuzk_partition part;
@@ -75,9 +85,9 @@ int cmd_gen(int argc, char **argv)
     uint64_t pa = popcount(part.a_aux_density, part.num_aux),
              pb = popcount(part.b_aux_density, part.num_aux),
              pi = popcount(part.b_input_density, part.num_inputs);
-    printf("wrote %s and %s: %llu constraints, %llu inputs (ONE included), %llu aux; density "
+    printf("wrote %s and %s (%s shape): %llu constraints, %llu inputs (ONE included), %llu aux; density "
            "a_aux %.1f %%, b_aux %.1f %%, b_input %llu of %llu; domain 2^%u\n",
-           r1cs_path, wtns_path, (unsigned long long)sys.num_constraints,
+           r1cs_path, wtns_path, sh->name, (unsigned long long)sys.num_constraints,
            (unsigned long long)sys.num_inputs, (unsigned long long)sys.num_aux,
            100.0 * (double)pa / (double)sys.num_aux, 100.0 * (double)pb / (double)sys.num_aux,
            (unsigned long long)pi, (unsigned long long)sys.num_inputs, cs_log_domain(&sys));

@@ -20,8 +20,9 @@ static const struct {
     {"export-vk", cmd_export_vk, "--vk V.vk --format snarkjs", "the verifying key as snarkjs JSON"},
     {"export-proof", cmd_export_proof, "--proof P.proof --format snarkjs", "the proof as snarkjs JSON"},
     {"export-public", cmd_export_public, "--r1cs C.r1cs --wtns W.wtns", "the public inputs as snarkjs JSON"},
-    {"gen", cmd_gen, "--shape porep --constraints N --r1cs OUT.r1cs --wtns OUT.wtns [--seed HEX64]",
-     "a PoRep-shaped circom circuit and a witness that satisfies it"},
+    {"gen", cmd_gen, "--shape porep|snap|wpost|winning (--constraints N | --log N) --r1cs OUT.r1cs --wtns OUT.wtns "
+                     "[--seed HEX64]",
+     "a circom circuit of one of Filecoin's shapes and a witness that satisfies it"},
     {"demo", cmd_demo, "[--log N] [--count C] [--workers W] [--threads T] [--backend auto|cpu|cuda] [--cache DIR] "
                        "[--svg FILE] [--events FILE]",
      "proves a backlog of PoRep-shaped partitions through the engine and verifies them; prints the\n"

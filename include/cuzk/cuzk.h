@@ -233,7 +233,7 @@ enum {
     CUZK_OPT_IDLE_SPIN_NS = 11,      /* how long an idle engine thread (and a waiting poll) polls
                                         before it sleeps, 1..1e9 ns; -1 = never; 0 = 20 us
                                         with 4 or more online CPUs, else never                */
-    CUZK_OPT_RETRY_ON_CPU = 12       /* 1 = a partition that ends with CUZK_EDEVICE, CUZK_EBUDGET
+    CUZK_OPT_RETRY_ON_CPU = 12,      /* 1 = a partition that ends with CUZK_EDEVICE, CUZK_EBUDGET
                                         or CUZK_EVERIFY is proven once more, on the CPU, before
                                         its result is posted (on a finisher thread; the result's
                                         device is then -1; a second failure is the result).
@@ -242,6 +242,12 @@ enum {
                                         callback still runs once, after the retry. On a GPU
                                         engine a CPU prover (CPU_THREADS threads) is kept
                                         for it. 0 = off (default)                              */
+    CUZK_OPT_URGENT_PRIORITY = 13    /* T in 1..7: partitions of priority T or higher are urgent:
+                                        each device gets 8 - T more workers, one per level
+                                        L = T..7 taking only priorities >= L, which run beside
+                                        the others (see "Priorities" at cuzk_submit_partition).
+                                        Filecoin: 6 (WindowPoSt at 6, WinningPoSt at 7).
+                                        0 = no urgent workers (default)                        */
 };
 enum { CUZK_BACKEND_AUTO = 0, CUZK_BACKEND_CPU = 1, CUZK_BACKEND_CUDA = 2 };
 
@@ -284,7 +290,16 @@ CUZK_API int cuzk_engine_create(const cuzk_config *cfg, cuzk_engine **out);
 CUZK_API void cuzk_engine_destroy(cuzk_engine *engine);
 
 /* Flags for cuzk_srs_load. */
-enum { CUZK_SRS_CHECK_SUBGROUP = 1 }; /* check every point's subgroup (slower; for untrusted files) */
+enum {
+    CUZK_SRS_CHECK_SUBGROUP = 1, /* check every point's subgroup (slower; for untrusted files)  */
+    CUZK_SRS_PIN = 2             /* keep this key ready: its bases stay resident in the memory of
+                                    every device it serves, never evicted or streamed to make
+                                    room for another key (WinningPoSt's key, which must prove
+                                    within seconds). Pinned keys are placed before the others;
+                                    a device that cannot hold the key resident next to its
+                                    workers fails the load with CUZK_EBUDGET. The CPU backend
+                                    keeps every key in host memory and accepts the flag.      */
+};
 
 /* Loads a proving key (bellperson's parameter file format) for this engine. params_path is
  * borrowed for the call; *out is owned by the caller until cuzk_srs_release. Thread-safe.
@@ -345,6 +360,44 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
 /* ---------------------------------------------------------------------------------------- */
 /* Proving                                                                                   */
 /* ---------------------------------------------------------------------------------------- */
+
+/* Priorities (cuzk_partition.priority, clamped to 0..7; higher first).
+ * What they guarantee, on one engine:
+ *   - Order: a worker that becomes free takes the oldest queued partition of the highest
+ *     priority, so a partition starts before every lower-priority one still queued when it
+ *     was submitted.
+ *   - With CUZK_OPT_URGENT_PRIORITY = T: each device has 8 - T extra workers, one per
+ *     level L = T..7, the one of level L taking only partitions of priority >= L. A
+ *     partition of priority P >= T whose level's worker (or a free one of a lower urgent
+ *     level) is free starts at once, beside the partitions in flight, instead of waiting
+ *     until one of them ends (so, with a saturated backlog, its result comes before those
+ *     of the lower-priority partitions that had not started when it was submitted, unless
+ *     it is the longer work by far). A partition of the top level never waits behind a
+ *     lower urgent one: that one's worker cannot take it away from the level above. Its
+ *     work takes precedence where the hardware allows: on CUDA its kernels run on streams
+ *     of the device's highest stream priority when it has its own slot (the GPU schedules
+ *     their thread blocks ahead of the backlog's as blocks retire, see Memory below); on the CPU its loops' chunks are handed out before the
+ *     backlog's. An urgent partition arriving while the urgent workers it may use are busy
+ *     is first in line for whichever of them, or of the ordinary workers, frees first.
+ * What they do not guarantee:
+ *   - No preemption: a started partition runs to its end. The urgent one shares the device
+ *     (SMs already running another kernel's blocks, memory bandwidth, copy engines, host
+ *     cores) and so takes longer than alone; the backlog slows by about its cost. On the
+ *     CPU backend, whose cores the running partitions fill, it starts at once but its
+ *     serial work competes with theirs (bench/RESULTS.md: about twice its own time).
+ *   - Memory: an urgent partition reserves its budget like any other and waits while the
+ *     host budget is full. On CUDA an urgent worker works in a device slot of its own only
+ *     when the device budget has room for it beside the keys and the shared slots (made at
+ *     its first partition); otherwise it waits for a shared slot, i.e. for a running
+ *     partition to end (a 16-24 GB card proving 2^27 partitions, for example): leave room
+ *     with CUZK_OPT_DEVICE_BUDGET_BYTES, see cuzk_srs_placement.
+ *   - After its device work a partition is finished (assembly, self-check: milliseconds)
+ *     by the finisher threads in arrival order, whatever its priority.
+ *   - Results are posted in the order partitions finish, not by priority. No deadline, no
+ *     aging: lower priorities wait as long as higher ones keep coming. The CPU retry
+ *     (CUZK_OPT_RETRY_ON_CPU) of a failed urgent partition gets no precedence. Priorities
+ *     mean nothing across engines.
+ */
 
 /* Queues one partition for proving and returns at once (it never waits for memory or a
  * worker). The cuzk_partition struct itself is copied; the buffers it points to are

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/backend.h"
 #include "backend/backend_common.h"
+#include "backend/backends.h"
 #include "error.h"
 #include "groth16/groth16.h"
 #include "msm/msm_cpu.h"
@@ -87,10 +87,15 @@ static int cpu_check(void *be, void *key, const cuzk_partition *p, backend_estim
     return CUZK_OK;
 }
 
-static int cpu_worker_init(void *be, uint32_t device, uint32_t worker, void **ws)
+static int cpu_worker_init(void *be, uint32_t device, uint32_t worker, uint32_t flags, void **ws)
 {
     (void)device; (void)worker;
-    *ws = be; /* workers share the backend's thread pool (its calls queue behind each other) */
+    /* workers share the backend's thread pool (its calls queue behind each other); an
+     * urgent worker's loops take the pool's lane of its level, whose chunks are handed out
+     * before those of less urgent loops (this thread's calls only: worker_init runs on the
+     * worker) */
+    threadpool_set_urgent(flags & BACKEND_WORKER_URGENT ? (int)BACKEND_WORKER_LEVEL(flags) : 0);
+    *ws = be;
     return CUZK_OK;
 }
 
@@ -149,33 +154,13 @@ static int cpu_finish(void *be, backend_job *job)
 static int cpu_verify(void *be, void *key, backend_job *job)
 {
     (void)be;
-    const groth16_params *pk = key;
-    const cuzk_partition *p = job->p;
-    uint64_t n = p->num_inputs - 1; /* ONE excluded */
-    fr_t small[64] = {{{0}}}, *pub = n <= 64 ? small : malloc(n * sizeof *pub);
-    if (!pub) return err_set(CUZK_ENOMEM, "CPU backend: cannot allocate %llu public inputs", (unsigned long long)n);
-    for (uint64_t i = 0; i < n; i++) {
-        if (p->scalar_form == CUZK_FR_CANONICAL) fr_to_mont(&pub[i], (const fr_t *)&p->inputs[i + 1]);
-        else memcpy(&pub[i], &p->inputs[i + 1], sizeof pub[i]);
-    }
-    int rc = groth16_verify(&pk->vk, job->proof, pub, n);
-    if (pub != small) free(pub);
-    if (rc == CUZK_EFORMAT) {
-        /* The proof just made does not decode: a point off the subgroup or at infinity, from a
-         * corrupted key (loaded without CUZK_SRS_CHECK_SUBGROUP) or a faulty device. It fails
-         * the self-check like any wrong proof. */
-        char detail[400];
-        snprintf(detail, sizeof detail, "%s", err_detail());
-        rc = err_set(CUZK_EVERIFY, "the proof made fails its self-check: %s (a corrupted key?)", detail);
-    }
-    return rc;
+    return backend_verify_proof(key, job);
 }
 
 const backend_ops backend_cpu_ops = {
     .name = "cpu",
     .kind = CUZK_BACKEND_CPU,
     .priv_size = sizeof(cpu_job),
-    .heap_until_finish = 0,
     /* two: the worker starts the next partition while a finisher assembles and verifies */
     .inflight_per_worker = 2,
     .create = cpu_create,

@@ -69,6 +69,7 @@ static void cuda_destroy(void *be)
         cuda_dev *d = &b->dev[i];
         gpu_set_device(d->ordinal);
         for (int s = 0; s < CUDA_MAX_SLOTS; s++) slot_destroy(&d->slot[s]);
+        slot_destroy(&d->urgent);
         sem_destroy(&d->free_slots);
         pthread_mutex_destroy(&d->lock);
     }
@@ -192,7 +193,7 @@ static void fill_pl_input(const cuda_backend *b, const cuda_dev *d, const cuda_k
     in->ws_full = cuda_ws_full(k);
     in->ws_lean = cuda_ws_lean(k, piece);
     in->stream_bufs = 2 * piece;
-    uint64_t used = d->resident + (uint64_t)d->nslots * d->slot_bytes;
+    uint64_t used = d->resident + (uint64_t)d->nslots * d->slot_bytes + d->urgent_bytes;
     in->avail = d->cap > used ? d->cap - used : 0;
     in->max_slots = d->nslots ? d->nslots
                   : b->workers_per_device < CUDA_MAX_SLOTS ? b->workers_per_device : CUDA_MAX_SLOTS;
@@ -362,15 +363,22 @@ static void cuda_worker_fini(void *ws)
     free(w);
 }
 
-static int cuda_worker_init(void *be, uint32_t device, uint32_t worker, void **ws)
+static int cuda_worker_init(void *be, uint32_t device, uint32_t worker, uint32_t flags, void **ws)
 {
+    uint32_t w_urgent_level = 0;
     (void)worker;
+    if (flags & BACKEND_WORKER_URGENT) { /* its own slot when there is room (slot_for) */
+        uint32_t level = BACKEND_WORKER_LEVEL(flags);
+        w_urgent_level = level ? level : 1;
+        threadpool_set_urgent((int)w_urgent_level); /* its host work takes the pool's urgent lane */
+    }
     cuda_backend *b = be;
     cuda_worker *w = calloc(1, sizeof *w);
     if (!w) return err_set(CUZK_ENOMEM, "CUDA backend: out of memory");
     w->b = b;
     w->device_index = device;
     w->ordinal = b->dev[device].ordinal;
+    w->urgent = w_urgent_level;
     int rc = gpu_set_device(w->ordinal);
     if (rc) {
         free(w);
@@ -462,6 +470,31 @@ static int stage_inputs(cuda_worker *w, const cuda_key *k, const cuzk_partition 
     return CUZK_OK;
 }
 
+/* The urgent slot for an urgent worker when it is free and fits the budget (committed at
+ * first use, grown for a larger key), else NULL. */
+static cuda_slot *urgent_slot(cuda_dev *d, const cuda_key *k, const cuda_key_dev *kd)
+{
+    int idle = 0;
+    /* acquire: the previous urgent partition's writes to the slot */
+    if (!atomic_compare_exchange_strong_explicit(&d->urgent_taken, &idle, 1, memory_order_acquire,
+                                                 memory_order_relaxed))
+        return NULL;
+    uint64_t need = kd->pl.ws == PL_FULL ? cuda_ws_full(k) : cuda_ws_lean(k, d->piece_bytes) + 2 * d->piece_bytes;
+    int ok = 1;
+    pthread_mutex_lock(&d->lock);
+    if (need > d->urgent_bytes) {
+        uint64_t used = d->resident + (uint64_t)d->nslots * d->slot_bytes + d->urgent_bytes;
+        if (used + (need - d->urgent_bytes) <= d->cap) d->urgent_bytes = need;
+        else ok = 0;
+    }
+    pthread_mutex_unlock(&d->lock);
+    if (!ok) {
+        atomic_store_explicit(&d->urgent_taken, 0, memory_order_release);
+        return NULL;
+    }
+    return &d->urgent;
+}
+
 static int cuda_start(void *ws, backend_job *job)
 {
     cuda_worker *w = ws;
@@ -482,12 +515,15 @@ static int cuda_start(void *ws, backend_job *job)
     uint64_t t1 = bjob_now_ns();
     bjob_trace(job, CUZK_TRACE_HOST_PREP, t0, t1, 0);
 
-    /* the device half: one slot of this device (a wait only when every slot is busy) */
-    cuda_slot *s = slot_acquire(d);
+    /* the device half: one slot of this device (a wait only when every slot is busy); an
+     * urgent worker's own slot when it has one */
+    cuda_slot *s = w->urgent ? urgent_slot(d, k, kd) : NULL;
+    int own = s != NULL;
+    if (!s) s = slot_acquire(d);
     uint64_t t2 = bjob_now_ns();
     if (t2 - t1 > 20000) bjob_trace(job, CUZK_TRACE_BUDGET_WAIT, t1, t2, d->slot_bytes);
     int lean = kd->pl.ws == PL_LEAN;
-    rc = slot_prepare(s, w->ordinal, lean, cuda_work_bytes(&in, lean), cuda_prep_bytes(in.na), d->piece_bytes);
+    rc = slot_prepare(s, w->ordinal, lean, cuda_work_bytes(&in, lean), cuda_prep_bytes(in.na), d->piece_bytes, own);
     uint64_t t_ref = 0;
     if (!rc && !(rc = gpu_event_record(s->ev_ref, s->stream)) && !(rc = gpu_event_sync(s->ev_ref))) {
         t_ref = bjob_now_ns();
@@ -499,7 +535,8 @@ static int cuda_start(void *ws, backend_job *job)
         rc3 = s->ready ? gpu_stream_sync(s->stream) : 0;
     if (!rc && (rc1 || rc2 || rc3)) rc = slot_fail(w->ordinal, "the partition's device work");
     if (!rc) slot_report(s, d, job, t_ref);
-    slot_release(d, s);
+    if (own) atomic_store_explicit(&d->urgent_taken, 0, memory_order_release); /* release: our slot writes */
+    else slot_release(d, s);
     return rc;
 }
 
@@ -516,8 +553,9 @@ static int cuda_finish(void *be, backend_job *job)
 
 static int cuda_verify(void *be, void *key, backend_job *job)
 {
-    /* the CPU backend's pairing check reads only the params */
-    return backend_cpu_ops.verify(be, ((cuda_key *)key)->pk, job);
+    /* the pairing check reads only the params */
+    (void)be;
+    return backend_verify_proof(((cuda_key *)key)->pk, job);
 }
 
 /* cuzk_host_alloc memory: page-locked for every device, so partitions built there are copied
@@ -539,7 +577,6 @@ const backend_ops backend_cuda_ops = {
     .name = "cuda",
     .kind = CUZK_BACKEND_CUDA,
     .priv_size = sizeof(cuda_job),
-    .heap_until_finish = 0, /* start is synchronous: nothing reads the heap later */
     .inflight_per_worker = 2,
     .create = cuda_create,
     .destroy = cuda_destroy,

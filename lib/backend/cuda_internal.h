@@ -106,6 +106,12 @@ typedef struct cuda_dev {
     uint64_t piece_bytes;        /* stream buffers of the slots (a multiple of 192)          */
     sem_t free_slots;
     cuda_slot slot[CUDA_MAX_SLOTS];
+    /* urgent workers' own slot (CUZK_OPT_URGENT_PRIORITY): made at their first partition when
+     * the budget has room beside the keys and the other slots, its streams of the device's
+     * highest priority; without room they queue for the shared slots like everyone */
+    cuda_slot urgent;
+    _Atomic int urgent_taken;
+    uint64_t urgent_bytes;       /* committed to the urgent slot (under lock)               */
     _Atomic uint64_t h2d_bytes, copy_busy_ns; /* statistics: bases streamed, copy-stream busy */
 } cuda_dev;
 
@@ -119,6 +125,7 @@ typedef struct cuda_backend {
 
 typedef struct cuda_worker {
     cuda_backend *b;
+    uint32_t urgent;             /* 0, or the level of an urgent worker                     */
     uint32_t device_index;
     int ordinal;
     void *h_stage;               /* pinned staging, grown on demand (never per partition)   */
@@ -143,7 +150,8 @@ typedef struct cuda_inputs {
 /* ---- cuda_slot.c ---- */
 cuda_slot *slot_acquire(cuda_dev *d);
 void slot_release(cuda_dev *d, cuda_slot *s);
-int slot_prepare(cuda_slot *s, int ordinal, int lean, size_t work_bytes, size_t prep_bytes, size_t piece_bytes);
+int slot_prepare(cuda_slot *s, int ordinal, int lean, size_t work_bytes, size_t prep_bytes, size_t piece_bytes,
+                 int urgent);
 void slot_destroy(cuda_slot *s);
 int slot_fail(int ordinal, const char *what);
 int slot_stage_begin(cuda_slot *s, int st, void *stream);

@@ -86,13 +86,16 @@ static int grow(void **buf, size_t *have, size_t bytes, int ordinal, const char 
 
 /* Streams, events and buffers for a partition: created the first time, grown when a larger
  * partition comes (within the slot's placement), never per partition. */
-int slot_prepare(cuda_slot *s, int ordinal, int lean, size_t work_bytes, size_t prep_bytes, size_t piece_bytes)
+int slot_prepare(cuda_slot *s, int ordinal, int lean, size_t work_bytes, size_t prep_bytes, size_t piece_bytes,
+                 int urgent)
 {
     int rc;
     if (!s->ready) {
         s->ready = 1; /* slot_destroy frees whatever exists */
-        if ((rc = gpu_stream_create(&s->stream)) || (rc = gpu_stream_create(&s->copy_stream)) ||
-            (rc = gpu_stream_create(&s->bases_stream)) || (rc = gpu_event_create(&s->ev_ref)) ||
+        /* an urgent slot's blocks are scheduled ahead of the backlog's as SMs free up */
+        if ((rc = gpu_stream_create_priority(&s->stream, urgent)) ||
+            (rc = gpu_stream_create_priority(&s->copy_stream, urgent)) ||
+            (rc = gpu_stream_create_priority(&s->bases_stream, urgent)) || (rc = gpu_event_create(&s->ev_ref)) ||
             (rc = gpu_host_alloc((void **)&s->h_small, CUDA_SMALL_BYTES)))
             return rc;
         for (int i = 0; i < 2 * ST_N; i++)

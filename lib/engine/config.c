@@ -23,6 +23,7 @@ static const struct {
     [CUZK_OPT_TRACE_CAPACITY] = {"CUZK_OPT_TRACE_CAPACITY", 16, 1 << 20},
     [CUZK_OPT_IDLE_SPIN_NS] = {"CUZK_OPT_IDLE_SPIN_NS", -1, 1000000000},
     [CUZK_OPT_RETRY_ON_CPU] = {"CUZK_OPT_RETRY_ON_CPU", 0, 1},
+    [CUZK_OPT_URGENT_PRIORITY] = {"CUZK_OPT_URGENT_PRIORITY", 1, TRACKER_LEVELS - 1},
 };
 
 static int cfg_ok(const cuzk_config *cfg) { return cfg && cfg->magic == CONFIG_MAGIC; }
@@ -92,6 +93,7 @@ void config_resolve(const cuzk_config *cfg, engine_opts *o)
     o->queue_capacity = v[CUZK_OPT_QUEUE_CAPACITY] ? (uint32_t)v[CUZK_OPT_QUEUE_CAPACITY] : 1024;
     o->verify = v[CUZK_OPT_VERIFY] != 0;
     o->retry_on_cpu = v[CUZK_OPT_RETRY_ON_CPU] != 0;
+    o->urgent_priority = (uint32_t)v[CUZK_OPT_URGENT_PRIORITY];
     o->finishers = v[CUZK_OPT_FINISHER_THREADS] ? (uint32_t)v[CUZK_OPT_FINISHER_THREADS] : 2;
     o->trace_capacity = v[CUZK_OPT_TRACE_CAPACITY] ? (uint32_t)v[CUZK_OPT_TRACE_CAPACITY] : 8192;
     /* polling helps only where spare cores exist: with fewer than 4, a polling thread takes

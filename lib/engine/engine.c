@@ -12,7 +12,6 @@
 #include "engine/engine.h"
 #include "error.h"
 #include "fault.h"
-#include "field/curve.h"
 
 static _Atomic uint32_t engine_tags; /* names each engine in its handles (12 bits) */
 
@@ -33,22 +32,22 @@ int engine_spin(const cuzk_engine *e, spinner *sp)
     return now_ns() - sp->start < e->o.spin_ns;
 }
 
-/* ---- hooks for backends ---- */
+/* ---- the services backends get (backend.h) ---- */
 
-void *bjob_alloc(backend_job *bj, size_t bytes)
+static void *svc_alloc(backend_job *bj, size_t bytes)
 {
     job *j = (job *)bj;
     if (!j->heap && !(j->heap = arena_heap_new())) return NULL;
     return arena_heap_alloc(j->heap, bytes);
 }
 
-void bjob_free(backend_job *bj, void *ptr)
+static void svc_free(backend_job *bj, void *ptr)
 {
     (void)bj;
     if (ptr) arena_free(ptr);
 }
 
-void bjob_release_abc(backend_job *bj)
+static void svc_release_abc(backend_job *bj)
 {
     job *j = (job *)bj;
     if (j->abc_released) return;
@@ -58,7 +57,7 @@ void bjob_release_abc(backend_job *bj)
     budget_release(&j->engine->host, n);
 }
 
-int bjob_canceled(const backend_job *bj)
+static int svc_canceled(const backend_job *bj)
 {
     const job *j = (const job *)bj;
     /* relaxed: a hint between stages; the tracker gives the final word */
@@ -66,14 +65,20 @@ int bjob_canceled(const backend_job *bj)
            atomic_load_explicit(&j->engine->shutdown, memory_order_relaxed);
 }
 
-void bjob_trace(backend_job *bj, int32_t kind, uint64_t begin_ns, uint64_t end_ns, uint64_t bytes)
+static void svc_trace(backend_job *bj, int32_t kind, uint64_t begin_ns, uint64_t end_ns, uint64_t bytes)
 {
     job *j = (job *)bj;
     trace_emit(&j->engine->tr, kind, bj->device, bj->worker, j->handle, j->p.user_tag, begin_ns,
                end_ns, bytes);
 }
 
-uint64_t bjob_now_ns(void) { return now_ns(); }
+static const backend_services engine_services = {
+    .alloc = svc_alloc,
+    .free = svc_free,
+    .release_abc = svc_release_abc,
+    .canceled = svc_canceled,
+    .trace = svc_trace,
+};
 
 /* ---- keys ---- */
 
@@ -114,20 +119,7 @@ void engine_srs_reap(cuzk_engine *e)
 static int budget_give_up(void *arg)
 {
     job *j = arg;
-    return bjob_canceled(&j->bj);
-}
-
-/* Destroys heaps of partitions whose finish is done (heap_until_finish backends). */
-static void drain_retire(worker *w)
-{
-    retire_entry r;
-    int any = 0;
-    while (ring_pop(&w->retire, &r)) {
-        arena_heap_destroy(r.heap);
-        budget_release(&w->engine->host, r.host_bytes);
-        any = 1;
-    }
-    if (any) housekeeper_poke(&w->engine->hk);
+    return svc_canceled(&j->bj);
 }
 
 /* ---- why a job failed (cuzk_result.detail) ---- */
@@ -179,10 +171,11 @@ static void run_job(worker *w, uint64_t h)
     j->worker = w;
     j->bj.worker = (int32_t)w->index;
     j->bj.device = w->device;
+    j->bj.urgent = w->min_level;
     atomic_fetch_add_explicit(&e->dequeued.v, 1, memory_order_relaxed); /* a statistic */
     trace_emit(&e->tr, CUZK_TRACE_QUEUE_WAIT, w->device, (int32_t)w->index, h, j->p.user_tag,
                j->t_submit, j->t_dequeue, 0);
-    if (bjob_canceled(&j->bj)) {
+    if (svc_canceled(&j->bj)) {
         j->bj.status = CUZK_ECANCELED;
         job_note_failure(j, "queue");
         hand_to_finisher(e, j);
@@ -218,16 +211,15 @@ static void run_job(worker *w, uint64_t h)
     j->t_started = now_ns();
     trace_emit(&e->tr, CUZK_TRACE_START, w->device, (int32_t)w->index, h, j->p.user_tag, j->t_start,
                j->t_started, j->est.host_bytes);
-    if (!e->ops->heap_until_finish) {
-        /* the working memory is no longer needed: gone before the next partition starts */
-        if (j->heap) {
-            arena_heap_destroy(j->heap);
-            j->heap = NULL;
-            housekeeper_poke(&e->hk);
-        }
-        budget_release(&e->host, j->host_reserved);
-        j->host_reserved = 0;
+    /* start is synchronous (backend.h): nothing reads the working memory any more, so it
+     * is gone, and its budget back, before the next partition starts */
+    if (j->heap) {
+        arena_heap_destroy(j->heap);
+        j->heap = NULL;
+        housekeeper_poke(&e->hk);
     }
+    budget_release(&e->host, j->host_reserved);
+    j->host_reserved = 0;
     hand_to_finisher(e, j);
 }
 
@@ -235,23 +227,26 @@ static void *worker_main(void *arg)
 {
     worker *w = arg;
     cuzk_engine *e = w->engine;
-    w->init_rc = e->ops->worker_init(e->be, w->device_index, w->index, &w->ws);
+    uint32_t flags = w->min_level ? BACKEND_WORKER_URGENT | w->min_level << BACKEND_WORKER_LEVEL_SHIFT : 0;
+    w->init_rc = e->ops->worker_init(e->be, w->device_index, w->index, flags, &w->ws);
     if (w->init_rc != CUZK_OK) snprintf(w->init_detail, sizeof w->init_detail, "%s", err_detail());
     /* release: engine creation reads init_rc after seeing the count */
     atomic_fetch_add_explicit(&e->workers_ready, 1, memory_order_release);
     evc_notify(&e->results, EVC_ALL);
     if (w->init_rc != CUZK_OK) return NULL;
     const uint32_t max_inflight = e->ops->inflight_per_worker ? e->ops->inflight_per_worker : 1;
+    /* an urgent worker sleeps on its own count, so a notification meant for the others is
+     * never spent on a worker that may not take the job */
+    evcount *work = w->min_level ? &e->urgent_work[w->min_level] : &e->work;
     uint64_t idle_since = now_ns();
     for (;;) {
-        drain_retire(w);
         /* acquire: pairs with destroy's release store; all jobs are posted by then */
         if (atomic_load_explicit(&e->stop, memory_order_acquire)) break;
         /* relaxed: finishers decrement; the evc below orders the sleep */
         if (atomic_load_explicit(&w->inflight, memory_order_relaxed) >= max_inflight) {
             uint32_t key = evc_prepare(&w->slot_free);
             if (atomic_load_explicit(&w->inflight, memory_order_relaxed) >= max_inflight &&
-                !ring_count(&w->retire) && !atomic_load_explicit(&e->stop, memory_order_acquire))
+                !atomic_load_explicit(&e->stop, memory_order_acquire))
                 evc_wait(&w->slot_free, key, 0);
             else evc_cancel(&w->slot_free);
             continue;
@@ -260,16 +255,15 @@ static void *worker_main(void *arg)
         spinner spin = {0, 0};
         int got = 0;
         for (;;) {
-            if ((got = tracker_dequeue(&e->trk, &h))) break;
-            if (ring_count(&w->retire) || atomic_load_explicit(&e->stop, memory_order_acquire)) break;
+            if ((got = tracker_dequeue_min(&e->trk, &h, w->min_level))) break;
+            if (atomic_load_explicit(&e->stop, memory_order_acquire)) break;
             if (engine_spin(e, &spin)) continue;
-            uint32_t key = evc_prepare(&e->work);
-            if (tracker_has_ready(&e->trk) || ring_count(&w->retire) ||
-                atomic_load_explicit(&e->stop, memory_order_acquire)) {
-                evc_cancel(&e->work);
+            uint32_t key = evc_prepare(work);
+            if (tracker_has_ready_min(&e->trk, w->min_level) || atomic_load_explicit(&e->stop, memory_order_acquire)) {
+                evc_cancel(work);
                 continue;
             }
-            evc_wait(&e->work, key, 0);
+            evc_wait(work, key, 0);
             spin.n = 0;
         }
         if (!got) continue;
@@ -279,27 +273,20 @@ static void *worker_main(void *arg)
         run_job(w, h);
         idle_since = now_ns();
     }
-    drain_retire(w);
     if (e->ops->worker_fini) e->ops->worker_fini(w->ws);
     return NULL;
 }
 
 /* ---- finishers ---- */
 
-/* FAULT_MSM_CORRUPT: C += G1 generator, as a wrong L or H MSM output would make it (C sums
- * them). The proof still decodes; only the self-check can tell. */
+/* FAULT_MSM_CORRUPT: C becomes -C (the sign flag of its compressed encoding flipped), as a
+ * wrong L or H MSM output would make it wrong (C sums them). A byte edit, no curve
+ * arithmetic: the proof still decodes (-C is on the curve and in the subgroup) and only the
+ * self-check can tell. C at infinity (flag 0x40; never in a real proof) has no sign: A is
+ * negated instead. */
 static void fault_corrupt_proof(uint8_t proof[192])
 {
-    g1_aff c;
-    g1_jac cj;
-    if (g1_decode(&c, proof + 144, 48, 0) != 0) {
-        proof[191] ^= 1; /* not a point already: any change will do */
-        return;
-    }
-    g1_jac_from_aff(&cj, &c);
-    g1_jac_add_aff(&cj, &cj, &G1_GENERATOR);
-    g1_jac_to_aff(&c, &cj);
-    g1_encode_compressed(proof + 144, &c);
+    proof[proof[144] & 0x40 ? 0 : 144] ^= 0x20;
 }
 
 /* finish, then the self-check: bj->status says how it went. */
@@ -307,7 +294,7 @@ static void finish_and_check(cuzk_engine *e, job *j, const backend_ops *ops, voi
 {
     backend_job *bj = &j->bj;
     uint64_t t0 = now_ns();
-    if (bj->status == CUZK_OK && bjob_canceled(bj)) bj->status = CUZK_ECANCELED;
+    if (bj->status == CUZK_OK && svc_canceled(bj)) bj->status = CUZK_ECANCELED;
     if (bj->status == CUZK_OK) {
         err_clear();
         int rc = ops->finish(be, bj);
@@ -316,7 +303,7 @@ static void finish_and_check(cuzk_engine *e, job *j, const backend_ops *ops, voi
     job_note_failure(j, "finish");
     if (bj->status == CUZK_OK && FAULT_HIT(FAULT_MSM_CORRUPT)) fault_corrupt_proof(bj->proof);
     uint64_t t1 = now_ns();
-    if (bj->status == CUZK_OK && e->o.verify && !bjob_canceled(bj)) {
+    if (bj->status == CUZK_OK && e->o.verify && !svc_canceled(bj)) {
         err_clear();
         int rc = ops->verify(be, key, bj);
         uint64_t t2 = now_ns();
@@ -332,16 +319,16 @@ static int retry_wanted(cuzk_engine *e, job *j)
 {
     int32_t s = j->bj.status;
     return e->o.retry_on_cpu && e->retry_be && j->started && !j->retried &&
-           (s == CUZK_EDEVICE || s == CUZK_EBUDGET || s == CUZK_EVERIFY) && !bjob_canceled(&j->bj);
+           (s == CUZK_EDEVICE || s == CUZK_EBUDGET || s == CUZK_EVERIFY) && !svc_canceled(&j->bj);
 }
 
-/* CUZK_OPT_RETRY_ON_CPU: the partition once more on the CPU backend, here on the finisher
- * (a rare path: the device's worker and budget are already free for the next partition).
- * Its own heap (created and destroyed on this thread), per-job state and host reservation;
- * on any obstacle the first error stands. */
+/* CUZK_OPT_RETRY_ON_CPU: the partition once more on the retry backend (the CPU's), here on
+ * the finisher (a rare path: the device's worker and budget are already free for the next
+ * partition; not given urgent precedence). Its own heap (created and destroyed on this
+ * thread), per-job state and host reservation; on any obstacle the first error stands. */
 static void retry_on_cpu(cuzk_engine *e, job *j)
 {
-    const backend_ops *cpu = &backend_cpu_ops;
+    const backend_ops *cpu = e->retry_ops;
     backend_job *bj = &j->bj;
     void *key = e->ops->key_params(j->srs->key);
     backend_estimate est = {0, 0, 0};
@@ -350,7 +337,7 @@ static void retry_on_cpu(cuzk_engine *e, job *j)
     size_t priv_bytes = ((size_t)cpu->priv_size + 63) & ~(size_t)63;
     void *priv = priv_bytes ? aligned_alloc(64, priv_bytes) : NULL;
     void *ws = NULL;
-    if ((priv_bytes && !priv) || cpu->worker_init(e->retry_be, 0, bj->worker < 0 ? 0 : (uint32_t)bj->worker, &ws) != CUZK_OK) {
+    if ((priv_bytes && !priv) || cpu->worker_init(e->retry_be, 0, bj->worker < 0 ? 0 : (uint32_t)bj->worker, 0, &ws) != CUZK_OK) {
         free(priv);
         budget_release(&e->host, est.host_bytes);
         return;
@@ -373,7 +360,7 @@ static void retry_on_cpu(cuzk_engine *e, job *j)
     job_start(cpu, ws, j);
     finish_and_check(e, j, cpu, e->retry_be, key);
     bj->device_ns = now_ns() - t0;
-    if (j->heap) { /* made by bjob_alloc on this thread; kept through finish either way */
+    if (j->heap) { /* made by svc_alloc on this thread; kept through finish either way */
         arena_heap_destroy(j->heap);
         j->heap = NULL;
         housekeeper_poke(&e->hk);
@@ -392,20 +379,13 @@ static void finish_job(cuzk_engine *e, uint64_t h)
     job *j = engine_job(e, h);
     backend_job *bj = &j->bj;
     finish_and_check(e, j, e->ops, e->be, j->srs->key);
-    /* give the worker its pipeline slot (and the heap) back */
+    /* give the worker its pipeline slot back */
     if (j->device_reserved) {
         budget_release(&e->dev[j->device_index], j->device_reserved);
         j->device_reserved = 0;
     }
     if (j->started) {
         worker *w = j->worker;
-        if (e->ops->heap_until_finish && (j->heap || j->host_reserved)) {
-            retire_entry r = {j->heap, j->host_reserved};
-            ring_push_wait(&w->retire, &r); /* never truly full: capacity > in-flight bound */
-            j->heap = NULL;
-            j->host_reserved = 0;
-            evc_notify_if_waiting(&e->work, EVC_ALL);
-        }
         atomic_fetch_sub_explicit(&w->inflight, 1, memory_order_relaxed); /* evc orders it */
         evc_notify_if_waiting(&w->slot_free, 1);
     }
@@ -483,7 +463,8 @@ static void hk_trace(void *arg, uint64_t begin_ns, uint64_t end_ns)
 
 static void engine_free(cuzk_engine *e);
 
-int engine_create_with_backend(const cuzk_config *cfg, const backend_ops *ops, cuzk_engine **out)
+int engine_create_with_backend(const cuzk_config *cfg, const backend_ops *ops, const backend_ops *retry_ops,
+                               cuzk_engine **out)
 {
     if (!out) return err_set(CUZK_EINVAL, "cuzk_engine_create: out is NULL");
     *out = NULL;
@@ -495,6 +476,7 @@ int engine_create_with_backend(const cuzk_config *cfg, const backend_ops *ops, c
     config_resolve(cfg, &e->o);
     e->ops = ops;
     evc_init(&e->work);
+    for (int l = 0; l < TRACKER_LEVELS; l++) evc_init(&e->urgent_work[l]);
     evc_init(&e->finish);
     evc_init(&e->results);
     budget_init(&e->host, e->o.host_budget);
@@ -503,21 +485,28 @@ int engine_create_with_backend(const cuzk_config *cfg, const backend_ops *ops, c
     atomic_init(&e->srs_dead, NULL);
     e->magic = ENGINE_MAGIC;
 
-    backend_config bc = {e->o.device_mask, e->o.workers_per_device, e->o.cpu_threads, e->o.device_budget};
+    /* per device: one urgent worker for each level from the urgent priority T to the top */
+    const uint32_t urgent_workers = e->o.urgent_priority ? TRACKER_LEVELS - e->o.urgent_priority : 0;
+    backend_config bc = {.device_mask = e->o.device_mask,
+                         .workers_per_device = e->o.workers_per_device,
+                         .cpu_threads = e->o.cpu_threads,
+                         .device_budget_bytes = e->o.device_budget,
+                         .urgent_workers_per_device = urgent_workers};
     int rc = ops->create(&bc, &e->be, &e->devices);
     if (rc != CUZK_OK) {
         e->be = NULL;
         engine_free(e);
         return rc;
     }
-    if (e->o.retry_on_cpu && ops->key_params) {
-        /* the CPU backend retries run on: the engine's own, or one of its own beside a GPU's */
-        if (ops == &backend_cpu_ops) {
+    if (e->o.retry_on_cpu && ops->key_params && retry_ops) {
+        /* the backend retries run on: the engine's own, or an instance of its own */
+        e->retry_ops = retry_ops;
+        if (retry_ops == ops) {
             e->retry_be = e->be;
         } else {
-            backend_config cbc = {0, 1, e->o.cpu_threads, 0};
+            backend_config cbc = {.workers_per_device = 1, .cpu_threads = e->o.cpu_threads};
             uint32_t ndev = 0;
-            if ((rc = backend_cpu_ops.create(&cbc, &e->retry_be, &ndev)) != CUZK_OK) {
+            if ((rc = retry_ops->create(&cbc, &e->retry_be, &ndev)) != CUZK_OK) {
                 e->retry_be = NULL;
                 engine_free(e);
                 return rc;
@@ -541,6 +530,7 @@ int engine_create_with_backend(const cuzk_config *cfg, const backend_ops *ops, c
     }
     for (uint32_t i = 0; i < e->o.queue_capacity; i++) {
         e->jobs[i].engine = e;
+        e->jobs[i].bj.svc = &engine_services;
         if (ops->priv_size) e->jobs[i].bj.priv = e->priv + (size_t)i * (((size_t)ops->priv_size + 63) & ~(size_t)63);
     }
     for (uint32_t d = 0; d < (e->devices ? e->devices : 1); d++)
@@ -563,26 +553,26 @@ int engine_create_with_backend(const cuzk_config *cfg, const backend_ops *ops, c
             engine_free(e);
             return err_set(CUZK_ENOMEM, "cuzk_engine_create: cannot start finisher threads");
         }
-    uint32_t ndev = e->devices ? e->devices : 1;
-    e->nworkers = ndev * e->o.workers_per_device;
+    /* workers 0 .. ndev*wpd-1 take any partition (wpd per device, in device order); then the
+     * urgent workers (CUZK_OPT_URGENT_PRIORITY = T), 8 - T per device in device order: the
+     * one of level L takes only partitions of priority >= L, so a partition of the top
+     * priority never waits behind a lower urgent one */
+    uint32_t ndev = e->devices ? e->devices : 1, nnormal = ndev * e->o.workers_per_device;
+    e->nworkers = nnormal + ndev * urgent_workers;
     if (!(e->workers = aligned_alloc(CUZK_CACHELINE, e->nworkers * sizeof *e->workers))) {
         engine_free(e);
         return err_set(CUZK_ENOMEM, "cuzk_engine_create: out of memory");
     }
     memset(e->workers, 0, e->nworkers * sizeof *e->workers);
-    uint32_t inflight = ops->inflight_per_worker ? ops->inflight_per_worker : 1;
     for (uint32_t i = 0; i < e->nworkers; i++) {
         worker *w = &e->workers[i];
         w->engine = e;
         w->index = i;
-        w->device_index = i / e->o.workers_per_device;
+        w->device_index = i < nnormal ? i / e->o.workers_per_device : (i - nnormal) / urgent_workers;
+        w->min_level = i < nnormal ? 0 : e->o.urgent_priority + (i - nnormal) % urgent_workers;
         w->device = ops->device_ordinal ? ops->device_ordinal(e->be, w->device_index) : -1;
         evc_init(&w->slot_free);
         atomic_init(&w->inflight, 0);
-        if ((rc = ring_init(&w->retire, 2 * (inflight + 1), sizeof(retire_entry))) != CUZK_OK) {
-            engine_free(e);
-            return rc;
-        }
         if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
             engine_free(e);
             return err_set(CUZK_ENOMEM, "cuzk_engine_create: cannot start worker threads");
@@ -616,12 +606,12 @@ static void engine_free(cuzk_engine *e)
 {
     atomic_store_explicit(&e->stop, 1, memory_order_release);
     evc_notify(&e->work, EVC_ALL);
+    for (int l = 0; l < TRACKER_LEVELS; l++) evc_notify(&e->urgent_work[l], EVC_ALL);
     evc_notify(&e->finish, EVC_ALL);
     for (uint32_t i = 0; e->workers && i < e->nworkers; i++) {
         worker *w = &e->workers[i];
         evc_notify(&w->slot_free, EVC_ALL);
         if (w->running) pthread_join(w->thread, NULL);
-        ring_destroy(&w->retire);
     }
     for (uint32_t i = 0; i < e->finishers_started; i++) pthread_join(e->finishers[i], NULL);
     housekeeper_stop(&e->hk);
@@ -637,7 +627,7 @@ static void engine_free(cuzk_engine *e)
     }
     pthread_mutex_unlock(&e->srs_lock);
     engine_host_allocs_free_all(e);
-    if (e->retry_be_owned) backend_cpu_ops.destroy(e->retry_be);
+    if (e->retry_be_owned) e->retry_ops->destroy(e->retry_be);
     if (e->be) e->ops->destroy(e->be);
     tracker_destroy(&e->trk);
     free(e->jobs);

@@ -17,7 +17,7 @@
 #include "engine/trace.h"
 #include "engine/tracker.h"
 
-#define CUZK_OPT_LAST CUZK_OPT_RETRY_ON_CPU
+#define CUZK_OPT_LAST CUZK_OPT_URGENT_PRIORITY
 #define CONFIG_MAGIC 0x6366677a75u /* "uzcfg" */
 #define ENGINE_MAGIC 0x656e677a75u
 #define SRS_MAGIC 0x7372737a75u
@@ -38,6 +38,7 @@ typedef struct engine_opts {
     uint64_t spin_ns;
     int verify;
     int retry_on_cpu;
+    uint32_t urgent_priority;    /* 0 = no urgent workers; else the lowest urgent priority */
 } engine_opts;
 void config_resolve(const cuzk_config *cfg, engine_opts *o);
 
@@ -73,18 +74,13 @@ typedef struct job {
     cuzk_result result;          /* detail: written where the job fails, the rest at post */
 } job;
 
-typedef struct retire_entry {    /* a finished partition's heap, destroyed by its worker */
-    arena_heap *heap;
-    uint64_t host_bytes;
-} retire_entry;
-
 typedef struct worker {
     _Alignas(CUZK_CACHELINE) _Atomic uint32_t inflight;
     evcount slot_free;           /* notified when inflight drops                 */
-    ring retire;                 /* retire_entry, pushed by finishers            */
     cuzk_engine *engine;
     pthread_t thread;
     uint32_t index, device_index;
+    uint32_t min_level;          /* lowest priority it takes: 0, or its urgent level */
     int32_t device;              /* ordinal reported in results and events       */
     void *ws;                    /* backend's worker state                       */
     int init_rc;
@@ -99,6 +95,7 @@ typedef struct counter {         /* one statistic on its own cache line */
 struct cuzk_engine {
     tracker trk;                 /* first: 64-byte aligned with the engine */
     evcount work;                /* workers: a job became ready            */
+    evcount urgent_work[TRACKER_LEVELS]; /* urgent workers of level L: a job of priority >= L */
     evcount finish;              /* finishers: a job needs finishing        */
     evcount results;             /* pollers (and destroy): a result posted  */
     budget host;
@@ -114,7 +111,8 @@ struct cuzk_engine {
     engine_opts o;
     const backend_ops *ops;
     void *be;
-    void *retry_be;              /* the CPU backend retries run on (RETRY_ON_CPU), or NULL */
+    const backend_ops *retry_ops;/* the backend retries run on (RETRY_ON_CPU), or NULL   */
+    void *retry_be;              /* its instance, or NULL                                  */
     int retry_be_owned;          /* created for retries (not e->be): destroyed with the engine */
     uint32_t devices, nworkers, nfinishers;
     worker *workers;
@@ -130,8 +128,12 @@ struct cuzk_engine {
     struct host_block *allocs;
 };
 
-/* Internal (not exported): an engine on a given backend — tests use the trivial one. */
-int engine_create_with_backend(const cuzk_config *cfg, const backend_ops *ops, cuzk_engine **out);
+/* Internal (not exported): an engine on the backend `ops`; failed partitions are proven
+ * again on `retry_ops` (NULL: never) when CUZK_OPT_RETRY_ON_CPU is set. The engine names
+ * no backend itself: cuzk_engine_create picks the library's (backends.h), tests bring
+ * their own (test/support/backend_trivial.h). */
+int engine_create_with_backend(const cuzk_config *cfg, const backend_ops *ops, const backend_ops *retry_ops,
+                               cuzk_engine **out);
 
 /* engine.c, for engine_api.c */
 static inline job *engine_job(cuzk_engine *e, uint64_t h) { return &e->jobs[tracker_index(h)]; }

@@ -8,12 +8,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "backend/backends.h"
 #include "engine/engine.h"
 #include "error.h"
 #include "fault.h"
-#if CUZK_HAVE_CUDA
-#include "cuda_util.h"
-#endif
 
 CUZK_API int cuzk_engine_create(const cuzk_config *cfg, cuzk_engine **out)
 {
@@ -23,18 +21,10 @@ CUZK_API int cuzk_engine_create(const cuzk_config *cfg, cuzk_engine **out)
     if (cfg && cfg->magic != CONFIG_MAGIC)
         return err_set(CUZK_EINVAL, "cuzk_engine_create: cfg is not a cuzk_config");
     config_resolve(cfg, &o);
-#if CUZK_HAVE_CUDA
-    /* AUTO: the GPU when one is usable; CUDA asked for explicitly must have one */
-    int ndev = o.backend == CUZK_BACKEND_CPU ? 0 : gpu_device_count();
-    if (o.backend == CUZK_BACKEND_CUDA && ndev <= 0)
-        return err_set(CUZK_EDEVICE, "cuzk_engine_create: the CUDA backend was asked for but no usable "
-                       "CUDA device was found (driver missing, no GPU, or CUDA_VISIBLE_DEVICES hides them)");
-    if (ndev > 0) return err_done(engine_create_with_backend(cfg, &backend_cuda_ops, out));
-#else
-    if (o.backend == CUZK_BACKEND_CUDA)
-        return err_set(CUZK_EDEVICE, "cuzk_engine_create: this build has no CUDA backend");
-#endif
-    return err_done(engine_create_with_backend(cfg, &backend_cpu_ops, out));
+    const backend_ops *ops, *retry_ops;
+    int rc = backend_choose(o.backend, &ops, &retry_ops);
+    if (rc != CUZK_OK) return rc;
+    return err_done(engine_create_with_backend(cfg, ops, retry_ops, out));
 }
 
 /* ---- keys ---- */
@@ -86,8 +76,8 @@ CUZK_API int cuzk_srs_load(cuzk_engine *e, const char *path, uint32_t flags, cuz
     if (out) *out = NULL;
     if (!engine_ok(e) || !path || !out)
         return err_set(CUZK_EINVAL, "cuzk_srs_load: engine, params_path and out must not be NULL");
-    if (flags & ~(uint32_t)CUZK_SRS_CHECK_SUBGROUP)
-        return err_set(CUZK_EINVAL, "cuzk_srs_load: unknown flags 0x%x", flags & ~(uint32_t)CUZK_SRS_CHECK_SUBGROUP);
+    const uint32_t known = CUZK_SRS_CHECK_SUBGROUP | CUZK_SRS_PIN;
+    if (flags & ~known) return err_set(CUZK_EINVAL, "cuzk_srs_load: unknown flags 0x%x", flags & ~known);
     void *key = NULL;
     int rc = e->ops->key_load(e->be, path, flags, &key);
     if (rc != CUZK_OK) return rc;
@@ -231,6 +221,9 @@ CUZK_API int cuzk_submit_partition(cuzk_engine *e, cuzk_srs *srs, const cuzk_par
     atomic_fetch_add_explicit(&e->submitted.v, 1, memory_order_relaxed);
     tracker_enqueue(&e->trk, h, (unsigned)prio);
     evc_notify_if_waiting(&e->work, 1);
+    /* an urgent job wakes the sleeping urgent workers that may take it too (levels T..prio):
+     * whichever comes first takes it */
+    for (uint32_t l = e->o.urgent_priority; l && l <= (uint32_t)prio; l++) evc_notify_if_waiting(&e->urgent_work[l], 1);
     trace_emit(&e->tr, CUZK_TRACE_SUBMIT, -1, -1, h, copy.user_tag, t0, now_ns(), est.host_bytes);
     *out = h;
     return err_done(CUZK_OK);

@@ -105,12 +105,14 @@ void tracker_enqueue(tracker *t, uint64_t h, unsigned level)
     ring_push_wait(&t->ready[level < TRACKER_LEVELS ? level : TRACKER_LEVELS - 1], &h);
 }
 
-int tracker_has_ready(const tracker *t)
+int tracker_has_ready_min(const tracker *t, unsigned min_level)
 {
-    for (int l = TRACKER_LEVELS - 1; l >= 0; l--)
+    for (int l = TRACKER_LEVELS - 1; l >= (int)min_level; l--)
         if (ring_count(&t->ready[l])) return 1;
     return 0;
 }
+
+int tracker_has_ready(const tracker *t) { return tracker_has_ready_min(t, 0); }
 
 /* A ready entry was popped: clear IN_READY and claim the job if it is still QUEUED.
  * Returns 1 if the caller now owns a RUNNING job. */
@@ -133,9 +135,9 @@ static int claim_ready(tracker *t, uint64_t h)
     }
 }
 
-int tracker_dequeue(tracker *t, uint64_t *handle)
+int tracker_dequeue_min(tracker *t, uint64_t *handle, unsigned min_level)
 {
-    for (int l = TRACKER_LEVELS - 1; l >= 0; l--) {
+    for (int l = TRACKER_LEVELS - 1; l >= (int)min_level; l--) {
         uint64_t h;
         while (ring_pop(&t->ready[l], &h)) {
             if (claim_ready(t, h)) {
@@ -146,6 +148,8 @@ int tracker_dequeue(tracker *t, uint64_t *handle)
     }
     return 0;
 }
+
+int tracker_dequeue(tracker *t, uint64_t *handle) { return tracker_dequeue_min(t, handle, 0); }
 
 void tracker_to_finish(tracker *t, uint64_t h)
 {

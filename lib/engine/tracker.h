@@ -60,8 +60,11 @@ void tracker_enqueue(tracker *t, uint64_t handle, unsigned level);
 /* Worker: the oldest QUEUED job of the highest non-empty level, now RUNNING and owned by
  * the caller. 0 if there is none (stale entries of canceled jobs are skipped here). */
 int tracker_dequeue(tracker *t, uint64_t *handle);
-/* Is there any ready entry (a hint for idle loops)? */
+/* The same among levels >= min_level only (an urgent worker's view of the queue). */
+int tracker_dequeue_min(tracker *t, uint64_t *handle, unsigned min_level);
+/* Is there any ready entry (at a level >= min_level)? A hint for idle loops. */
 int tracker_has_ready(const tracker *t);
+int tracker_has_ready_min(const tracker *t, unsigned min_level);
 
 /* RUNNING -> FINISHING and onto the finish ring (the worker gives the job away). */
 void tracker_to_finish(tracker *t, uint64_t handle);

@@ -7,12 +7,17 @@
  *   BOOL    b·(b − 1) = 0          A {b}        B {b, −ONE}      C {}          b: a fresh bit
  *   XOR     2a·b' = a + b' − c      A {2a}       B {b'}           C {a, b', −c}  c = a ⊕ b'
  *   NONBIT  (w₋ + k)·(b' + 1) = w   A {w₋, k·ONE} B {b', ONE}     C {w}          w: a field value
+ *   SBOX    (w₋ + k)·w₋ = w         A {w₋, k·ONE} B {w₋}          C {w}          (a Poseidon-like
+ *                                                                                 round: a field
+ *                                                                                 value in B)
  *   PACK    (Σ 2^i·bit_i)·1 = x     A {bits}     B {ONE}          C {x}          x < 2^64
  *   PUB     as PACK, into public input i (the last constraints)
- * b' is always a BOOL bit, a is the previous XOR output (a chain), w₋ the previous NONBIT value
- * (no wire appears twice in one linear combination, as in circom's files),
- * so: B holds only BOOL bits and ONE (b_aux ≈ BOOL share = 25.4 %, b_input = 1 of the inputs);
- * every aux variable except PACK outputs and each chain's last link is in some A (≈ 99.7 %).
+ * b' is always a BOOL bit, a is the previous XOR output (a chain), w₋ the previous NONBIT or
+ * SBOX value (no wire appears twice in one linear combination, as in circom's files),
+ * so: B holds BOOL bits, the SBOX inputs and ONE (b_aux ≈ BOOL + SBOX shares: 25.4 % + 0 for
+ * PoRep; b_input = 1 of the inputs); every aux variable except PACK outputs and each chain's
+ * last link is in some A (≈ 99.7 %). Shares: BOOL = bool_pm, PACK 0.3 %, SBOX = b_aux_pm -
+ * bool_pm, NONBIT = the other non-bits, XOR the rest (bits = BOOL + XOR ≈ bit_share_pm).
  */
 #include "groth16/synth.h"
 
@@ -21,7 +26,7 @@
 
 #include "error.h"
 
-enum { K_BOOL, K_XOR, K_NONBIT, K_PACK, K_COUNT };
+enum { K_BOOL, K_XOR, K_NONBIT, K_PACK, K_SBOX, K_COUNT };
 #define PACK_BITS 64
 #define FRAC_ONE 100000 /* kind shares are in 1/100000 */
 
@@ -162,6 +167,20 @@ static int emit(gen *g, sink *s, uint64_t k, int kind)
         c[nc++] = T(g->ni + j, &g->one);
         break;
     }
+    case K_SBOX: { /* the first one has a NONBIT before it (gen_run) */
+        uint64_t wj = (uint64_t)g->last_w;
+        fr_t kc, t;
+        rnd_fr(g, &kc);
+        fr_add(&t, &kc, &g->aux[wj]);
+        a[na++] = T(g->ni + wj, &g->one);
+        a[na++] = T(0, &kc);
+        b[nb++] = T(g->ni + wj, &g->one);
+        uint64_t j = new_aux(g);
+        fr_mul(&g->aux[j], &t, &g->aux[wj]);
+        g->last_w = (int64_t)j;
+        c[nc++] = T(g->ni + j, &g->one);
+        break;
+    }
     case K_PACK: {
         na = pick_pack(g, a, &g->aux[g->next_aux]);
         uint64_t j = new_aux(g);
@@ -182,6 +201,21 @@ static int emit(gen *g, sink *s, uint64_t k, int kind)
 
 static uint64_t default_public(uint64_t n) { return n / 32 < 327 ? n / 32 : 327; }
 
+/* 0 in the cfg: PoRep's 25.4 % (every B variable a bit) */
+static uint32_t bool_pm(const synth_cfg *cfg) { return cfg->bool_pm ? cfg->bool_pm : 254; }
+static uint32_t b_aux_pm(const synth_cfg *cfg) { return cfg->b_aux_pm ? cfg->b_aux_pm : bool_pm(cfg); }
+
+/* Kind shares in 1/FRAC_ONE (see the top of the file); negative = impossible cfg. */
+static void kind_shares(const synth_cfg *cfg, int64_t share[K_COUNT])
+{
+    int64_t unit = FRAC_ONE / 1000, nonbits = (int64_t)(1000 - (int64_t)cfg->bit_share_pm) * unit;
+    share[K_BOOL] = (int64_t)bool_pm(cfg) * unit;
+    share[K_PACK] = 300;
+    share[K_SBOX] = ((int64_t)b_aux_pm(cfg) - (int64_t)bool_pm(cfg)) * unit;
+    share[K_NONBIT] = nonbits - share[K_SBOX];
+    share[K_XOR] = FRAC_ONE - share[K_BOOL] - share[K_PACK] - share[K_NONBIT] - share[K_SBOX];
+}
+
 static int cfg_counts(const synth_cfg *cfg, uint64_t *pub)
 {
     if (!cfg) return err_set(CUZK_EINVAL, "synth: cfg is NULL");
@@ -194,9 +228,13 @@ static int cfg_counts(const synth_cfg *cfg, uint64_t *pub)
     if (n + p + 1 > ((uint64_t)1 << 32))
         return err_set(CUZK_EINVAL, "synth: %llu constraints exceed the largest domain 2^32",
                        (unsigned long long)n);
-    if (cfg->bit_share_pm < 260 || cfg->bit_share_pm > 1000)
-        return err_set(CUZK_EINVAL, "synth: bit share %u per mille is outside 260..1000",
-                       cfg->bit_share_pm);
+    int64_t share[K_COUNT];
+    kind_shares(cfg, share);
+    if (share[K_XOR] < 0 || share[K_SBOX] < 0 || share[K_NONBIT] < 0)
+        return err_set(CUZK_EINVAL, "synth: shares do not add up: %u per mille bits, %u of them in B, "
+                       "%u per mille of aux in B (need bool <= b_aux <= bool + non-bits, and "
+                       "bool + 0.3 %% + non-bits <= 100 %%)",
+                       cfg->bit_share_pm, bool_pm(cfg), b_aux_pm(cfg));
     *pub = p;
     return CUZK_OK;
 }
@@ -237,16 +275,8 @@ static int gen_run(gen *g, const synth_cfg *cfg, sink *s)
     g->in[0] = FR_ONE;
     g->last_xor = g->last_w = -1;
 
-    /* kind shares: BOOL 25.4 %, PACK 0.3 %, NONBIT = 100 % - bit share, XOR the rest */
-    int64_t share[K_COUNT];
-    share[K_BOOL] = 25400;
-    share[K_PACK] = 300;
-    share[K_NONBIT] = (int64_t)(1000 - cfg->bit_share_pm) * (FRAC_ONE / 1000);
-    share[K_XOR] = FRAC_ONE - share[K_BOOL] - share[K_PACK] - share[K_NONBIT];
-    if (share[K_XOR] < 0) {
-        share[K_NONBIT] += share[K_XOR];
-        share[K_XOR] = 0;
-    }
+    int64_t share[K_COUNT]; /* cfg_counts checked they are all >= 0 */
+    kind_shares(cfg, share);
     uint64_t done[K_COUNT] = {0};
     for (uint64_t k = 0; k < g->na; k++) {
         int kind = K_BOOL;
@@ -259,6 +289,8 @@ static int gen_run(gen *g, const synth_cfg *cfg, sink *s)
         }
         /* the first XOR needs two distinct bits (one wire per linear combination) */
         if (kind == K_XOR && g->last_xor < 0 && g->nbits < 2) kind = K_BOOL;
+        /* an SBOX squares the previous non-bit: the first non-bit is a NONBIT */
+        if (kind == K_SBOX && g->last_w < 0) kind = K_NONBIT;
         done[kind]++;
         rc = emit(g, s, k, kind);
         if (rc) return rc;

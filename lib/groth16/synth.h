@@ -1,8 +1,9 @@
 /*
- * A synthetic circuit shaped like one Filecoin PoRep partition (FORMATS.md): mostly boolean
- * aux variables from bit decompositions and XOR chains, a_aux density ~99.7 %, b_aux ~25.4 %,
- * only ONE among the inputs in B, a few hundred public inputs. Deterministic from a seed.
- * Used by `cuzk gen`, the benches and the demo.
+ * A synthetic circuit shaped like one Filecoin partition (FORMATS.md): by default PoRep's —
+ * mostly boolean aux variables from bit decompositions and XOR chains, a_aux density ~99.7 %,
+ * b_aux ~25.4 %, only ONE among the inputs in B, a few hundred public inputs; the shape table
+ * (synth_shape_find) gives SnapDeals', WindowPoSt's and WinningPoSt's proportions too.
+ * Deterministic from a seed. Used by `cuzk gen`, the benches, the demo and the tests.
  */
 #ifndef CUZK_SYNTH_H
 #define CUZK_SYNTH_H
@@ -16,8 +17,14 @@
 typedef struct synth_cfg {
     uint64_t constraints;  /* the circuit's own constraints (>= 1; < 2^32 - inputs) */
     uint32_t num_public;   /* public inputs besides ONE: SYNTH_PUBLIC_DEFAULT = min(327, N/32) */
-    uint32_t bit_share_pm; /* per-mille of the aux variables that are bits (260..1000) */
+    uint32_t bit_share_pm; /* per-mille of the aux variables that are bits (0/1 values) */
     uint8_t seed[32];
+    uint32_t bool_pm;      /* per-mille of the aux variables that are bits used in B
+                              (booleanity checks); 0 = PoRep's 254 */
+    uint32_t b_aux_pm;     /* per-mille of the aux variables in some B (b_aux density);
+                              0 = bool_pm (only bits in B, as PoRep). Needs
+                              bool_pm <= b_aux_pm <= bool_pm + non-bits and
+                              bool_pm + 3 + non-bits <= 1000 (non-bits = 1000 - bit_share_pm) */
 } synth_cfg;
 
 #define SYNTH_PUBLIC_DEFAULT UINT32_MAX
@@ -29,6 +36,32 @@ void synth_cfg_default(synth_cfg *cfg, uint64_t n, const uint8_t seed[32]);
  * inputs, rounded up to a power of two) is 2^log_m: what "--log N" means in the benches.
  * log_m from 1 to 32. */
 void synth_cfg_for_domain(synth_cfg *cfg, unsigned log_m, const uint8_t seed[32]);
+
+/* One Filecoin circuit's proportions, per partition, as far as they are known (synth_shape.c
+ * and README.md say where each number comes from, and what is assumed). */
+typedef struct synth_shape {
+    const char *name;       /* "porep", "snap", "wpost", "winning" */
+    const char *what;       /* one line for reports */
+    unsigned log_domain;    /* its domain at full size */
+    uint64_t constraints;   /* at full size */
+    uint32_t num_public;    /* public inputs besides ONE at full size */
+    uint32_t fill_pct;      /* (constraints + inputs) / domain at full size, rounded */
+    uint32_t bit_share_pm, bool_pm, b_aux_pm; /* as in synth_cfg */
+    uint32_t partitions;    /* per proof (PoRep, SnapDeals) or per request (PoSt) */
+    int urgent;             /* 1: latency-critical (proven as the daemons' CRITICAL/HIGH work) */
+} synth_shape;
+
+/* The shape called name, or NULL. synth_shape_names: "porep|snap|wpost|winning". */
+const synth_shape *synth_shape_find(const char *name);
+const char *synth_shape_names(void);
+/* A circuit of shape sh with n constraints: its densities and bit share, public inputs
+ * min(sh's, n/32) (for PoRep exactly SYNTH_PUBLIC_DEFAULT). */
+void synth_cfg_for_shape(synth_cfg *cfg, const synth_shape *sh, uint64_t n, const uint8_t seed[32]);
+/* The same with domain 2^log_m, constraints + inputs filling fill_pct % of it (0 = the
+ * shape's own fill; what "--shape S --log N [--fill PCT]" means in the benches). log_m
+ * from 6 to 32, fill_pct 1..100. */
+void synth_cfg_for_shape_log(synth_cfg *cfg, const synth_shape *sh, unsigned log_m, unsigned fill_pct,
+                             const uint8_t seed[32]);
 
 /* The circuit as a constraint system plus a satisfying witness: *inputs (num_inputs values,
  * ONE first) and *aux (num_aux values), Montgomery, malloc'd; free them and cs_free(out).

@@ -145,7 +145,8 @@ static void sweep(unsigned log_m)
         e = engine_with(budget, workers, 0);
         int rc = engine_srs_load_synthetic(e, &rp.shape, &srs);
         if (rc == CUZK_EBUDGET) {
-            const char *msg = cuzk_last_error();
+            char msg[512]; /* copied: every later call that succeeds clears cuzk_last_error() */
+            snprintf(msg, sizeof msg, "%s", cuzk_last_error());
             printf("2^%u: budget %llu: %s\n", log_m, (unsigned long long)budget, msg);
             assert_non_null(strstr(msg, "needs"));
             /* the engine still serves a key that fits */

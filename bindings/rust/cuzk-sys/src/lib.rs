@@ -156,12 +156,14 @@ pub const CUZK_OPT_FINISHER_THREADS: i32 = 9;
 pub const CUZK_OPT_TRACE_CAPACITY: i32 = 10;
 pub const CUZK_OPT_IDLE_SPIN_NS: i32 = 11;
 pub const CUZK_OPT_RETRY_ON_CPU: i32 = 12;
+pub const CUZK_OPT_URGENT_PRIORITY: i32 = 13;
 
 pub const CUZK_BACKEND_AUTO: i32 = 0;
 pub const CUZK_BACKEND_CPU: i32 = 1;
 pub const CUZK_BACKEND_CUDA: i32 = 2;
 
 pub const CUZK_SRS_CHECK_SUBGROUP: u32 = 1;
+pub const CUZK_SRS_PIN: u32 = 2;
 
 pub const CUZK_PLACEMENT_RESIDENT: i32 = 0;
 pub const CUZK_PLACEMENT_PARTIAL: i32 = 1;

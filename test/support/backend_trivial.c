@@ -1,6 +1,7 @@
 /*
- * TEST ONLY, never exported: a backend that proves nothing, for the engine's tests and
- * benchmarks. Its "key" is a spec string given to cuzk_srs_load:
+ * TEST ONLY (test/support, linked by the tests and cuzk-bench, never part of libcuzk): a
+ * backend that proves nothing, for the engine's tests and benchmarks (backend_trivial.h).
+ * Its "key" is a spec string given to cuzk_srs_load:
  *   "trivial:work_ns=N,finish_ns=N,host_bytes=N,abc_pct=P,est_bytes=N"
  * start waits work_ns (cancellable), allocates and touches host_bytes from the partition's
  * heap (abc_pct of it in one block given back mid-way, as an H step would; the rest in
@@ -13,7 +14,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "backend/backend.h"
+#include "support/backend_trivial.h"
+
 #include "error.h"
 
 typedef struct trivial_key {
@@ -22,6 +24,10 @@ typedef struct trivial_key {
 
 #define TRIVIAL_FAIL_VERIFY (1ull << 63)
 #define TRIVIAL_FAIL_START (1ull << 62)
+
+static _Atomic int64_t keys_live; /* loaded and not yet freed, every engine together */
+
+int64_t backend_trivial_keys_live(void) { return atomic_load(&keys_live); }
 
 static int tv_create(const backend_config *cfg, void **be, uint32_t *devices)
 {
@@ -62,11 +68,17 @@ static int tv_key_load(void *be, const char *path, uint32_t flags, void **key)
         s += n;
         if (*s == ',') s++;
     }
+    atomic_fetch_add(&keys_live, 1);
     *key = k;
     return CUZK_OK;
 }
 
-static void tv_key_free(void *be, void *key) { (void)be; free(key); }
+static void tv_key_free(void *be, void *key)
+{
+    (void)be;
+    atomic_fetch_sub(&keys_live, 1);
+    free(key);
+}
 
 static int tv_check(void *be, void *key, const cuzk_partition *p, backend_estimate *est)
 {
@@ -78,9 +90,9 @@ static int tv_check(void *be, void *key, const cuzk_partition *p, backend_estima
     return CUZK_OK;
 }
 
-static int tv_worker_init(void *be, uint32_t device, uint32_t worker, void **ws)
+static int tv_worker_init(void *be, uint32_t device, uint32_t worker, uint32_t flags, void **ws)
 {
-    (void)be; (void)device; (void)worker;
+    (void)be; (void)device; (void)worker; (void)flags;
     *ws = NULL;
     return CUZK_OK;
 }
@@ -166,7 +178,6 @@ const backend_ops backend_trivial_ops = {
     .name = "trivial",
     .kind = CUZK_BACKEND_CPU,
     .priv_size = 0,
-    .heap_until_finish = 0,
     .inflight_per_worker = 4,
     .create = tv_create,
     .destroy = tv_destroy,
