@@ -394,8 +394,9 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  *     of bulk throughput, see cuzk_srs_placement), and a 24 GB card runs urgent WinningPoSt
  *     partitions beside a 2^27 one but not urgent 2^27 ones. The slot is made at the first
  *     urgent partition, in the key's layout or, where that does not fit, the two-vector one.
- *     An urgent partition whose slot does not fit (or is busy) waits for a shared slot, i.e.
- *     for a running partition to end. Keys loaded later may use room the first left; load
+ *     An urgent partition whose slot is busy waits for it or for a shared slot, whichever
+ *     frees first, ahead of the ordinary workers; where its slot does not fit, for a shared
+ *     slot, i.e. for a running partition to end. Keys loaded later may use room the first left; load
  *     the bulk key first (a later key fits around the slots the first one sized).
  *   - After its device work a partition is finished (assembly, self-check: milliseconds)
  *     by the finisher threads in arrival order, whatever its priority.
