@@ -200,38 +200,41 @@ static void test_random(void **state)
     }
 }
 
-/* With urgent workers: room for their slot of the bulk key's size where the card has it
- * (the bulk layout may get leaner for it), else the small room, else none; the bulk key is
- * never refused for it. */
+/* With urgent workers: 1 GiB kept free where only resident bases give way to it (the layout
+ * and slot count as without); else nothing kept. */
 static void test_urgent_room(void **state)
 {
     (void)state;
     static const struct { const char *name; uint64_t gib; int kept; } cards[] = {
-        {"H200 (139 GiB)", 139, 0}, {"80 GB", 79, 0}, {"64 GiB", 62, 0}, {"48 GB", 47, 0},
-        {"32 GB", 31, 0},           {"24 GB", 23, 0}, {"16 GB", 15, 1}, {"12 GiB", 11, 2}};
+        {"H200 (139 GiB)", 139, 1}, {"80 GB", 79, 1}, {"64 GiB", 62, 1}, {"48 GB", 47, 1},
+        {"32 GB", 31, 1},           {"24 GB", 23, 1}, {"16 GB", 15, 1}, {"11 GiB", 11, 0}};
+    const uint64_t room = 1ull << 30;
     for (size_t i = 0; i < sizeof cards / sizeof cards[0]; i++) {
         pl_input in = porep(cards[i].gib * GiB, 2);
-        const uint64_t keep[3] = {in.ws_lean + in.stream_bufs, 1ull << 30, 0};
         pl_result r, plain;
-        assert_int_equal(placement_decide_keeping(&in, keep, 3, &r), CUZK_OK);
+        assert_int_equal(placement_decide_urgent(&in, room, &r), CUZK_OK);
         char label[64];
         snprintf(label, sizeof label, "%s + urgent room", cards[i].name);
         show(label, &r);
         check_invariants(&in, &r);
-        assert_int_equal(in.keep, keep[cards[i].kept]);
-        /* the larger rooms were tried and did not fit */
-        for (int t = 0; t < cards[i].kept; t++) {
-            pl_input more = in;
-            more.keep = keep[t];
-            assert_int_equal(placement_decide(&more, &plain), CUZK_EBUDGET);
-        }
-        /* nothing kept: exactly the placement without urgent workers; else never more resident */
+        assert_int_equal(in.keep, cards[i].kept ? room : 0);
         pl_input none = in;
         none.keep = 0;
         assert_int_equal(placement_decide(&none, &plain), CUZK_OK);
+        assert_int_equal(r.ws, plain.ws);
+        assert_int_equal(r.slots, plain.slots);
+        assert_int_equal(r.slot_bytes, plain.slot_bytes);
+        assert_true(r.resident_total <= plain.resident_total);
+        assert_true(r.resident_total + room + in.piece_bytes >= plain.resident_total); /* whole pieces */
         if (!in.keep) assert_memory_equal(&r, &plain, sizeof r);
-        else assert_true(r.resident_total <= plain.resident_total);
     }
+    /* the room would cost the layout: a card where full x1 fits only without it */
+    pl_input in = porep(0, 2);
+    in.avail = key_bytes(&in) + in.ws_full + (room / 2);
+    pl_result r;
+    assert_int_equal(placement_decide_urgent(&in, room, &r), CUZK_OK);
+    assert_int_equal(r.ws, PL_FULL);
+    assert_int_equal(in.keep, 0);
 }
 
 int main(void)

@@ -202,9 +202,8 @@ static void fill_pl_input(const cuda_backend *b, const cuda_dev *d, const cuda_k
 }
 
 /* Places k on device i (bookkeeping under the device's lock, then the uploads). With urgent
- * workers the placement leaves room for their slot: one of this key's size (lean) when the
- * card has it beside the bulk slots, else CUDA_URGENT_ROOM for small urgent circuits, else
- * none (urgent partitions then queue for the shared slots). */
+ * workers the placement leaves CUDA_URGENT_ROOM free for their slot where only resident bases
+ * give way to it; a larger urgent partition gets its own slot where the card has room left. */
 static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
 {
     cuda_dev *d = &b->dev[i];
@@ -212,13 +211,9 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
     pl_input in;
     pthread_mutex_lock(&d->lock);
     fill_pl_input(b, d, k, &in);
-    uint64_t keep[3] = {0, 0, 0};
-    if (b->urgent_workers) {
-        uint64_t own = cuda_slot_need(k, 1, 1, in.piece_bytes);
-        keep[0] = own > d->urgent_bytes ? own - d->urgent_bytes : 0;
-        keep[1] = CUDA_URGENT_ROOM > d->urgent_bytes ? CUDA_URGENT_ROOM - d->urgent_bytes : 0;
-    }
-    int rc = placement_decide_keeping(&in, keep, 3, &kd->pl);
+    /* urgent workers: room for a WinningPoSt-sized slot, where the bulk layout stays */
+    uint64_t room = b->urgent_workers && CUDA_URGENT_ROOM > d->urgent_bytes ? CUDA_URGENT_ROOM - d->urgent_bytes : 0;
+    int rc = placement_decide_urgent(&in, room, &kd->pl);
     if (rc == CUZK_OK) {
         if (kd->pl.slots) {
             d->nslots = kd->pl.slots;
@@ -481,8 +476,8 @@ static int stage_inputs(cuda_worker *w, const cuda_key *k, const cuzk_partition 
 }
 
 /* Whether the urgent slot can run a partition of k (committing its bytes when it must grow):
- * in the key's own layout, else lean (the room placement_decide_keeping kept is sized for
- * that). *lean: the layout it would run. */
+ * in the key's own layout, else the two-vector one (a larger urgent partition beside a full
+ * bulk slot). *lean: the layout it would run. */
 static int urgent_fits(cuda_dev *d, const cuda_key *k, const cuda_key_dev *kd, int *lean)
 {
     int streamed = kd->pl.kind != PL_RESIDENT, ok = 0;

@@ -30,8 +30,8 @@
  * eighth of the key's largest vector (so small keys stream in several pieces too). */
 #define CUDA_PIECE_BYTES ((uint64_t)192 << 22)
 #define CUDA_PIECE_MIN ((uint64_t)192 << 8)
-/* Room a placement keeps for the urgent slot when a key's own urgent slot does not fit beside
- * its bulk slots: enough for a WinningPoSt partition (2^19: ~0.63 GiB slot + 0.18 GiB bases). */
+/* Room a placement keeps for the urgent workers' slot: a WinningPoSt partition (2^19: a
+ * ~0.63 GiB slot + 0.18 GiB of bases). */
 #define CUDA_URGENT_ROOM ((uint64_t)1 << 30)
 /* Device memory kept free for the CUDA context, CUB and the NTT tables. */
 #define CUDA_DEVICE_MARGIN ((uint64_t)640 << 20)
@@ -118,7 +118,7 @@ typedef struct cuda_dev {
     uint32_t urgent_waiting;     /* urgent workers waiting: ordinary ones leave slots to them */
     cuda_slot slot[CUDA_MAX_SLOTS];
     /* urgent workers' own slot (CUZK_OPT_URGENT_PRIORITY): made at their first partition when
-     * the budget has room beside the keys and the other slots (placement_decide_keeping left
+     * the budget has room beside the keys and the other slots (placement_decide_urgent leaves
      * it), its streams of the device's highest priority */
     cuda_slot urgent;
     int urgent_taken;            /* under pool_lock                                          */

@@ -100,13 +100,14 @@ int placement_decide(const pl_input *in, pl_result *out)
     return CUZK_OK;
 }
 
-int placement_decide_keeping(pl_input *in, const uint64_t *keep, int nkeep, pl_result *out)
+int placement_decide_urgent(pl_input *in, uint64_t room, pl_result *out)
 {
-    int rc = CUZK_EBUDGET;
-    for (int t = 0; t < nkeep && rc == CUZK_EBUDGET; t++) {
-        if (t && keep[t] >= keep[t - 1]) continue; /* the same try again */
-        in->keep = keep[t];
-        rc = placement_decide(in, out);
-    }
-    return rc;
+    in->keep = 0;
+    int rc = placement_decide(in, out);
+    if (rc != CUZK_OK || !room) return rc;
+    pl_result with;
+    in->keep = room;
+    if (placement_decide(in, &with) == CUZK_OK && with.ws == out->ws && with.slots == out->slots) *out = with;
+    else in->keep = 0;
+    return CUZK_OK;
 }

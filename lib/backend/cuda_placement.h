@@ -50,10 +50,10 @@ typedef struct pl_result {
  * fits (out->need says how many bytes it would take). */
 int placement_decide(const pl_input *in, pl_result *out);
 
-/* placement_decide leaving keep[0] free, else keep[1], ... (the first that places the key;
- * in->keep says which); keep[] descending. The urgent workers' room: their slot for this key,
- * else a small one, else none. */
-int placement_decide_keeping(pl_input *in, const uint64_t *keep, int nkeep, pl_result *out);
+/* placement_decide, then the same leaving `room` bytes free for the urgent workers' slot
+ * where that keeps the layout (full or lean) and the slot count: only resident bases give
+ * way to it. in->keep says whether it was kept (room) or not (0). */
+int placement_decide_urgent(pl_input *in, uint64_t room, pl_result *out);
 
 /* "resident" / "partial" / "streamed" */
 const char *placement_kind_name(int32_t kind);
