@@ -6,14 +6,30 @@
  * Every scaling is fused into a transform's first load or last store:
  *   a, b:  DIF inverse, coefficient k times g^k/n         (natural -> bit-reversed)
  *          DIT forward on the coset                        (bit-reversed -> natural)
+ *          (the inverse's last pass, the scaling and the forward's first pass are one
+ *          pass over memory: ntt_run_pair)
  *          b's last store multiplies by A                  (b := A·B)
- *   c:     DIF inverse, times 1/(n·(g^n - 1))              (bit-reversed coefficients)
+ *   c:     DIF inverse, times 1/(n·(g^n - 1))              (bit-reversed coefficients;
+ *          above 2^19 that factor rides on the first pass's two-level twiddles)
  *   A·B:   DIF inverse, last store: x·g^-k/(n·(g^n - 1)) - c'[pos], written to a[k]
  *          (natural order, ready for the H MSM).
  */
+#include <stdlib.h>
+
 #include "cuda_util.cuh"
 #include "ntt.h"
 #include "ntt/ntt_internal.cuh"
+
+/* CUZK_H_FUSE=0: the inverse and coset transforms of a and b one after the other (the
+ * earlier form, kept to measure the fused pass against it). */
+static bool h_fuse(void)
+{
+    static const bool on = [] {
+        const char *v = getenv("CUZK_H_FUSE");
+        return !(v && v[0] == '0');
+    }();
+    return on;
+}
 
 static int h_run_ab(fr_gpu *x, const fr_gpu *mul_by, const ntt_device_ctx *ctx, const ntt_size_ctx *sz,
                     unsigned log_n, cudaStream_t st)
@@ -24,12 +40,13 @@ static int h_run_ab(fr_gpu *x, const fr_gpu *mul_by, const ntt_device_ctx *ctx, 
     j.dif = true, j.inverse = true;
     j.out_hook = NTT_HOOK_COSET;
     j.out_lo = ctx->dir[0].gc_lo, j.out_hi = sz->hi_fwd_inv_n;
-    GPU_TRY(ntt_run(j, ctx, st));
     ntt_job f = {};
     f.data = f.out = x;
     f.log_n = log_n;
     f.dif = false, f.inverse = false;
     if (mul_by) f.out_hook = NTT_HOOK_MUL, f.aux = mul_by;
+    if (h_fuse()) return ntt_run_pair(j, f, ctx, st);
+    GPU_TRY(ntt_run(j, ctx, st));
     return ntt_run(f, ctx, st);
 }
 
@@ -39,8 +56,8 @@ static int h_run_c(fr_gpu *c, const ntt_device_ctx *ctx, const ntt_size_ctx *sz,
     j.data = j.out = c;
     j.log_n = log_n;
     j.dif = true, j.inverse = true;
-    j.out_hook = NTT_HOOK_SCALE;
-    j.scale = sz->h_scale;
+    if (sz->tw_inv_h) j.tw0_hi = sz->tw_inv_h; /* the scale rides on the first pass's twiddles */
+    else j.out_hook = NTT_HOOK_SCALE, j.scale = sz->h_scale;
     return ntt_run(j, ctx, st);
 }
 

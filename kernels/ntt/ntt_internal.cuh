@@ -37,6 +37,7 @@ struct ntt_size_ctx {
     const fr_gpu *hi_fwd_inv_n;  /* max(1, n/2^14) entries: g^(x·2^14)/n */
     const fr_gpu *hi_inv_inv_n;  /* g^(-x·2^14)/n */
     const fr_gpu *hi_inv_h;      /* g^(-x·2^14)/(n·(g^n - 1)) */
+    const fr_gpu *tw_inv_h;      /* above 2^19: ω_{2^28}^(-x·2^14)/(n·(g^n - 1)), 2^14 entries */
     fr_gpu *mem;
 };
 
@@ -66,9 +67,16 @@ struct ntt_job {
     const fr_gpu *out_lo, *out_hi;
     const fr_gpu *aux;
     fr_gpu scale;
+    const fr_gpu *tw0_hi; /* if set and pass 0 (DIF numbering) uses two-level twiddles: its
+                           * high table instead of the plain one (a scaled copy folds a
+                           * constant factor into the twiddle product) */
 };
 
 int ntt_run(const ntt_job &job, const ntt_device_ctx *ctx, cudaStream_t stream);
+/* inv (DIF, in place, out-hook COSET: the mid factor) then fwd (DIT on the same buffer, no
+ * in-hook), with inv's last pass and fwd's first fused into one pass over memory (sizes
+ * above one tile; otherwise the two transforms one after the other). */
+int ntt_run_pair(const ntt_job &inv, const ntt_job &fwd, const ntt_device_ctx *ctx, cudaStream_t stream);
 int ntt_bitrev_permute(fr_gpu *d, unsigned log_n, cudaStream_t stream);
 
 #endif
