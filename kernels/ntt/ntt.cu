@@ -29,11 +29,17 @@ struct pass_params {
     uint32_t log_n, K, log_G, log_C;
     uint32_t in_hook, out_hook;
     const fr_gpu *in_lo, *in_hi, *out_lo, *out_hi, *aux;
-    const fr_gpu *z2, *mid_lo, *mid_hi; /* fused pass: the forward DIT's roots, the mid factor */
+    /* fused passes: the second transform's roots; FUSE_MID: the mid factor's tables;
+     * FUSE_MUL: the second (DIF) transform's twiddle tables (aux is the multiplier) */
+    const fr_gpu *z2, *mid_lo, *mid_hi, *tw2_a, *tw2_b;
     fr_gpu scale;
 };
 
 enum { TW_NONE = 0, TW_DIRECT = 1, TW_TWO = 2 };
+/* Two transforms in one pass over memory (same tile layout): FUSE_MID, a DIF's last pass
+ * (log_G = 0), times the mid factor, then a DIT's first; FUSE_MUL, a DIT's last pass (pass
+ * 0), times aux, then a DIF's first (pass 0). */
+enum { FUSE_NONE = 0, FUSE_MID = 1, FUSE_MUL = 2 };
 
 __device__ __forceinline__ uint32_t brev(uint32_t x, uint32_t bits)
 {
@@ -68,11 +74,15 @@ __device__ __forceinline__ fr_gpu two_level(const fr_gpu *lo, const fr_gpu *hi, 
     return fr_gpu::ldg(hi + (i >> NTT_SPLIT)) * fr_gpu::ldg(lo + (i & ((1u << NTT_SPLIT) - 1)));
 }
 
-/* The row-pass twiddle W^e, W of order G·2^K. */
+/* The row-pass twiddle W^e, W of order G·2^K, from tables a (and b). */
+__device__ __forceinline__ fr_gpu row_twiddle(const pass_params &p, uint32_t e, const fr_gpu *a, const fr_gpu *b)
+{
+    if (p.tw_mode == TW_DIRECT) return fr_gpu::ldg(a + (e << p.tw_shift));
+    return two_level(a, b, e << p.tw_shift);
+}
 __device__ __forceinline__ fr_gpu row_twiddle(const pass_params &p, uint32_t e)
 {
-    if (p.tw_mode == TW_DIRECT) return fr_gpu::ldg(p.tw_a + (e << p.tw_shift));
-    return two_level(p.tw_a, p.tw_b, e << p.tw_shift);
+    return row_twiddle(p, e, p.tw_a, p.tw_b);
 }
 
 __device__ __forceinline__ void bfly_dif(fr_gpu &x, fr_gpu &y, const fr_gpu &w)
@@ -252,7 +262,7 @@ __device__ __forceinline__ uint32_t elem_pos(const pass_params &p, uint32_t e, u
  * thread's own elements; the column stages; per-element factors (DIF twiddle, out-hook);
  * raw copy back (or, for HFINAL, the scattered natural-order store).
  */
-template <bool DIF, bool R4, bool FUSED>
+template <bool DIF, bool R4, int FUSE>
 __global__ void __launch_bounds__(MAX_THREADS, 3) ntt_pass_kernel(const pass_params p)
 {
     extern __shared__ uint4 smem[];
@@ -283,7 +293,31 @@ __global__ void __launch_bounds__(MAX_THREADS, 3) ntt_pass_kernel(const pass_par
 
     column_stages<DIF, R4>(p, p.z, lo, hi);
     __syncthreads();
-    if (FUSED) {
+    if (FUSE == FUSE_MUL) {
+        /* the DIT's last pass is done (natural order): times aux (the pointwise product),
+         * then the DIF's first pass of the next transform with its own twiddles */
+#pragma unroll 1
+        for (int j = 0; j < 8; j++) {
+            const uint32_t e = threadIdx.x + j * T;
+            uint32_t cl, m;
+            const uint32_t pos = elem_pos(p, e, cl, m);
+            sm_store(lo, hi, e, sm_load(lo, hi, e) * fr_gpu::load(p.aux + pos));
+        }
+        __syncthreads();
+        column_stages<true, R4>(p, p.z2, lo, hi);
+        __syncthreads();
+#pragma unroll 1
+        for (int j = 0; j < 8; j++) {
+            const uint32_t e = threadIdx.x + j * T;
+            uint32_t cl, m;
+            const uint32_t pos = elem_pos(p, e, cl, m);
+            fr_gpu x = sm_load(lo, hi, e);
+            if (tw) x = x * row_twiddle(p, (((blockIdx.x << log_C) + cl) & gmask) * brev(m, p.K), p.tw2_a, p.tw2_b);
+            x.store(p.out + pos);
+        }
+        return;
+    }
+    if (FUSE == FUSE_MID) {
         /* the inverse transform's last pass is done (bit-reversed coefficients): times the
          * mid factor (coset power / n), then the forward DIT's first pass on the same tile
          * (log_G = 0 in both: no twiddle, the same columns) */
@@ -393,9 +427,9 @@ __global__ void ntt_bitrev_kernel(fr_gpu *d, uint32_t log_n)
  * CUZK_NTT_RADIX=2 (the earlier radix-2 rounds, kept to measure one against the other). */
 static bool use_r4 = true;
 
-template <bool DIF, bool R4, bool FUSED> static int set_smem(int bytes)
+template <bool DIF, bool R4, int FUSE> static int set_smem(int bytes)
 {
-    CUDA_TRY(cudaFuncSetAttribute(ntt_pass_kernel<DIF, R4, FUSED>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    CUDA_TRY(cudaFuncSetAttribute(ntt_pass_kernel<DIF, R4, FUSE>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
     return 0;
 }
 
@@ -404,12 +438,14 @@ int ntt_kernel_setup(void)
     const char *r = getenv("CUZK_NTT_RADIX");
     use_r4 = !(r && r[0] == '2');
     const int bytes = TILE * 32;
-    GPU_TRY((set_smem<true, false, false>(bytes)));
-    GPU_TRY((set_smem<false, false, false>(bytes)));
-    GPU_TRY((set_smem<true, false, true>(bytes)));
-    GPU_TRY((set_smem<true, true, false>(bytes)));
-    GPU_TRY((set_smem<false, true, false>(bytes)));
-    return set_smem<true, true, true>(bytes);
+    GPU_TRY((set_smem<true, false, FUSE_NONE>(bytes)));
+    GPU_TRY((set_smem<false, false, FUSE_NONE>(bytes)));
+    GPU_TRY((set_smem<true, false, FUSE_MID>(bytes)));
+    GPU_TRY((set_smem<false, false, FUSE_MUL>(bytes)));
+    GPU_TRY((set_smem<true, true, FUSE_NONE>(bytes)));
+    GPU_TRY((set_smem<false, true, FUSE_NONE>(bytes)));
+    GPU_TRY((set_smem<true, true, FUSE_MID>(bytes)));
+    return set_smem<false, true, FUSE_MUL>(bytes);
 }
 
 /* Stages per pass in DIF order: one column pass up to 2^11; then a row pass of up to 9
@@ -454,17 +490,18 @@ static void pass_setup(pass_params &p, const ntt_job &job, const ntt_dir_tables 
     p.out_hook = step == np - 1 ? job.out_hook : NTT_HOOK_NONE;
 }
 
-template <bool R4> static void launch_r(const pass_params &p, bool dif, bool fused, cudaStream_t stream)
+template <bool R4> static void launch_r(const pass_params &p, bool dif, int fuse, cudaStream_t stream)
 {
     const unsigned log_tile = p.log_n < LOG_TILE ? p.log_n : LOG_TILE;
     const unsigned threads = 1u << (log_tile - 3), blocks = 1u << (p.log_n - log_tile);
     const size_t smem = (size_t)32 << log_tile;
-    if (fused) ntt_pass_kernel<true, R4, true><<<blocks, threads, smem, stream>>>(p);
-    else if (dif) ntt_pass_kernel<true, R4, false><<<blocks, threads, smem, stream>>>(p);
-    else ntt_pass_kernel<false, R4, false><<<blocks, threads, smem, stream>>>(p);
+    if (fuse == FUSE_MID) ntt_pass_kernel<true, R4, FUSE_MID><<<blocks, threads, smem, stream>>>(p);
+    else if (fuse == FUSE_MUL) ntt_pass_kernel<false, R4, FUSE_MUL><<<blocks, threads, smem, stream>>>(p);
+    else if (dif) ntt_pass_kernel<true, R4, FUSE_NONE><<<blocks, threads, smem, stream>>>(p);
+    else ntt_pass_kernel<false, R4, FUSE_NONE><<<blocks, threads, smem, stream>>>(p);
 }
 
-static int launch(const pass_params &p, bool dif, bool fused, cudaStream_t stream)
+static int launch(const pass_params &p, bool dif, int fused, cudaStream_t stream)
 {
     if (use_r4) launch_r<true>(p, dif, fused, stream);
     else launch_r<false>(p, dif, fused, stream);
@@ -488,36 +525,61 @@ int ntt_run(const ntt_job &job, const ntt_device_ctx *ctx, cudaStream_t stream)
     const int np = plan(L, k);
     for (int step = 0; step < np; step++) {
         pass_setup(p, job, t, k, np, job.dif ? step : np - 1 - step, step);
-        GPU_TRY(launch(p, job.dif, false, stream));
+        GPU_TRY(launch(p, job.dif, FUSE_NONE, stream));
     }
     return 0;
 }
 
-int ntt_run_pair(const ntt_job &inv, const ntt_job &fwd, const ntt_device_ctx *ctx, cudaStream_t stream)
+int ntt_run_chain(const ntt_job &inv, const ntt_job &fwd, const ntt_job *then, int part, const ntt_device_ctx *ctx,
+                  cudaStream_t stream)
 {
     const unsigned L = inv.log_n;
     unsigned k[3];
     const int np = L > 2 ? plan(L, k) : 1;
-    if (np < 2 || !inv.dif || fwd.dif || inv.out_hook != NTT_HOOK_COSET || fwd.in_hook != NTT_HOOK_NONE ||
-        inv.out != inv.data || fwd.data != inv.data || fwd.log_n != L) {
-        GPU_TRY(ntt_run(inv, ctx, stream));
-        return ntt_run(fwd, ctx, stream);
+    if (np < 2) { /* one tile: nothing to fuse */
+        if (part & NTT_CHAIN_HEAD) {
+            GPU_TRY(ntt_run(inv, ctx, stream));
+            GPU_TRY(ntt_run(fwd, ctx, stream));
+        }
+        return (part & NTT_CHAIN_LAST) && then ? ntt_run(*then, ctx, stream) : 0;
     }
+    if (!inv.dif || fwd.dif || inv.out_hook != NTT_HOOK_COSET || fwd.in_hook != NTT_HOOK_NONE || inv.out != inv.data ||
+        fwd.data != inv.data || fwd.out != fwd.data || fwd.log_n != L ||
+        (then && (!then->dif || fwd.out_hook != NTT_HOOK_MUL || then->in_hook != NTT_HOOK_NONE ||
+                  then->data != fwd.data || then->log_n != L)))
+        return err_set(CUZK_EINVAL, "ntt_run_chain: transforms that cannot share passes");
     const ntt_dir_tables &ti = ctx->dir[inv.inverse ? 1 : 0], &tf = ctx->dir[fwd.inverse ? 1 : 0];
-    pass_params p;
-    for (int step = 0; step < np - 1; step++) {
-        pass_setup(p, inv, ti, k, np, step, step);
-        GPU_TRY(launch(p, true, false, stream));
-    }
+    struct {
+        pass_params p;
+        bool dif;
+        int fuse;
+    } q[9];
+    int n = 0;
+    for (int step = 0; step < np - 1; step++, n++) pass_setup(q[n].p, inv, ti, k, np, step, step), q[n].dif = true, q[n].fuse = FUSE_NONE;
     /* the inverse's last pass and the forward's first: one tile, no hooks but the mid factor */
-    pass_setup(p, inv, ti, k, np, np - 1, 1);
-    p.out = inv.data;
-    p.out_hook = NTT_HOOK_NONE;
-    p.z2 = tf.z, p.mid_lo = inv.out_lo, p.mid_hi = inv.out_hi;
-    GPU_TRY(launch(p, true, true, stream));
-    for (int step = 1; step < np; step++) {
-        pass_setup(p, fwd, tf, k, np, np - 1 - step, step);
-        GPU_TRY(launch(p, false, false, stream));
+    pass_setup(q[n].p, inv, ti, k, np, np - 1, 1);
+    q[n].p.out = inv.data, q[n].p.out_hook = NTT_HOOK_NONE;
+    q[n].p.z2 = tf.z, q[n].p.mid_lo = inv.out_lo, q[n].p.mid_hi = inv.out_hi;
+    q[n].dif = true, q[n++].fuse = FUSE_MID;
+    const int fwd_end = then ? np - 1 : np;
+    for (int step = 1; step < fwd_end; step++, n++)
+        pass_setup(q[n].p, fwd, tf, k, np, np - 1 - step, step), q[n].dif = false, q[n].fuse = FUSE_NONE;
+    if (then) {
+        const ntt_dir_tables &t2 = ctx->dir[then->inverse ? 1 : 0];
+        /* the forward's last pass (pass 0), times aux, and then's first pass (pass 0) */
+        pass_setup(q[n].p, fwd, tf, k, np, 0, np - 1);
+        q[n].p.out = fwd.data, q[n].p.out_hook = NTT_HOOK_NONE;
+        q[n].p.z2 = t2.z;
+        q[n].p.tw2_a = q[n].p.tw_mode == TW_DIRECT ? t2.direct : t2.tl_lo;
+        q[n].p.tw2_b = then->tw0_hi ? then->tw0_hi : t2.tl_hi;
+        q[n].dif = false, q[n++].fuse = FUSE_MUL;
+        for (int step = 1; step < np; step++, n++)
+            pass_setup(q[n].p, *then, t2, k, np, step, step), q[n].dif = true, q[n].fuse = FUSE_NONE;
+    }
+    const int head = then ? fwd_end + np : n; /* passes up to and with the product's */
+    for (int i = 0; i < n; i++) {
+        const int in = i < head ? NTT_CHAIN_HEAD : i < n - 1 ? NTT_CHAIN_MID : NTT_CHAIN_LAST;
+        if (part & in) GPU_TRY(launch(q[i].p, q[i].dif, q[i].fuse, stream));
     }
     return 0;
 }
