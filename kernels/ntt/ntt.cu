@@ -9,7 +9,9 @@
  * twiddles regrouped). The last pass (G = 1) needs no twiddle. Decimation in time
  * (bit-reversed in, natural out) is the transpose: the same passes in reverse order, the
  * twiddle before the column, each butterfly transposed. Forward and inverse differ only in
- * the tables (ω or ω^-1). Stages 1 and 0 of a column run per quartet (1 product, not 2).
+ * the tables (ω or ω^-1). Stages 1 and 0 of a column run per quartet (1 product, not 2);
+ * the others two at a time per round trip through shared memory (stage_r4). The H step
+ * runs two transforms in one pass where their tiles coincide (FUSE_MID, FUSE_MUL).
  */
 #include <stdlib.h>
 
@@ -425,7 +427,14 @@ __global__ void ntt_bitrev_kernel(fr_gpu *d, uint32_t log_n)
 
 /* Radix of the column stages: 4 (two stages per round trip through shared memory) unless
  * CUZK_NTT_RADIX=2 (the earlier radix-2 rounds, kept to measure one against the other). */
-static bool use_r4 = true;
+static bool use_r4(void)
+{
+    static const bool r4 = [] {
+        const char *r = getenv("CUZK_NTT_RADIX");
+        return !(r && r[0] == '2');
+    }();
+    return r4;
+}
 
 template <bool DIF, bool R4, int FUSE> static int set_smem(int bytes)
 {
@@ -435,8 +444,6 @@ template <bool DIF, bool R4, int FUSE> static int set_smem(int bytes)
 
 int ntt_kernel_setup(void)
 {
-    const char *r = getenv("CUZK_NTT_RADIX");
-    use_r4 = !(r && r[0] == '2');
     const int bytes = TILE * 32;
     GPU_TRY((set_smem<true, false, FUSE_NONE>(bytes)));
     GPU_TRY((set_smem<false, false, FUSE_NONE>(bytes)));
@@ -501,10 +508,10 @@ template <bool R4> static void launch_r(const pass_params &p, bool dif, int fuse
     else ntt_pass_kernel<false, R4, FUSE_NONE><<<blocks, threads, smem, stream>>>(p);
 }
 
-static int launch(const pass_params &p, bool dif, int fused, cudaStream_t stream)
+static int launch(const pass_params &p, bool dif, int fuse, cudaStream_t stream)
 {
-    if (use_r4) launch_r<true>(p, dif, fused, stream);
-    else launch_r<false>(p, dif, fused, stream);
+    if (use_r4()) launch_r<true>(p, dif, fuse, stream);
+    else launch_r<false>(p, dif, fuse, stream);
     CUDA_TRY_LAUNCH("ntt_pass_kernel");
     return 0;
 }
