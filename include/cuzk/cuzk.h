@@ -386,11 +386,18 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  *     CPU backend, whose cores the running partitions fill, it starts at once but its
  *     serial work competes with theirs (bench/RESULTS.md: about twice its own time).
  *   - Memory: an urgent partition reserves its budget like any other and waits while the
- *     host budget is full. On CUDA an urgent worker works in a device slot of its own only
- *     when the device budget has room for it beside the keys and the shared slots (made at
- *     its first partition); otherwise it waits for a shared slot, i.e. for a running
- *     partition to end (a 16-24 GB card proving 2^27 partitions, for example): leave room
- *     with CUZK_OPT_DEVICE_BUDGET_BYTES, see cuzk_srs_placement.
+ *     host budget is full. On CUDA, with urgent workers configured, each key's placement
+ *     leaves device room for the urgent workers' own slot: room for a partition of that
+ *     key's size (in the two-vector layout) where the card has it beside the shared slots,
+ *     else 1 GiB (enough for WinningPoSt, 2^19), else none. So a big card may give the bulk
+ *     key a leaner layout or fewer resident bases than without urgent workers (a few percent
+ *     of bulk throughput, see cuzk_srs_placement), and a 24 GB card runs urgent WinningPoSt
+ *     partitions beside a 2^27 one but not urgent 2^27 ones. The slot is made at the first
+ *     urgent partition, in the key's layout or, where that does not fit, the two-vector one.
+ *     An urgent partition whose slot is busy waits for it or for a shared slot, whichever
+ *     frees first, ahead of the ordinary workers; where its slot does not fit, for a shared
+ *     slot, i.e. for a running partition to end. Keys loaded later may use room the first left; load
+ *     the bulk key first (a later key fits around the slots the first one sized).
  *   - After its device work a partition is finished (assembly, self-check: milliseconds)
  *     by the finisher threads in arrival order, whatever its priority.
  *   - Results are posted in the order partitions finish, not by priority. No deadline, no

@@ -33,6 +33,7 @@ typedef struct pl_input {
     uint32_t max_slots;          /* workers per device; with slot_bytes: the slots there are  */
     uint64_t slot_bytes;         /* 0: this key decides the slots; else their size (bytes),  */
                                  /* which the key may grow (all slots) within avail          */
+    uint64_t keep;               /* of avail, bytes to leave free (the urgent workers' slot)  */
 } pl_input;
 
 typedef struct pl_result {
@@ -48,6 +49,11 @@ typedef struct pl_result {
 /* CUZK_OK with *out filled, or CUZK_EBUDGET when not even one lean slot with streamed bases
  * fits (out->need says how many bytes it would take). */
 int placement_decide(const pl_input *in, pl_result *out);
+
+/* placement_decide leaving keep[0] free, else keep[1], ... (the first that places the key;
+ * in->keep says which); keep[] descending. The urgent workers' room: their slot for this key,
+ * else a small one, else none. */
+int placement_decide_keeping(pl_input *in, const uint64_t *keep, int nkeep, pl_result *out);
 
 /* "resident" / "partial" / "streamed" */
 const char *placement_kind_name(int32_t kind);
