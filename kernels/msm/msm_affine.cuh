@@ -29,20 +29,7 @@ namespace msmk {
 
 /* Plain (coherent) 16-byte loads and stores for slots this thread writes and reads back in the
  * same kernel: load16 goes through the read-only cache, which may return a stale line. */
-template <class T> FPM_HD T ld_slot(const T *p)
-{
-    static_assert(sizeof(T) % 16 == 0, "16-byte granules");
-#ifdef __CUDA_ARCH__
-    T r;
-    const uint4 *s = reinterpret_cast<const uint4 *>(p);
-    uint4 *d = reinterpret_cast<uint4 *>(&r);
-#pragma unroll
-    for (unsigned i = 0; i < sizeof(T) / 16; i++) d[i] = s[i];
-    return r;
-#else
-    return *p;
-#endif
-}
+template <class T> FPM_HD T ld_slot(const T *p) { return load16_as<false>(p); }
 
 /* Slot codes in the run table: a bucket index, or one of the thread's two partial slots. */
 #define MSM_AFF_PART 0x80000000u

@@ -108,8 +108,9 @@ FPM_HD void digits_thread(size_t k, size_t n, const sc256 &s, uint32_t idx, unsi
     }
 }
 
-/* Loads with 16-byte accesses (points are multiples of 16 bytes, arrays 256-byte aligned). */
-template <class T> FPM_HD T load16(const T *p)
+/* Loads with 16-byte accesses (points are multiples of 16 bytes, arrays 256-byte aligned);
+ * RO: through the read-only cache (data no thread writes during the kernel). */
+template <bool RO, class T> FPM_HD T load16_as(const T *p)
 {
     static_assert(sizeof(T) % 16 == 0, "16-byte granules");
 #ifdef __CUDA_ARCH__
@@ -117,12 +118,13 @@ template <class T> FPM_HD T load16(const T *p)
     const uint4 *s = reinterpret_cast<const uint4 *>(p);
     uint4 *d = reinterpret_cast<uint4 *>(&r);
 #pragma unroll
-    for (unsigned i = 0; i < sizeof(T) / 16; i++) d[i] = __ldg(s + i);
+    for (unsigned i = 0; i < sizeof(T) / 16; i++) d[i] = RO ? __ldg(s + i) : s[i];
     return r;
 #else
     return *p;
 #endif
 }
+template <class T> FPM_HD T load16(const T *p) { return load16_as<true>(p); }
 
 template <class T> FPM_HD void store16(T *p, const T &v)
 {

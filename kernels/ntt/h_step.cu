@@ -6,31 +6,92 @@
  * Every scaling is fused into a transform's first load or last store:
  *   a, b:  DIF inverse, coefficient k times g^k/n         (natural -> bit-reversed)
  *          DIT forward on the coset                        (bit-reversed -> natural)
- *          b's last store multiplies by A                  (b := A·B)
- *   c:     DIF inverse, times 1/(n·(g^n - 1))              (bit-reversed coefficients)
+ *          (the inverse's last pass, the scaling and the forward's first pass are one
+ *          pass over memory: ntt_run_chain)
+ *          b's last store multiplies by A                  (b := A·B; that pass also runs
+ *          the first pass of A·B's inverse below)
+ *   c:     DIF inverse, times 1/(n·(g^n - 1))              (bit-reversed coefficients;
+ *          above 2^19 that factor rides on the first pass's two-level twiddles)
  *   A·B:   DIF inverse, last store: x·g^-k/(n·(g^n - 1)) - c'[pos], written to a[k]
  *          (natural order, ready for the H MSM).
  */
+#include <stdlib.h>
+
 #include "cuda_util.cuh"
 #include "ntt.h"
 #include "ntt/ntt_internal.cuh"
 
-static int h_run_ab(fr_gpu *x, const fr_gpu *mul_by, const ntt_device_ctx *ctx, const ntt_size_ctx *sz,
-                    unsigned log_n, cudaStream_t st)
+/* How many passes the transforms of a and b share (CUZK_H_FUSE, to measure one form against
+ * another): 0 none; 1 the inverse's last and the coset transform's first (a and b); 2 (the
+ * default) also b's last, the product with A and the first of A·B's inverse. */
+static int h_fuse(void)
 {
-    ntt_job j = {};
+    static const int level = [] {
+        const char *v = getenv("CUZK_H_FUSE");
+        return v && (v[0] == '0' || v[0] == '1') ? v[0] - '0' : 2;
+    }();
+    return level;
+}
+
+/* x's inverse (natural -> bit-reversed, times g^k/n) and coset transform (-> natural), the
+ * latter's last store times mul_by when given */
+static void jobs_ab(ntt_job &j, ntt_job &f, fr_gpu *x, const fr_gpu *mul_by, const ntt_device_ctx *ctx,
+                    const ntt_size_ctx *sz, unsigned log_n)
+{
+    j = ntt_job{};
     j.data = j.out = x;
     j.log_n = log_n;
     j.dif = true, j.inverse = true;
     j.out_hook = NTT_HOOK_COSET;
     j.out_lo = ctx->dir[0].gc_lo, j.out_hi = sz->hi_fwd_inv_n;
-    GPU_TRY(ntt_run(j, ctx, st));
-    ntt_job f = {};
+    f = ntt_job{};
     f.data = f.out = x;
     f.log_n = log_n;
     f.dif = false, f.inverse = false;
     if (mul_by) f.out_hook = NTT_HOOK_MUL, f.aux = mul_by;
+}
+
+/* The coset inverse of A·B (in b) minus c' (bit-reversed as h_run_c leaves it; natural: c' in
+ * natural order, and then a may be c itself: h overwrites c element by element), into a. */
+static void job_final(ntt_job &j, fr_gpu *a, fr_gpu *b, const fr_gpu *c, const ntt_device_ctx *ctx,
+                      const ntt_size_ctx *sz, unsigned log_n, bool natural)
+{
+    j = ntt_job{};
+    j.data = b, j.out = a;
+    j.log_n = log_n;
+    j.dif = true, j.inverse = true;
+    j.out_hook = natural ? NTT_HOOK_HFINAL_NAT : NTT_HOOK_HFINAL;
+    j.out_lo = ctx->dir[1].gc_lo, j.out_hi = sz->hi_inv_h;
+    j.aux = c;
+}
+
+static int h_run_a(fr_gpu *x, const ntt_device_ctx *ctx, const ntt_size_ctx *sz, unsigned log_n, cudaStream_t st)
+{
+    ntt_job j, f;
+    jobs_ab(j, f, x, NULL, ctx, sz, log_n);
+    if (h_fuse()) return ntt_run_chain(j, f, NULL, NTT_CHAIN_ALL, ctx, st);
+    GPU_TRY(ntt_run(j, ctx, st));
     return ntt_run(f, ctx, st);
+}
+
+/* b's transforms, times A (in a), and A·B's coset inverse into out (out, c and natural as
+ * in job_final); part (NTT_CHAIN_*): HEAD up to the pass that reads A, MID the passes that
+ * read neither A nor c, LAST the one that reads c (run h_run_c before it). */
+static int h_run_b(fr_gpu *b, const fr_gpu *a, fr_gpu *out, const fr_gpu *c, bool natural, int part,
+                   const ntt_device_ctx *ctx, const ntt_size_ctx *sz, unsigned log_n, cudaStream_t st)
+{
+    ntt_job j, f, fin;
+    jobs_ab(j, f, b, a, ctx, sz, log_n);
+    job_final(fin, out, b, c, ctx, sz, log_n, natural);
+    if (h_fuse() == 2) return ntt_run_chain(j, f, &fin, part, ctx, st);
+    if (part & NTT_CHAIN_HEAD) {
+        if (h_fuse()) GPU_TRY(ntt_run_chain(j, f, NULL, NTT_CHAIN_ALL, ctx, st));
+        else {
+            GPU_TRY(ntt_run(j, ctx, st));
+            GPU_TRY(ntt_run(f, ctx, st));
+        }
+    }
+    return part & NTT_CHAIN_LAST ? ntt_run(fin, ctx, st) : 0;
 }
 
 static int h_run_c(fr_gpu *c, const ntt_device_ctx *ctx, const ntt_size_ctx *sz, unsigned log_n, cudaStream_t st)
@@ -39,23 +100,8 @@ static int h_run_c(fr_gpu *c, const ntt_device_ctx *ctx, const ntt_size_ctx *sz,
     j.data = j.out = c;
     j.log_n = log_n;
     j.dif = true, j.inverse = true;
-    j.out_hook = NTT_HOOK_SCALE;
-    j.scale = sz->h_scale;
-    return ntt_run(j, ctx, st);
-}
-
-/* c in bit-reversed order (as h_run_c leaves it); natural: c in natural order, and then a may
- * be c itself (h overwrites c element by element). */
-static int h_run_final(fr_gpu *a, fr_gpu *b, const fr_gpu *c, const ntt_device_ctx *ctx,
-                       const ntt_size_ctx *sz, unsigned log_n, cudaStream_t st, bool natural = false)
-{
-    ntt_job j = {};
-    j.data = b, j.out = a;
-    j.log_n = log_n;
-    j.dif = true, j.inverse = true;
-    j.out_hook = natural ? NTT_HOOK_HFINAL_NAT : NTT_HOOK_HFINAL;
-    j.out_lo = ctx->dir[1].gc_lo, j.out_hi = sz->hi_inv_h;
-    j.aux = c;
+    if (sz->tw_inv_h) j.tw0_hi = sz->tw_inv_h; /* the scale rides on the first pass's twiddles */
+    else j.out_hook = NTT_HOOK_SCALE, j.scale = sz->h_scale;
     return ntt_run(j, ctx, st);
 }
 
@@ -75,10 +121,10 @@ extern "C" int gpu_h_step(void *d_a, void *d_b, void *d_c, unsigned log_n, void 
     GPU_TRY(ntt_ctx_get(log_n, &ctx, &sz));
     cudaStream_t st = (cudaStream_t)stream;
     fr_gpu *a = (fr_gpu *)d_a, *b = (fr_gpu *)d_b, *c = (fr_gpu *)d_c;
-    GPU_TRY(h_run_ab(a, NULL, ctx, sz, log_n, st));
-    GPU_TRY(h_run_ab(b, a, ctx, sz, log_n, st));
+    GPU_TRY(h_run_a(a, ctx, sz, log_n, st));
+    GPU_TRY(h_run_b(b, a, a, c, false, NTT_CHAIN_HEAD | NTT_CHAIN_MID, ctx, sz, log_n, st));
     GPU_TRY(h_run_c(c, ctx, sz, log_n, st));
-    return h_run_final(a, b, c, ctx, sz, log_n, st);
+    return h_run_b(b, a, a, c, false, NTT_CHAIN_LAST, ctx, sz, log_n, st);
 }
 
 extern "C" int gpu_h_step_from_host(void *d_a, void *d_b, void *d_c, const void *a, const void *b,
@@ -122,11 +168,11 @@ extern "C" int gpu_h_step_from_host_checked(void *d_a, void *d_b, void *d_c, con
             else rc = gpu_prep_check(dev[i], len, (unsigned)i, canonical, d_res, st);
             if (rc) break;
         }
-        rc = i == 0 ? h_run_ab(da, NULL, ctx, sz, log_n, st)
-           : i == 1 ? h_run_ab(db, da, ctx, sz, log_n, st)
+        rc = i == 0 ? h_run_a(da, ctx, sz, log_n, st)
+           : i == 1 ? h_run_b(db, da, da, dc, false, NTT_CHAIN_HEAD | NTT_CHAIN_MID, ctx, sz, log_n, st)
                     : h_run_c(dc, ctx, sz, log_n, st);
     }
-    if (!rc && e == cudaSuccess) rc = h_run_final(da, db, dc, ctx, sz, log_n, st);
+    if (!rc && e == cudaSuccess) rc = h_run_b(db, da, da, dc, false, NTT_CHAIN_LAST, ctx, sz, log_n, st);
     if (!rc && e != cudaSuccess) rc = gpu_error(e, "cudaStreamWaitEvent", __FILE__, __LINE__);
     for (int i = 0; i < 3; i++)
         if (ev[i]) cudaEventDestroy(ev[i]); /* released once the recorded work completes */
@@ -173,20 +219,22 @@ extern "C" int gpu_h_step_from_host_lean(void *d_x, void *d_y, const void *a, co
     /* x = A on the coset; y = b uploaded meanwhile, then A·B on the coset; x is then free for
      * c, whose copy is the one transfer the H step cannot hide behind a transform */
     if (!rc) rc = h_upload(x, a, len, log_n, 0, canonical, d_res, NULL, ev[0], st, cp);
-    if (!rc) rc = h_run_ab(x, NULL, ctx, sz, log_n, st);
+    if (!rc) rc = h_run_a(x, ctx, sz, log_n, st);
     /* b's copy starts at once on cp (behind a's), st takes it up after A's transforms */
     if (!rc) rc = h_upload(y, b, len, log_n, 1, canonical, d_res, NULL, ev[1], st, cp);
-    if (!rc) rc = h_run_ab(y, x, ctx, sz, log_n, st);
+    if (!rc) rc = h_run_b(y, x, x, x, true, NTT_CHAIN_HEAD, ctx, sz, log_n, st);
     if (!rc) {
         cudaError_t e = cudaEventRecord(ev[3], st);
         if (e != cudaSuccess) rc = gpu_error(e, "cudaEventRecord", __FILE__, __LINE__);
     }
+    /* A·B's inverse passes that need neither A nor c run while c is copied into x */
+    if (!rc) rc = h_run_b(y, x, x, x, true, NTT_CHAIN_MID, ctx, sz, log_n, st);
     if (!rc) rc = h_upload(x, c, len, log_n, 2, canonical, d_res, ev[3], ev[2], st, cp);
     if (!rc) rc = h_run_c(x, ctx, sz, log_n, st);
     /* c's coefficients in natural order, so that h can overwrite them in place: the final
      * transform's last pass scatters its output, which rules out writing over its own input */
     if (!rc) rc = ntt_bitrev_permute(x, log_n, st);
-    if (!rc) rc = h_run_final(x, y, x, ctx, sz, log_n, st, true);
+    if (!rc) rc = h_run_b(y, x, x, x, true, NTT_CHAIN_LAST, ctx, sz, log_n, st);
     for (int i = 0; i < 4; i++)
         if (ev[i]) cudaEventDestroy(ev[i]); /* released once the recorded work completes */
     return rc;

@@ -37,6 +37,7 @@ struct ntt_size_ctx {
     const fr_gpu *hi_fwd_inv_n;  /* max(1, n/2^14) entries: g^(x·2^14)/n */
     const fr_gpu *hi_inv_inv_n;  /* g^(-x·2^14)/n */
     const fr_gpu *hi_inv_h;      /* g^(-x·2^14)/(n·(g^n - 1)) */
+    const fr_gpu *tw_inv_h;      /* above 2^19: ω_{2^28}^(-x·2^14)/(n·(g^n - 1)), 2^14 entries */
     fr_gpu *mem;
 };
 
@@ -66,9 +67,22 @@ struct ntt_job {
     const fr_gpu *out_lo, *out_hi;
     const fr_gpu *aux;
     fr_gpu scale;
+    const fr_gpu *tw0_hi; /* if set and pass 0 (DIF numbering) uses two-level twiddles: its
+                           * high table instead of the plain one (a scaled copy folds a
+                           * constant factor into the twiddle product) */
 };
 
 int ntt_run(const ntt_job &job, const ntt_device_ctx *ctx, cudaStream_t stream);
+/* inv (DIF, in place, out-hook COSET: the mid factor) then fwd (DIT on the same buffer, no
+ * in-hook), with inv's last pass and fwd's first fused into one pass over memory; with then
+ * (a DIF on the same buffer, no in-hook; fwd's out-hook MUL), fwd's last pass, its product
+ * and then's first pass are one pass too. part (a mask) selects passes, so that the caller
+ * can record events between them: HEAD up to the one that reads fwd's aux (everything
+ * without then), MID the rest but the last, LAST the last pass (which may wait for then's
+ * aux). At one tile (2^11 and below) the transforms run one after the other. */
+enum { NTT_CHAIN_HEAD = 1, NTT_CHAIN_MID = 2, NTT_CHAIN_LAST = 4, NTT_CHAIN_ALL = 7 };
+int ntt_run_chain(const ntt_job &inv, const ntt_job &fwd, const ntt_job *then, int part, const ntt_device_ctx *ctx,
+                  cudaStream_t stream);
 int ntt_bitrev_permute(fr_gpu *d, unsigned log_n, cudaStream_t stream);
 
 #endif

@@ -107,8 +107,9 @@ static int build_size(ntt_device_ctx *ctx, unsigned log_n, cudaStream_t st)
 {
     ntt_size_ctx *s = &ctx->size[log_n];
     const uint32_t hcount = log_n > NTT_SPLIT ? 1u << (log_n - NTT_SPLIT) : 1u;
+    const uint32_t tcount = log_n > NTT_DIRECT_LOG ? 1u << NTT_SPLIT : 0u;
     fr_gpu *mem;
-    CUDA_TRY(cudaMalloc(&mem, (2 + 3 * (size_t)hcount) * sizeof(fr_gpu)));
+    CUDA_TRY(cudaMalloc(&mem, (2 + 3 * (size_t)hcount + tcount) * sizeof(fr_gpu)));
     /* the device consts sit right after the two direction blocks */
     const fr_gpu *c = ctx->dir[1].gc_hi + ((size_t)1 << NTT_SPLIT);
     ntt_size_consts_kernel<<<1, 1, 0, st>>>(mem, log_n, c);
@@ -118,6 +119,11 @@ static int build_size(ntt_device_ctx *ctx, unsigned log_n, cudaStream_t st)
     GPU_TRY(fill(t, hcount, c + 10, mem, st));
     GPU_TRY(fill(t + hcount, hcount, c + 11, mem, st));
     GPU_TRY(fill(t + 2 * hcount, hcount, c + 11, mem + 1, st));
+    s->tw_inv_h = NULL;
+    if (tcount) { /* the inverse direction's tl_hi times 1/(n·(g^n - 1)) */
+        s->tw_inv_h = t + 3 * hcount;
+        GPU_TRY(fill(t + 3 * hcount, tcount, c + 7, mem + 1, st));
+    }
     fr_gpu host[2];
     CUDA_TRY(cudaMemcpyAsync(host, mem, sizeof host, cudaMemcpyDeviceToHost, st));
     CUDA_TRY(cudaStreamSynchronize(st));

@@ -1,7 +1,8 @@
 /*
  * The GPU H step (six transforms, fused scalings) against the straightforward seven-
  * transform H computed with the CPU NTT (FORMATS.md: iNTT, coset NTT for a, b, c;
- * (a·b - c)/(g^n - 1); coset iNTT), at 2^1..2^3 and 2^10, 2^16, 2^20; inputs on the
+ * (a·b - c)/(g^n - 1); coset iNTT), at 2^1..2^3 and 2^10, 2^16, 2^20 and where the pass
+ * plan changes (2^11, 2^12, 2^19, 2^21); inputs on the
  * device and copied from pinned host memory with zero padding; and a circom circuit's
  * partition (test/gpu/fixtures/hstep.*, compiled by circom2 for BLS12-381) against the CPU
  * prover's own H step (groth16_compute_h). Exits 77 without a GPU.
@@ -186,6 +187,21 @@ static void test_2_16(void **state)
     check_size(16, 1, 2);
 }
 
+/* Where the plan changes: one tile (2^11: a and b's transforms run unfused), the first size
+ * with two passes (2^12: the inverse's last pass and the coset transform's first are one
+ * fused pass), the last size whose first pass has direct twiddles (2^19: c scaled in its
+ * last store) and three passes (2^21: c's scale rides on the two-level twiddles). */
+static void test_plan_boundaries(void **state)
+{
+    (void)state;
+    static const unsigned sizes[] = {11, 12, 19, 21};
+    for (unsigned i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        check_size(sizes[i], 1, 0);
+        check_size(sizes[i], 0, 1);
+        check_size(sizes[i], 0, 2);
+    }
+}
+
 static void test_2_20(void **state)
 {
     (void)state;
@@ -210,6 +226,7 @@ int main(void)
         cmocka_unit_test(test_2_10),
         cmocka_unit_test(test_2_16),
         cmocka_unit_test(test_2_20),
+        cmocka_unit_test(test_plan_boundaries),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     threadpool_destroy(tp);
