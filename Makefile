@@ -217,9 +217,9 @@ test-gpu: check-deps
 	@$(MAKE) --no-print-directory all $(GPU_TEST_BINS) $(TOOL_BINS)
 	@BUILD=$(BUILD) USE_CUDA=$(USE_CUDA) test/run-tests.sh $(GPU_TEST_BINS) $(sort $(wildcard test/gpu/test_*.sh))
 
-# The engine's concurrency tests (ring, tracker + 8x8 stress, life cycle, budget, CPU proofs, soak, the
+# The engine's concurrency tests (ring, tracker + 8x8 stress, life cycle, budget, CPU proofs, soak, the CUDA slot pool, the
 # thread pool's two lanes) in reduced sizes under ThreadSanitizer: a separate CPU-only build in build-tsan.
-TSAN_TESTS := test_ring test_tracker test_tracker_race test_engine test_budget test_engine_cpu test_soak test_threadpool
+TSAN_TESTS := test_ring test_tracker test_tracker_race test_engine test_budget test_engine_cpu test_soak test_threadpool test_slot_pool
 test-tsan: check-deps
 	@$(MAKE) --no-print-directory BUILD=build-tsan CUZK_CUDA=0 SANITIZE=thread OPT=-O1 \
 	    $(TSAN_TESTS:%=build-tsan/test/%)

@@ -43,7 +43,7 @@ static int cuda_create(const backend_config *cfg, void **be, uint32_t *devices)
         size_t fr = 0, total = 0;
         if (gpu_set_device(d->ordinal) || gpu_mem_info(&fr, &total)) {
             int rc = err_set(CUZK_EDEVICE, "CUDA backend: device %d: %s", d->ordinal, cuzk_last_error());
-            for (uint32_t j = 0; j < i; j++) slot_pool_destroy(&b->dev[j]), pthread_mutex_destroy(&b->dev[j].lock);
+            for (uint32_t j = 0; j < i; j++) slot_pool_destroy(&b->dev[j].pool), pthread_mutex_destroy(&b->dev[j].lock);
             free(b);
             return rc;
         }
@@ -51,10 +51,10 @@ static int cuda_create(const backend_config *cfg, void **be, uint32_t *devices)
         uint64_t have = fr > CUDA_DEVICE_MARGIN ? fr - CUDA_DEVICE_MARGIN : 0;
         d->cap = b->budget && b->budget < have ? b->budget : have;
         pthread_mutex_init(&d->lock, NULL);
-        slot_pool_init(d);
+        slot_pool_init(&d->pool);
     }
     if (!(b->tp = threadpool_create(cfg->cpu_threads))) {
-        for (uint32_t i = 0; i < b->ndev; i++) slot_pool_destroy(&b->dev[i]), pthread_mutex_destroy(&b->dev[i].lock);
+        for (uint32_t i = 0; i < b->ndev; i++) slot_pool_destroy(&b->dev[i].pool), pthread_mutex_destroy(&b->dev[i].lock);
         free(b);
         return err_set(CUZK_ENOMEM, "CUDA backend: cannot start %u host threads", cfg->cpu_threads);
     }
@@ -71,7 +71,7 @@ static void cuda_destroy(void *be)
         gpu_set_device(d->ordinal);
         for (int s = 0; s < CUDA_MAX_SLOTS; s++) slot_destroy(&d->slot[s]);
         slot_destroy(&d->urgent);
-        slot_pool_destroy(d);
+        slot_pool_destroy(&d->pool);
         pthread_mutex_destroy(&d->lock);
     }
     threadpool_destroy(b->tp);
@@ -218,7 +218,7 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
         if (kd->pl.slots) {
             d->nslots = kd->pl.slots;
             d->piece_bytes = in.piece_bytes;
-            slot_pool_add(d, kd->pl.slots);
+            slot_pool_add(&d->pool, kd->pl.slots);
         }
         d->slot_bytes = kd->pl.slot_bytes; /* set, or grown for this key */
         d->resident += kd->pl.resident_total;

@@ -10,12 +10,12 @@
 #if CUZK_HAVE_CUDA
 
 #include <pthread.h>
-#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
 #include "backend/backend.h"
 #include "backend/cuda_placement.h"
+#include "backend/slot_pool.h"
 #include "field/field.h"
 #include "groth16/groth16.h"
 #include "msm.h"
@@ -23,6 +23,7 @@
 
 #define CUDA_BE_MAX_DEV 64
 #define CUDA_MAX_SLOTS 2
+_Static_assert(CUDA_MAX_SLOTS <= SLOT_POOL_MAX, "the slot pool indexes every slot");
 /* Digit-sort scratch of one MSM context (16 bytes per entry), full and lean slots. */
 #define CUDA_MSM_ENTRIES_FULL ((size_t)1 << 26)
 #define CUDA_MSM_ENTRIES_LEAN ((size_t)1 << 25)
@@ -77,7 +78,6 @@ typedef struct piece_buf {
 #define CUDA_MAX_PIECES (CUDA_SMALL_BYTES - 256) /* pieces of one MSM                        */
 
 typedef struct cuda_slot {
-    int busy;                    /* under the device's pool_lock                           */
     int ready;                   /* streams and events exist                               */
     void *stream, *copy_stream, *bases_stream;
     msm_gpu_ctx *ctx;
@@ -111,17 +111,12 @@ typedef struct cuda_dev {
     uint32_t nslots;             /* committed by the first key                              */
     uint64_t slot_bytes;
     uint64_t piece_bytes;        /* stream buffers of the slots (a multiple of 192)          */
-    /* the slot pool: who may take which slot, one short critical section per partition */
-    pthread_mutex_t pool_lock;
-    pthread_cond_t pool_cv;
-    uint32_t nfree;              /* shared slots idle (of nslots)                           */
-    uint32_t urgent_waiting;     /* urgent workers waiting: ordinary ones leave slots to them */
+    slot_pool pool;              /* who takes slot[i] or urgent, urgent workers first       */
     cuda_slot slot[CUDA_MAX_SLOTS];
     /* urgent workers' own slot (CUZK_OPT_URGENT_PRIORITY): made at their first partition when
      * the budget has room beside the keys and the other slots (placement_decide_urgent leaves
      * it), its streams of the device's highest priority */
     cuda_slot urgent;
-    int urgent_taken;            /* under pool_lock                                          */
     uint64_t urgent_bytes;       /* committed to the urgent slot (under lock)               */
     _Atomic uint64_t h2d_bytes, copy_busy_ns; /* statistics: bases streamed, copy-stream busy */
 } cuda_dev;
@@ -165,9 +160,6 @@ typedef struct cuda_inputs {
  * workers, who wait while an urgent one does. *own: the urgent slot was taken. */
 cuda_slot *slot_acquire(cuda_dev *d, int urgent, int own_fits, int *own);
 void slot_release(cuda_dev *d, cuda_slot *s);
-void slot_pool_init(cuda_dev *d);
-void slot_pool_add(cuda_dev *d, uint32_t n); /* n new shared slots (the first key's placement) */
-void slot_pool_destroy(cuda_dev *d);
 int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_bytes, size_t prep_bytes,
                  size_t piece_bytes, int urgent);
 void slot_destroy(cuda_slot *s);

@@ -13,63 +13,18 @@
 #include "error.h"
 #include "fault.h"
 
-/* ---- the slot pool: a mutex and a condition per device, taken once per partition ---- */
-
-void slot_pool_init(cuda_dev *d)
-{
-    pthread_mutex_init(&d->pool_lock, NULL);
-    pthread_cond_init(&d->pool_cv, NULL);
-}
-
-void slot_pool_destroy(cuda_dev *d)
-{
-    pthread_cond_destroy(&d->pool_cv);
-    pthread_mutex_destroy(&d->pool_lock);
-}
-
-void slot_pool_add(cuda_dev *d, uint32_t n)
-{
-    pthread_mutex_lock(&d->pool_lock);
-    d->nfree += n;
-    pthread_cond_broadcast(&d->pool_cv);
-    pthread_mutex_unlock(&d->pool_lock);
-}
+/* ---- acquire and release: the device's slot pool (slot_pool.c) ---- */
 
 cuda_slot *slot_acquire(cuda_dev *d, int urgent, int own_fits, int *own)
 {
-    cuda_slot *s = NULL;
-    *own = 0;
-    pthread_mutex_lock(&d->pool_lock);
-    d->urgent_waiting += urgent != 0;
-    for (;;) {
-        if (urgent && own_fits && !d->urgent_taken) {
-            d->urgent_taken = 1, *own = 1, s = &d->urgent;
-            break;
-        }
-        /* an ordinary worker leaves a freed shared slot to a waiting urgent one */
-        if (d->nfree && (urgent || !d->urgent_waiting)) {
-            for (uint32_t i = 0; i < d->nslots && !s; i++)
-                if (!d->slot[i].busy) s = &d->slot[i];
-            s->busy = 1; /* nfree > 0: one is idle */
-            d->nfree--;
-            break;
-        }
-        pthread_cond_wait(&d->pool_cv, &d->pool_lock);
-    }
-    d->urgent_waiting -= urgent != 0;
-    if (urgent) pthread_cond_broadcast(&d->pool_cv); /* ordinary waiters may go now */
-    pthread_mutex_unlock(&d->pool_lock);
-    return s;
+    int i = slot_pool_take(&d->pool, urgent, own_fits);
+    *own = i == SLOT_POOL_URGENT;
+    return *own ? &d->urgent : &d->slot[i];
 }
 
 void slot_release(cuda_dev *d, cuda_slot *s)
 {
-    /* the mutex orders our writes to the slot before the next holder's */
-    pthread_mutex_lock(&d->pool_lock);
-    if (s == &d->urgent) d->urgent_taken = 0;
-    else s->busy = 0, d->nfree++;
-    pthread_cond_broadcast(&d->pool_cv);
-    pthread_mutex_unlock(&d->pool_lock);
+    slot_pool_give(&d->pool, s == &d->urgent ? SLOT_POOL_URGENT : (int)(s - d->slot));
 }
 
 int slot_fail(int ordinal, const char *what)

@@ -1,0 +1,41 @@
+/*
+ * Who takes which worker slot of one device, and in what order: the shared slots every
+ * worker may use, the urgent workers' own slot, and urgent waiters ahead of ordinary ones.
+ * A mutex and a condition per device, taken twice per partition (acquire, release) — a wait
+ * happens only when every usable slot is busy. Pure C with no device calls: the CUDA backend
+ * maps the indices to its slots; test_slot_pool checks the order on the CPU.
+ */
+#ifndef CUZK_SLOT_POOL_H
+#define CUZK_SLOT_POOL_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#define SLOT_POOL_MAX 8
+#define SLOT_POOL_URGENT (-1) /* slot_pool_take: the urgent workers' own slot */
+
+typedef struct slot_pool {
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    uint32_t nslots;          /* shared slots made so far (slot_pool_add)                 */
+    uint32_t nfree;
+    uint8_t busy[SLOT_POOL_MAX];
+    int urgent_taken;
+    uint32_t urgent_waiting;  /* urgent takers waiting: ordinary ones leave slots to them */
+    uint32_t waiting;         /* every taker waiting (tests and statistics)               */
+} slot_pool;
+
+void slot_pool_init(slot_pool *p);
+void slot_pool_destroy(slot_pool *p);
+/* n more shared slots (at most SLOT_POOL_MAX in all), free. */
+void slot_pool_add(slot_pool *p, uint32_t n);
+/* Waits for a slot: an urgent taker (urgent != 0) takes the urgent slot when own_fits and it
+ * is free, else the first shared slot freed; an ordinary taker takes a shared slot only while
+ * no urgent taker waits. Returns the shared slot's index or SLOT_POOL_URGENT. */
+int slot_pool_take(slot_pool *p, int urgent, int own_fits);
+/* Gives back what slot_pool_take returned. */
+void slot_pool_give(slot_pool *p, int slot);
+/* Takers waiting now (a snapshot). */
+uint32_t slot_pool_waiting(slot_pool *p);
+
+#endif
