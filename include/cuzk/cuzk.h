@@ -292,13 +292,14 @@ CUZK_API void cuzk_engine_destroy(cuzk_engine *engine);
 /* Flags for cuzk_srs_load. */
 enum {
     CUZK_SRS_CHECK_SUBGROUP = 1, /* check every point's subgroup (slower; for untrusted files)  */
-    CUZK_SRS_PIN = 2             /* keep this key ready: its bases stay resident in the memory of
-                                    every device it serves, never evicted or streamed to make
-                                    room for another key (WinningPoSt's key, which must prove
-                                    within seconds). Pinned keys are placed before the others;
-                                    a device that cannot hold the key resident next to its
-                                    workers fails the load with CUZK_EBUDGET. The CPU backend
-                                    keeps every key in host memory and accepts the flag.      */
+    CUZK_SRS_PIN = 2             /* keep this key ready: its bases resident in the memory of
+                                    every device it serves, never streamed (WinningPoSt's key,
+                                    which must prove within seconds). A device that cannot
+                                    hold it resident beside the keys loaded before it and the
+                                    workers fails the load with CUZK_EBUDGET (load it first
+                                    where memory is short). No key is evicted for another
+                                    today, pinned or not. The CPU backend keeps every key in
+                                    host memory and accepts the flag.                         */
 };
 
 /* Loads a proving key (bellperson's parameter file format) for this engine. params_path is

@@ -245,13 +245,29 @@ static int key_streams(const cuda_key *k)
     return 0;
 }
 
-static int load_common(cuda_backend *b, cuda_key *k)
+/* A pinned key (CUZK_SRS_PIN) must be resident on every device: never streamed. */
+static int check_pinned(const cuda_backend *b, const cuda_key *k, uint32_t i)
+{
+    const pl_result *pl = &k->dev[i].pl;
+    if (pl->kind == PL_RESIDENT) return CUZK_OK;
+    uint64_t all = 0;
+    for (int v = 0; v < PL_N; v++) all += k->n[v] * pl_point_bytes(v);
+    return err_set(CUZK_EBUDGET,
+                   "CUDA backend: the pinned key (CUZK_SRS_PIN, 2^%u domain) cannot be resident on device %d: "
+                   "%llu of its %llu bytes of bases fit beside the keys loaded before it and the workers "
+                   "(device budget %llu); load it first or raise CUZK_OPT_DEVICE_BUDGET_BYTES",
+                   k->log_m, b->dev[i].ordinal, (unsigned long long)pl->resident_total, (unsigned long long)all,
+                   (unsigned long long)b->dev[i].cap);
+}
+
+static int load_common(cuda_backend *b, cuda_key *k, int pinned)
 {
     key_vectors(k);
     int rc = CUZK_OK;
     for (uint32_t i = 0; i < b->ndev && !rc; i++) {
         k->ndev = i + 1;
         if ((rc = gpu_set_device(b->dev[i].ordinal)) == CUZK_OK) rc = place_key(b, k, i);
+        if (!rc && pinned) rc = check_pinned(b, k, i);
     }
     if (!rc && key_streams(k)) rc = pin_host(k, b->dev[0].ordinal);
     if (rc) {
@@ -274,7 +290,7 @@ static int cuda_key_load(void *be, const char *path, uint32_t flags, void **key)
         free(k);
         return rc;
     }
-    if ((rc = load_common(b, k))) return rc;
+    if ((rc = load_common(b, k, (flags & CUZK_SRS_PIN) != 0))) return rc;
     *key = k;
     return CUZK_OK;
 }
@@ -300,7 +316,7 @@ static int cuda_key_synthetic(void *be, const groth16_params *shape, void **key)
     pk->n_b_g1 = shape->n_b_g1, pk->n_b_g2 = shape->n_b_g2;
     k->pk = pk;
     k->synthetic = 1;
-    int rc = load_common(b, k);
+    int rc = load_common(b, k, 0);
     if (rc) return rc;
     *key = k;
     return CUZK_OK;

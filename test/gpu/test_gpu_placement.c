@@ -223,6 +223,11 @@ static void test_real_key_streamed(void **state)
     uint64_t key_bytes = 0;
     int streamed = 0;
     for (int round = 0; round < 2; round++) {
+        /* pinned (CUZK_SRS_PIN) where it cannot be resident: refused, with the bytes */
+        e = engine_with(need + (round ? key_bytes / 2 : 0), 2, 1);
+        assert_int_equal(cuzk_srs_load(e, k.path, CUZK_SRS_PIN, &srs), CUZK_EBUDGET);
+        assert_non_null(strstr(cuzk_last_error(), "pinned key"));
+        cuzk_engine_destroy(e);
         e = engine_with(need + (round ? key_bytes / 2 : 0), 2, 1);
         assert_int_equal(cuzk_srs_load(e, k.path, 0, &srs), CUZK_OK);
         cuzk_placement pl = {.struct_size = sizeof pl};
@@ -251,6 +256,14 @@ static void test_real_key_streamed(void **state)
         cuzk_engine_destroy(e);
     }
     assert_int_equal(streamed, 2);
+    /* pinned with the device's whole memory: resident */
+    e = engine_with(0, 2, 1);
+    assert_int_equal(cuzk_srs_load(e, k.path, CUZK_SRS_PIN, &srs), CUZK_OK);
+    cuzk_placement pl = {.struct_size = sizeof pl};
+    assert_int_equal(cuzk_srs_placement(srs, 0, &pl), CUZK_OK);
+    assert_int_equal(pl.kind, CUZK_PLACEMENT_RESIDENT);
+    cuzk_srs_release(srs);
+    cuzk_engine_destroy(e);
     test_key_free(&k);
 }
 
