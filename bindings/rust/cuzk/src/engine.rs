@@ -169,7 +169,7 @@ impl Engine {
 
     /// Starts an engine whose trace events go to `f`, called on the engine's trace thread
     /// (never a proving thread), one event at a time. A slow `f` never slows proving: events
-    /// that find the ring full are dropped and counted ([`Stats::trace_dropped`]). `f` must be
+    /// that find the ring full are dropped and counted ([`Stats`]: `trace_dropped`). `f` must be
     /// `'static`: the engine may be leaked, and the trace thread would then call it forever.
     pub fn with_trace<F>(options: &Options, f: F) -> Result<Engine>
     where
