@@ -292,13 +292,15 @@ CUZK_API void cuzk_engine_destroy(cuzk_engine *engine);
 /* Flags for cuzk_srs_load. */
 enum {
     CUZK_SRS_CHECK_SUBGROUP = 1, /* check every point's subgroup (slower; for untrusted files)  */
-    CUZK_SRS_PIN = 2             /* keep this key ready: its bases stay resident in the memory of
-                                    every device it serves, never evicted or streamed to make
-                                    room for another key (WinningPoSt's key, which must prove
-                                    within seconds). Pinned keys are placed before the others;
-                                    a device that cannot hold the key resident next to its
-                                    workers fails the load with CUZK_EBUDGET. The CPU backend
-                                    keeps every key in host memory and accepts the flag.      */
+    CUZK_SRS_PIN = 2             /* keep this key ready (WinningPoSt's key, which must prove
+                                    within seconds): its placement is never given up for
+                                    another key. Today every backend keeps every key that way
+                                    and the flag changes nothing: the CUDA backend places a
+                                    key once, at load, in load order, by what the device has
+                                    left (resident, partial or streamed: load a key that must
+                                    be resident first, and check cuzk_srs_placement), and never
+                                    evicts or re-places it; the CPU backend keeps every key in
+                                    host memory. Accepted by every backend.                  */
 };
 
 /* Loads a proving key (bellperson's parameter file format) for this engine. params_path is
