@@ -102,7 +102,7 @@ extern "C" int gpu_memcpy_to_host(void *dst, const void *src, size_t bytes)
 
 extern "C" int gpu_memcpy_async(void *dst, const void *src, size_t bytes, void *stream)
 {
-    CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, (cudaStream_t)stream));
+    CUDA_TRY(copy_async_pieces(dst, src, bytes, cudaMemcpyDefault, (cudaStream_t)stream));
     return 0;
 }
 

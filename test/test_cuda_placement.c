@@ -48,6 +48,8 @@ static uint64_t key_bytes(const pl_input *in)
     return t;
 }
 
+static uint64_t eff_avail(const pl_input *in) { return in->avail > in->keep ? in->avail - in->keep : 0; }
+
 /* What must hold for any accepted placement. */
 static void check_invariants(const pl_input *in, const pl_result *r)
 {
@@ -61,15 +63,16 @@ static void check_invariants(const pl_input *in, const pl_result *r)
     assert_int_equal(total, r->resident_total);
     uint64_t slots = in->slot_bytes ? in->max_slots : r->slots;
     uint64_t grown = in->slot_bytes && r->slot_bytes > in->slot_bytes ? slots * (r->slot_bytes - in->slot_bytes) : 0;
-    if (!in->slot_bytes) assert_true(total + slots * r->slot_bytes <= in->avail);
-    else assert_true(total + grown <= in->avail);
+    const uint64_t avail = eff_avail(in); /* what keep leaves */
+    if (!in->slot_bytes) assert_true(total + slots * r->slot_bytes <= avail);
+    else assert_true(total + grown <= avail);
     /* the working set the slot runs is there */
     uint64_t need = r->ws == PL_FULL ? in->ws_full : in->ws_lean + (r->kind == PL_RESIDENT ? 0 : in->stream_bufs);
     assert_true(r->slot_bytes >= need);
     if (r->ws == PL_FULL) assert_int_equal(r->kind, PL_RESIDENT);
     assert_int_equal(r->kind, total == key_bytes(in) ? PL_RESIDENT : total ? PL_PARTIAL : PL_STREAMED);
     /* greedy: what is left over could not hold another piece of any vector still streamed */
-    uint64_t used = total + (in->slot_bytes ? grown : slots * r->slot_bytes), left = in->avail - used;
+    uint64_t used = total + (in->slot_bytes ? grown : slots * r->slot_bytes), left = avail - used;
     for (int v = 0; v < PL_N; v++)
         if (r->resident[v] < in->base_bytes[v] && in->piece_bytes)
             assert_true(left < in->piece_bytes || left < in->base_bytes[v] - r->resident[v]);
@@ -177,12 +180,13 @@ static void test_random(void **state)
         in.avail = test_rand64() % (1ull << 37);
         in.max_slots = 1 + (uint32_t)(test_rand64() % 2);
         if (test_rand64() % 3 == 0) in.slot_bytes = 1 + test_rand64() % (1ull << 35);
+        if (test_rand64() % 3 == 0) in.keep = test_rand64() % (1ull << 36);
         pl_result r, r2;
         int rc = placement_decide(&in, &r);
         if (rc == CUZK_EBUDGET) {
             uint64_t ls = in.ws_lean + in.stream_bufs;
-            if (!in.slot_bytes) assert_true(ls > in.avail);
-            else assert_true(ls > in.slot_bytes && in.max_slots * (ls - in.slot_bytes) > in.avail);
+            if (!in.slot_bytes) assert_true(ls > eff_avail(&in));
+            else assert_true(ls > in.slot_bytes && in.max_slots * (ls - in.slot_bytes) > eff_avail(&in));
             continue;
         }
         assert_int_equal(rc, CUZK_OK);
@@ -196,6 +200,43 @@ static void test_random(void **state)
     }
 }
 
+/* With urgent workers: 1 GiB kept free where only resident bases give way to it (the layout
+ * and slot count as without); else nothing kept. */
+static void test_urgent_room(void **state)
+{
+    (void)state;
+    static const struct { const char *name; uint64_t gib; int kept; } cards[] = {
+        {"H200 (139 GiB)", 139, 1}, {"80 GB", 79, 1}, {"64 GiB", 62, 1}, {"48 GB", 47, 1},
+        {"32 GB", 31, 1},           {"24 GB", 23, 1}, {"16 GB", 15, 1}, {"11 GiB", 11, 0}};
+    const uint64_t room = 1ull << 30;
+    for (size_t i = 0; i < sizeof cards / sizeof cards[0]; i++) {
+        pl_input in = porep(cards[i].gib * GiB, 2);
+        pl_result r, plain;
+        assert_int_equal(placement_decide_urgent(&in, room, &r), CUZK_OK);
+        char label[64];
+        snprintf(label, sizeof label, "%s + urgent room", cards[i].name);
+        show(label, &r);
+        check_invariants(&in, &r);
+        assert_int_equal(in.keep, cards[i].kept ? room : 0);
+        pl_input none = in;
+        none.keep = 0;
+        assert_int_equal(placement_decide(&none, &plain), CUZK_OK);
+        assert_int_equal(r.ws, plain.ws);
+        assert_int_equal(r.slots, plain.slots);
+        assert_int_equal(r.slot_bytes, plain.slot_bytes);
+        assert_true(r.resident_total <= plain.resident_total);
+        assert_true(r.resident_total + room + in.piece_bytes >= plain.resident_total); /* whole pieces */
+        if (!in.keep) assert_memory_equal(&r, &plain, sizeof r);
+    }
+    /* the room would cost the layout: a card where full x1 fits only without it */
+    pl_input in = porep(0, 2);
+    in.avail = key_bytes(&in) + in.ws_full + (room / 2);
+    pl_result r;
+    assert_int_equal(placement_decide_urgent(&in, room, &r), CUZK_OK);
+    assert_int_equal(r.ws, PL_FULL);
+    assert_int_equal(in.keep, 0);
+}
+
 int main(void)
 {
     test_seed();
@@ -203,6 +244,7 @@ int main(void)
         cmocka_unit_test(test_porep_cards),
         cmocka_unit_test(test_second_key),
         cmocka_unit_test(test_random),
+        cmocka_unit_test(test_urgent_room),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -388,11 +388,19 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  *     CPU backend, whose cores the running partitions fill, it starts at once but its
  *     serial work competes with theirs (bench/RESULTS.md: about twice its own time).
  *   - Memory: an urgent partition reserves its budget like any other and waits while the
- *     host budget is full. On CUDA an urgent worker works in a device slot of its own only
- *     when the device budget has room for it beside the keys and the shared slots (made at
- *     its first partition); otherwise it waits for a shared slot, i.e. for a running
- *     partition to end (a 16-24 GB card proving 2^27 partitions, for example): leave room
- *     with CUZK_OPT_DEVICE_BUDGET_BYTES, see cuzk_srs_placement.
+ *     host budget is full. On CUDA, with urgent workers configured, each key's placement
+ *     keeps 1 GiB of the device free for the urgent workers' own slot (enough for
+ *     WinningPoSt, 2^19) where only resident bases give way to it (never the layout or the
+ *     number of slots; see cuzk_srs_placement). The slot is made at the first urgent
+ *     partition, in the key's layout or, where that does not fit, the two-vector one; a
+ *     larger urgent partition (WindowPoSt at 2^27) gets it only where the card has that
+ *     much left beside the keys and the shared slots (an H200 beside a resident PoRep key,
+ *     not a 24-80 GB card). Keys loaded later may use room the first left; load the bulk
+ *     key first (a later key fits around the slots the first one sized).
+ *     An urgent partition whose slot is busy waits for it or for a shared slot, whichever
+ *     frees first, ahead of the ordinary workers; where its slot does not fit, for a shared
+ *     slot, i.e. for a running partition to end. Keys loaded later may use room the first left; load
+ *     the bulk key first (a later key fits around the slots the first one sized).
  *   - After its device work a partition is finished (assembly, self-check: milliseconds)
  *     by the finisher threads in arrival order, whatever its priority.
  *   - Results are posted in the order partitions finish, not by priority. No deadline, no

@@ -60,14 +60,16 @@ struct dev_exec {
     int ensure(void **p, size_t bytes)
     {
         if (*p && cap_of(*p) >= bytes) return 0;
+        /* stream-ordered: cudaFree would wait for every stream of the device (an urgent
+         * partition's MSM behind a backlog's whole MSM) */
         if (*p) {
             for (auto &c : caps)
                 if (c.first == *p) c = {nullptr, 0};
-            CUDA_TRY(cudaFree(*p));
+            CUDA_TRY(cudaFreeAsync(*p, stream));
             *p = nullptr;
         }
         bytes = bytes < 256 ? 256 : bytes;
-        CUDA_TRY(cudaMalloc(p, bytes));
+        CUDA_TRY(cudaMallocAsync(p, bytes, stream));
         caps.push_back({*p, bytes});
         return 0;
     }
@@ -169,10 +171,10 @@ struct dev_exec {
     int tmp(size_t need)
     {
         if (need <= cub_cap) return 0;
-        if (cub_tmp) CUDA_TRY(cudaFree(cub_tmp));
+        if (cub_tmp) CUDA_TRY(cudaFreeAsync(cub_tmp, stream));
         cub_tmp = nullptr;
         cub_cap = 0;
-        CUDA_TRY(cudaMalloc(&cub_tmp, need));
+        CUDA_TRY(cudaMallocAsync(&cub_tmp, need, stream));
         cub_cap = need;
         return 0;
     }
@@ -333,10 +335,10 @@ extern "C" int msm_gpu_run(msm_gpu_ctx *c, const msm_gpu_bases *bases, size_t fi
     const void *sc = scalars;
     if (scalars_where != MSM_SCALARS_DEVICE && n) {
         if (c->scalars_cap < n * 32) {
-            if (c->scalars) CUDA_TRY(cudaFree(c->scalars));
+            if (c->scalars) CUDA_TRY(cudaFreeAsync(c->scalars, c->x.stream));
             c->scalars = nullptr;
             c->scalars_cap = 0;
-            CUDA_TRY(cudaMalloc(&c->scalars, n * 32));
+            CUDA_TRY(cudaMallocAsync(&c->scalars, n * 32, c->x.stream));
             c->scalars_cap = n * 32;
         }
         CUDA_TRY(cudaMemcpyAsync(c->scalars, scalars, n * 32, cudaMemcpyHostToDevice, c->x.stream));

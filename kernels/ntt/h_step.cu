@@ -106,7 +106,7 @@ extern "C" int gpu_h_step_from_host_checked(void *d_a, void *d_b, void *d_c, con
     int rc = 0;
     for (int i = 0; i < 3 && !rc; i++) {
         cudaError_t e = cudaEventCreateWithFlags(&ev[i], cudaEventDisableTiming);
-        if (e == cudaSuccess) e = cudaMemcpyAsync(dev[i], host[i], len * sizeof(fr_gpu), cudaMemcpyHostToDevice, cp);
+        if (e == cudaSuccess) e = copy_async_pieces(dev[i], host[i], len * sizeof(fr_gpu), cudaMemcpyHostToDevice, cp);
         if (e == cudaSuccess && len < n)
             e = cudaMemsetAsync((fr_gpu *)dev[i] + len, 0, (n - len) * sizeof(fr_gpu), cp);
         if (e == cudaSuccess) e = cudaEventRecord(ev[i], cp);
@@ -141,7 +141,7 @@ static int h_upload(void *d, const void *host, uint64_t len, unsigned log_n, uns
 {
     const uint64_t n = 1ull << log_n;
     cudaError_t e = after ? cudaStreamWaitEvent(cp, after, 0) : cudaSuccess;
-    if (e == cudaSuccess) e = cudaMemcpyAsync(d, host, len * sizeof(fr_gpu), cudaMemcpyHostToDevice, cp);
+    if (e == cudaSuccess) e = copy_async_pieces(d, host, len * sizeof(fr_gpu), cudaMemcpyHostToDevice, cp);
     if (e == cudaSuccess && len < n) e = cudaMemsetAsync((fr_gpu *)d + len, 0, (n - len) * sizeof(fr_gpu), cp);
     if (e == cudaSuccess) e = cudaEventRecord(arrived, cp);
     if (e == cudaSuccess) e = cudaStreamWaitEvent(st, arrived, 0);

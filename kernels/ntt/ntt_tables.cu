@@ -132,6 +132,13 @@ int ntt_ctx_get(unsigned log_n, const ntt_device_ctx **out, const ntt_size_ctx *
     CUDA_TRY(cudaGetDevice(&dev));
     if (dev < 0 || dev >= MAX_DEVICES) return err_set(CUZK_EDEVICE, "device %d out of range", dev);
     ntt_device_ctx *ctx = &contexts[dev];
+    /* built once per device and size: the H step of every partition reads them without the
+     * lock (acquire pairs with the release stores below) */
+    if (__atomic_load_n(&ctx->ready, __ATOMIC_ACQUIRE) && __atomic_load_n(&ctx->size[log_n].ready, __ATOMIC_ACQUIRE)) {
+        *out = ctx;
+        if (size_out) *size_out = &ctx->size[log_n];
+        return 0;
+    }
     std::lock_guard<std::mutex> guard(ctx_lock);
     if (!ctx->ready || !ctx->size[log_n].ready) {
         cudaStream_t st;
@@ -144,11 +151,11 @@ int ntt_ctx_get(unsigned log_n, const ntt_device_ctx **out, const ntt_size_ctx *
                 cudaError_t e = cudaStreamSynchronize(st);
                 if (e != cudaSuccess) rc = gpu_error(e, "building NTT tables", __FILE__, __LINE__);
             }
-            if (!rc) ctx->ready = 1;
+            if (!rc) __atomic_store_n(&ctx->ready, 1, __ATOMIC_RELEASE);
         }
         if (!rc && !ctx->size[log_n].ready) {
             rc = build_size(ctx, log_n, st);
-            if (!rc) ctx->size[log_n].ready = 1;
+            if (!rc) __atomic_store_n(&ctx->size[log_n].ready, 1, __ATOMIC_RELEASE);
         }
         cudaStreamDestroy(st);
         if (rc) return rc;

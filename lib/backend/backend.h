@@ -28,7 +28,9 @@
 
 /* Memory a partition will need, decided before it is queued (so a partition that can never
  * fit is refused at submit). host_abc_bytes is the part of host_bytes given back once the
- * H step is done (bjob_release_abc). */
+ * H step is done (bjob_release_abc). device_bytes is reserved from the engine's device
+ * budget per partition; 0 where the backend bounds device memory itself (CUDA: the key's
+ * placement sized its slots at load, so a partition of a loaded key always fits). */
 struct groth16_params;
 
 typedef struct backend_estimate {

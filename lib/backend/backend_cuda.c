@@ -29,6 +29,7 @@ static int cuda_create(const backend_config *cfg, void **be, uint32_t *devices)
     cuda_backend *b = calloc(1, sizeof *b);
     if (!b) return err_set(CUZK_ENOMEM, "CUDA backend: out of memory");
     b->workers_per_device = cfg->workers_per_device ? cfg->workers_per_device : 1;
+    b->urgent_workers = cfg->urgent_workers_per_device;
     b->budget = cfg->device_budget_bytes;
     for (int d = 0; d < n && d < CUDA_BE_MAX_DEV; d++)
         if (!cfg->device_mask || (cfg->device_mask >> d & 1)) b->dev[b->ndev++].ordinal = d;
@@ -42,7 +43,7 @@ static int cuda_create(const backend_config *cfg, void **be, uint32_t *devices)
         size_t fr = 0, total = 0;
         if (gpu_set_device(d->ordinal) || gpu_mem_info(&fr, &total)) {
             int rc = err_set(CUZK_EDEVICE, "CUDA backend: device %d: %s", d->ordinal, cuzk_last_error());
-            for (uint32_t j = 0; j < i; j++) sem_destroy(&b->dev[j].free_slots), pthread_mutex_destroy(&b->dev[j].lock);
+            for (uint32_t j = 0; j < i; j++) slot_pool_destroy(&b->dev[j]), pthread_mutex_destroy(&b->dev[j].lock);
             free(b);
             return rc;
         }
@@ -50,10 +51,10 @@ static int cuda_create(const backend_config *cfg, void **be, uint32_t *devices)
         uint64_t have = fr > CUDA_DEVICE_MARGIN ? fr - CUDA_DEVICE_MARGIN : 0;
         d->cap = b->budget && b->budget < have ? b->budget : have;
         pthread_mutex_init(&d->lock, NULL);
-        sem_init(&d->free_slots, 0, 0);
+        slot_pool_init(d);
     }
     if (!(b->tp = threadpool_create(cfg->cpu_threads))) {
-        for (uint32_t i = 0; i < b->ndev; i++) sem_destroy(&b->dev[i].free_slots), pthread_mutex_destroy(&b->dev[i].lock);
+        for (uint32_t i = 0; i < b->ndev; i++) slot_pool_destroy(&b->dev[i]), pthread_mutex_destroy(&b->dev[i].lock);
         free(b);
         return err_set(CUZK_ENOMEM, "CUDA backend: cannot start %u host threads", cfg->cpu_threads);
     }
@@ -70,7 +71,7 @@ static void cuda_destroy(void *be)
         gpu_set_device(d->ordinal);
         for (int s = 0; s < CUDA_MAX_SLOTS; s++) slot_destroy(&d->slot[s]);
         slot_destroy(&d->urgent);
-        sem_destroy(&d->free_slots);
+        slot_pool_destroy(d);
         pthread_mutex_destroy(&d->lock);
     }
     threadpool_destroy(b->tp);
@@ -200,7 +201,9 @@ static void fill_pl_input(const cuda_backend *b, const cuda_dev *d, const cuda_k
     in->slot_bytes = d->nslots ? d->slot_bytes : 0;
 }
 
-/* Places k on device i (bookkeeping under the device's lock, then the uploads). */
+/* Places k on device i (bookkeeping under the device's lock, then the uploads). With urgent
+ * workers the placement leaves CUDA_URGENT_ROOM free for their slot where only resident bases
+ * give way to it; a larger urgent partition gets its own slot where the card has room left. */
 static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
 {
     cuda_dev *d = &b->dev[i];
@@ -208,12 +211,14 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
     pl_input in;
     pthread_mutex_lock(&d->lock);
     fill_pl_input(b, d, k, &in);
-    int rc = placement_decide(&in, &kd->pl);
+    /* urgent workers: room for a WinningPoSt-sized slot, where the bulk layout stays */
+    uint64_t room = b->urgent_workers && CUDA_URGENT_ROOM > d->urgent_bytes ? CUDA_URGENT_ROOM - d->urgent_bytes : 0;
+    int rc = placement_decide_urgent(&in, room, &kd->pl);
     if (rc == CUZK_OK) {
         if (kd->pl.slots) {
             d->nslots = kd->pl.slots;
             d->piece_bytes = in.piece_bytes;
-            for (uint32_t s = 0; s < kd->pl.slots; s++) sem_post(&d->free_slots);
+            slot_pool_add(d, kd->pl.slots);
         }
         d->slot_bytes = kd->pl.slot_bytes; /* set, or grown for this key */
         d->resident += kd->pl.resident_total;
@@ -470,29 +475,24 @@ static int stage_inputs(cuda_worker *w, const cuda_key *k, const cuzk_partition 
     return CUZK_OK;
 }
 
-/* The urgent slot for an urgent worker when it is free and fits the budget (committed at
- * first use, grown for a larger key), else NULL. */
-static cuda_slot *urgent_slot(cuda_dev *d, const cuda_key *k, const cuda_key_dev *kd)
+/* Whether the urgent slot can run a partition of k (committing its bytes when it must grow):
+ * in the key's own layout, else the two-vector one (a larger urgent partition beside a full
+ * bulk slot). *lean: the layout it would run. */
+static int urgent_fits(cuda_dev *d, const cuda_key *k, const cuda_key_dev *kd, int *lean)
 {
-    int idle = 0;
-    /* acquire: the previous urgent partition's writes to the slot */
-    if (!atomic_compare_exchange_strong_explicit(&d->urgent_taken, &idle, 1, memory_order_acquire,
-                                                 memory_order_relaxed))
-        return NULL;
-    uint64_t need = kd->pl.ws == PL_FULL ? cuda_ws_full(k) : cuda_ws_lean(k, d->piece_bytes) + 2 * d->piece_bytes;
-    int ok = 1;
+    int streamed = kd->pl.kind != PL_RESIDENT, ok = 0;
     pthread_mutex_lock(&d->lock);
-    if (need > d->urgent_bytes) {
-        uint64_t used = d->resident + (uint64_t)d->nslots * d->slot_bytes + d->urgent_bytes;
-        if (used + (need - d->urgent_bytes) <= d->cap) d->urgent_bytes = need;
-        else ok = 0;
+    uint64_t used = d->resident + (uint64_t)d->nslots * d->slot_bytes + d->urgent_bytes;
+    uint64_t room = d->cap > used ? d->cap - used + d->urgent_bytes : d->urgent_bytes; /* what the slot may take */
+    for (int l = kd->pl.ws == PL_LEAN; l <= 1 && !ok; l++) {
+        uint64_t need = cuda_slot_need(k, l, streamed, d->piece_bytes);
+        if (need <= room) {
+            if (need > d->urgent_bytes) d->urgent_bytes = need;
+            *lean = l, ok = 1;
+        }
     }
     pthread_mutex_unlock(&d->lock);
-    if (!ok) {
-        atomic_store_explicit(&d->urgent_taken, 0, memory_order_release);
-        return NULL;
-    }
-    return &d->urgent;
+    return ok;
 }
 
 static int cuda_start(void *ws, backend_job *job)
@@ -517,13 +517,14 @@ static int cuda_start(void *ws, backend_job *job)
 
     /* the device half: one slot of this device (a wait only when every slot is busy); an
      * urgent worker's own slot when it has one */
-    cuda_slot *s = w->urgent ? urgent_slot(d, k, kd) : NULL;
-    int own = s != NULL;
-    if (!s) s = slot_acquire(d);
+    int lean = kd->pl.ws == PL_LEAN, own_lean = lean, own = 0;
+    int own_fits = w->urgent && urgent_fits(d, k, kd, &own_lean);
+    cuda_slot *s = slot_acquire(d, w->urgent != 0, own_fits, &own);
+    if (own) lean = own_lean;
     uint64_t t2 = bjob_now_ns();
     if (t2 - t1 > 20000) bjob_trace(job, CUZK_TRACE_BUDGET_WAIT, t1, t2, d->slot_bytes);
-    int lean = kd->pl.ws == PL_LEAN;
-    rc = slot_prepare(s, w->ordinal, lean, cuda_work_bytes(&in, lean), cuda_prep_bytes(in.na), d->piece_bytes, own);
+    rc = slot_prepare(s, w->ordinal, lean, kd->pl.kind != PL_RESIDENT, cuda_work_bytes(&in, lean), cuda_prep_bytes(in.na),
+                      d->piece_bytes, own);
     uint64_t t_ref = 0;
     if (!rc && !(rc = gpu_event_record(s->ev_ref, s->stream)) && !(rc = gpu_event_sync(s->ev_ref))) {
         t_ref = bjob_now_ns();
@@ -535,8 +536,7 @@ static int cuda_start(void *ws, backend_job *job)
         rc3 = s->ready ? gpu_stream_sync(s->stream) : 0;
     if (!rc && (rc1 || rc2 || rc3)) rc = slot_fail(w->ordinal, "the partition's device work");
     if (!rc) slot_report(s, d, job, t_ref);
-    if (own) atomic_store_explicit(&d->urgent_taken, 0, memory_order_release); /* release: our slot writes */
-    else slot_release(d, s);
+    slot_release(d, s);
     return rc;
 }
 

@@ -43,19 +43,24 @@ static uint64_t lean_hi(uint64_t m, uint64_t ni, uint64_t n_a, uint64_t n_b)
     return ni + n_b <= m && n_a <= m ? 0 : (ni + n_b > n_a ? ni + n_b : n_a);
 }
 
-static void key_counts(const cuda_key *k, uint64_t *m, uint64_t *na, uint64_t *n_a, uint64_t *n_b, uint64_t *ni)
+/* The scalars of d_work: the one layout rule for the estimates and for each partition. */
+static uint64_t work_scalars(int lean, unsigned log_m, uint64_t na, uint64_t n_a, uint64_t n_b, uint64_t ni)
+{
+    uint64_t m = (uint64_t)1 << log_m;
+    if (!lean) return 3 * m + na + n_a + n_b + 1;
+    uint64_t hi = lean_hi(m, ni, n_a, n_b);
+    return 2 * m > m + na + hi ? 2 * m : m + na + hi;
+}
+
+static uint64_t key_work_bytes(const cuda_key *k, int lean)
 {
     const groth16_params *pk = k->pk;
-    *m = (uint64_t)1 << k->log_m;
-    *na = pk->n_l, *n_a = pk->n_a, *n_b = pk->n_b_g1, *ni = pk->vk.n_ic;
+    return work_scalars(lean, k->log_m, pk->n_l, pk->n_a, pk->n_b_g1, pk->vk.n_ic) * FR;
 }
 
 uint64_t cuda_ws_full(const cuda_key *k)
 {
-    uint64_t m, na, n_a, n_b, ni;
-    key_counts(k, &m, &na, &n_a, &n_b, &ni);
-    return (3 * m + na + n_a + n_b + 1) * FR + PREP_SCRATCH_OFF + gpu_prep_scratch_bytes(na) +
-           msm_scratch(k, CUDA_MSM_ENTRIES_FULL, 0);
+    return key_work_bytes(k, 0) + cuda_prep_bytes(k->pk->n_l) + msm_scratch(k, CUDA_MSM_ENTRIES_FULL, 0);
 }
 
 uint64_t cuda_piece_bytes(const cuda_key *k)
@@ -70,19 +75,17 @@ uint64_t cuda_piece_bytes(const cuda_key *k)
 
 uint64_t cuda_ws_lean(const cuda_key *k, uint64_t piece_bytes)
 {
-    uint64_t m, na, n_a, n_b, ni;
-    key_counts(k, &m, &na, &n_a, &n_b, &ni);
-    uint64_t hi = lean_hi(m, ni, n_a, n_b), t = 2 * m > m + na + hi ? 2 * m : m + na + hi;
-    return t * FR + PREP_SCRATCH_OFF + gpu_prep_scratch_bytes(na) +
-           msm_scratch(k, CUDA_MSM_ENTRIES_LEAN, piece_bytes);
+    return key_work_bytes(k, 1) + cuda_prep_bytes(k->pk->n_l) + msm_scratch(k, CUDA_MSM_ENTRIES_LEAN, piece_bytes);
+}
+
+uint64_t cuda_slot_need(const cuda_key *k, int lean, int streamed, uint64_t piece_bytes)
+{
+    return lean ? cuda_ws_lean(k, piece_bytes) + (streamed ? 2 * piece_bytes : 0) : cuda_ws_full(k);
 }
 
 uint64_t cuda_work_bytes(const cuda_inputs *in, int lean)
 {
-    uint64_t m = (uint64_t)1 << in->log_m;
-    if (!lean) return (3 * m + in->na + in->n_a + in->n_b + 1) * FR;
-    uint64_t hi = lean_hi(m, in->ni, in->n_a, in->n_b);
-    return (2 * m > m + in->na + hi ? 2 * m : m + in->na + hi) * FR;
+    return work_scalars(lean, in->log_m, in->na, in->n_a, in->n_b, in->ni) * FR;
 }
 
 uint64_t cuda_prep_bytes(uint64_t na) { return PREP_SCRATCH_OFF + gpu_prep_scratch_bytes(na); }

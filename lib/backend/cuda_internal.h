@@ -30,6 +30,9 @@
  * eighth of the key's largest vector (so small keys stream in several pieces too). */
 #define CUDA_PIECE_BYTES ((uint64_t)192 << 22)
 #define CUDA_PIECE_MIN ((uint64_t)192 << 8)
+/* Room a placement keeps for the urgent workers' slot: a WinningPoSt partition (2^19: a
+ * ~0.63 GiB slot + 0.18 GiB of bases). */
+#define CUDA_URGENT_ROOM ((uint64_t)1 << 30)
 /* Device memory kept free for the CUDA context, CUB and the NTT tables. */
 #define CUDA_DEVICE_MARGIN ((uint64_t)640 << 20)
 /* Copies of one partition timed individually (the rest are counted, not timed). */
@@ -70,8 +73,11 @@ typedef struct piece_buf {
     void *ready, *free;          /* events: copied (copy stream), consumed (compute stream)  */
 } piece_buf;
 
+#define CUDA_SMALL_BYTES 8192                  /* h_small: result (256) + one flag per piece */
+#define CUDA_MAX_PIECES (CUDA_SMALL_BYTES - 256) /* pieces of one MSM                        */
+
 typedef struct cuda_slot {
-    _Atomic int busy;
+    int busy;                    /* under the device's pool_lock                           */
     int ready;                   /* streams and events exist                               */
     void *stream, *copy_stream, *bases_stream;
     msm_gpu_ctx *ctx;
@@ -84,17 +90,18 @@ typedef struct cuda_slot {
     size_t d_work_bytes;
     void *d_prep;                /* gpu_prep_result, piece flags, compaction scratch        */
     size_t d_prep_bytes;
+    size_t piece_bytes;          /* lean: the MSM's piece (its plan's scratch is sized for it) */
     piece_buf buf[2];
-    size_t buf_bytes;
+    size_t buf_bytes;            /* stream buffers made: only when a key streams bases      */
     uint8_t *h_small;            /* pinned: the prep result and piece flags read back       */
+    uint16_t piece_q[CUDA_MAX_PIECES]; /* an MSM's non-zero streamed pieces, in order (no malloc
+                                           between device stages)                           */
     /* this partition's base copies: timing pairs, bytes */
     void *ev_copy[2 * CUDA_COPY_EVENTS];
     uint32_t copy_len[CUDA_COPY_EVENTS]; /* bytes of each timed copy */
     uint32_t ncopy;
     uint64_t copy_bytes;
 } cuda_slot;
-
-#define CUDA_SMALL_BYTES 8192    /* h_small: result (256) + flags of up to 7936 pieces */
 
 typedef struct cuda_dev {
     int ordinal;
@@ -104,13 +111,17 @@ typedef struct cuda_dev {
     uint32_t nslots;             /* committed by the first key                              */
     uint64_t slot_bytes;
     uint64_t piece_bytes;        /* stream buffers of the slots (a multiple of 192)          */
-    sem_t free_slots;
+    /* the slot pool: who may take which slot, one short critical section per partition */
+    pthread_mutex_t pool_lock;
+    pthread_cond_t pool_cv;
+    uint32_t nfree;              /* shared slots idle (of nslots)                           */
+    uint32_t urgent_waiting;     /* urgent workers waiting: ordinary ones leave slots to them */
     cuda_slot slot[CUDA_MAX_SLOTS];
     /* urgent workers' own slot (CUZK_OPT_URGENT_PRIORITY): made at their first partition when
-     * the budget has room beside the keys and the other slots, its streams of the device's
-     * highest priority; without room they queue for the shared slots like everyone */
+     * the budget has room beside the keys and the other slots (placement_decide_urgent leaves
+     * it), its streams of the device's highest priority */
     cuda_slot urgent;
-    _Atomic int urgent_taken;
+    int urgent_taken;            /* under pool_lock                                          */
     uint64_t urgent_bytes;       /* committed to the urgent slot (under lock)               */
     _Atomic uint64_t h2d_bytes, copy_busy_ns; /* statistics: bases streamed, copy-stream busy */
 } cuda_dev;
@@ -119,6 +130,7 @@ typedef struct cuda_backend {
     threadpool *tp;
     uint32_t ndev;
     uint32_t workers_per_device;
+    uint32_t urgent_workers;     /* per device (CUZK_OPT_URGENT_PRIORITY): keep room for their slot */
     uint64_t budget;             /* CUZK_OPT_DEVICE_BUDGET_BYTES, 0 = the device's free memory */
     cuda_dev dev[CUDA_BE_MAX_DEV];
 } cuda_backend;
@@ -148,10 +160,16 @@ typedef struct cuda_inputs {
 } cuda_inputs;
 
 /* ---- cuda_slot.c ---- */
-cuda_slot *slot_acquire(cuda_dev *d);
+/* A slot for one partition, waiting while none is free. Urgent workers (urgent != 0) take the
+ * urgent slot when own_fits (it is free, or frees first) or any shared slot, ahead of ordinary
+ * workers, who wait while an urgent one does. *own: the urgent slot was taken. */
+cuda_slot *slot_acquire(cuda_dev *d, int urgent, int own_fits, int *own);
 void slot_release(cuda_dev *d, cuda_slot *s);
-int slot_prepare(cuda_slot *s, int ordinal, int lean, size_t work_bytes, size_t prep_bytes, size_t piece_bytes,
-                 int urgent);
+void slot_pool_init(cuda_dev *d);
+void slot_pool_add(cuda_dev *d, uint32_t n); /* n new shared slots (the first key's placement) */
+void slot_pool_destroy(cuda_dev *d);
+int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_bytes, size_t prep_bytes,
+                 size_t piece_bytes, int urgent);
 void slot_destroy(cuda_slot *s);
 int slot_fail(int ordinal, const char *what);
 int slot_stage_begin(cuda_slot *s, int st, void *stream);
@@ -174,6 +192,8 @@ int cuda_flow_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int 
 /* Working-set bytes of one slot for a key (placement inputs). */
 uint64_t cuda_ws_full(const cuda_key *k);
 uint64_t cuda_ws_lean(const cuda_key *k, uint64_t piece_bytes);
+/* one slot's device bytes for key k: what the placement budgets and the urgent slot takes */
+uint64_t cuda_slot_need(const cuda_key *k, int lean, int streamed, uint64_t piece_bytes);
 /* The stream buffer size for a key (when it is the first on its device). */
 uint64_t cuda_piece_bytes(const cuda_key *k);
 /* Device bytes of a slot's work area and prep area for these inputs. */

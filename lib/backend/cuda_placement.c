@@ -47,7 +47,7 @@ static void fill_resident(const pl_input *in, uint64_t room, pl_result *out)
 int placement_decide(const pl_input *in, pl_result *out)
 {
     memset(out, 0, sizeof *out);
-    const uint64_t keyb = key_bytes(in), avail = in->avail;
+    const uint64_t keyb = key_bytes(in), avail = in->avail > in->keep ? in->avail - in->keep : 0;
     const uint64_t lean_streamed = in->ws_lean + in->stream_bufs;
     if (in->slot_bytes) { /* slots exist (an earlier key): fit the key around them, growing
                              * them when this key needs more and the budget has it */
@@ -97,5 +97,17 @@ int placement_decide(const pl_input *in, pl_result *out)
     }
     out->ws = PL_LEAN, out->slots = 1, out->slot_bytes = lean_streamed;
     fill_resident(in, avail - lean_streamed, out);
+    return CUZK_OK;
+}
+
+int placement_decide_urgent(pl_input *in, uint64_t room, pl_result *out)
+{
+    in->keep = 0;
+    int rc = placement_decide(in, out);
+    if (rc != CUZK_OK || !room) return rc;
+    pl_result with;
+    in->keep = room;
+    if (placement_decide(in, &with) == CUZK_OK && with.ws == out->ws && with.slots == out->slots) *out = with;
+    else in->keep = 0;
     return CUZK_OK;
 }

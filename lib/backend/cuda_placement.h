@@ -33,6 +33,7 @@ typedef struct pl_input {
     uint32_t max_slots;          /* workers per device; with slot_bytes: the slots there are  */
     uint64_t slot_bytes;         /* 0: this key decides the slots; else their size (bytes),  */
                                  /* which the key may grow (all slots) within avail          */
+    uint64_t keep;               /* of avail, bytes to leave free (the urgent workers' slot)  */
 } pl_input;
 
 typedef struct pl_result {
@@ -48,6 +49,11 @@ typedef struct pl_result {
 /* CUZK_OK with *out filled, or CUZK_EBUDGET when not even one lean slot with streamed bases
  * fits (out->need says how many bytes it would take). */
 int placement_decide(const pl_input *in, pl_result *out);
+
+/* placement_decide, then the same leaving `room` bytes free for the urgent workers' slot
+ * where that keeps the layout (full or lean) and the slot count: only resident bases give
+ * way to it. in->keep says whether it was kept (room) or not (0). */
+int placement_decide_urgent(pl_input *in, uint64_t room, pl_result *out);
 
 /* "resident" / "partial" / "streamed" */
 const char *placement_kind_name(int32_t kind);

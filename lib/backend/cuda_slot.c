@@ -13,27 +13,63 @@
 #include "error.h"
 #include "fault.h"
 
-/* ---- acquire and release: a counting semaphore, then the first idle slot ---- */
+/* ---- the slot pool: a mutex and a condition per device, taken once per partition ---- */
 
-cuda_slot *slot_acquire(cuda_dev *d)
+void slot_pool_init(cuda_dev *d)
 {
-    while (sem_wait(&d->free_slots) != 0) { /* EINTR */
-    }
-    for (;;)
-        for (uint32_t i = 0; i < d->nslots; i++) {
-            int idle = 0;
-            /* acquire: the previous holder's writes to the slot are visible */
-            if (atomic_compare_exchange_strong_explicit(&d->slot[i].busy, &idle, 1, memory_order_acquire,
-                                                        memory_order_relaxed))
-                return &d->slot[i];
+    pthread_mutex_init(&d->pool_lock, NULL);
+    pthread_cond_init(&d->pool_cv, NULL);
+}
+
+void slot_pool_destroy(cuda_dev *d)
+{
+    pthread_cond_destroy(&d->pool_cv);
+    pthread_mutex_destroy(&d->pool_lock);
+}
+
+void slot_pool_add(cuda_dev *d, uint32_t n)
+{
+    pthread_mutex_lock(&d->pool_lock);
+    d->nfree += n;
+    pthread_cond_broadcast(&d->pool_cv);
+    pthread_mutex_unlock(&d->pool_lock);
+}
+
+cuda_slot *slot_acquire(cuda_dev *d, int urgent, int own_fits, int *own)
+{
+    cuda_slot *s = NULL;
+    *own = 0;
+    pthread_mutex_lock(&d->pool_lock);
+    d->urgent_waiting += urgent != 0;
+    for (;;) {
+        if (urgent && own_fits && !d->urgent_taken) {
+            d->urgent_taken = 1, *own = 1, s = &d->urgent;
+            break;
         }
+        /* an ordinary worker leaves a freed shared slot to a waiting urgent one */
+        if (d->nfree && (urgent || !d->urgent_waiting)) {
+            for (uint32_t i = 0; i < d->nslots && !s; i++)
+                if (!d->slot[i].busy) s = &d->slot[i];
+            s->busy = 1; /* nfree > 0: one is idle */
+            d->nfree--;
+            break;
+        }
+        pthread_cond_wait(&d->pool_cv, &d->pool_lock);
+    }
+    d->urgent_waiting -= urgent != 0;
+    if (urgent) pthread_cond_broadcast(&d->pool_cv); /* ordinary waiters may go now */
+    pthread_mutex_unlock(&d->pool_lock);
+    return s;
 }
 
 void slot_release(cuda_dev *d, cuda_slot *s)
 {
-    /* release: our writes to the slot before the next holder's */
-    atomic_store_explicit(&s->busy, 0, memory_order_release);
-    sem_post(&d->free_slots);
+    /* the mutex orders our writes to the slot before the next holder's */
+    pthread_mutex_lock(&d->pool_lock);
+    if (s == &d->urgent) d->urgent_taken = 0;
+    else s->busy = 0, d->nfree++;
+    pthread_cond_broadcast(&d->pool_cv);
+    pthread_mutex_unlock(&d->pool_lock);
 }
 
 int slot_fail(int ordinal, const char *what)
@@ -86,8 +122,8 @@ static int grow(void **buf, size_t *have, size_t bytes, int ordinal, const char 
 
 /* Streams, events and buffers for a partition: created the first time, grown when a larger
  * partition comes (within the slot's placement), never per partition. */
-int slot_prepare(cuda_slot *s, int ordinal, int lean, size_t work_bytes, size_t prep_bytes, size_t piece_bytes,
-                 int urgent)
+int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_bytes, size_t prep_bytes,
+                 size_t piece_bytes, int urgent)
 {
     int rc;
     if (!s->ready) {
@@ -116,7 +152,9 @@ int slot_prepare(cuda_slot *s, int ordinal, int lean, size_t work_bytes, size_t 
     if ((rc = grow(&s->d_work, &s->d_work_bytes, work_bytes, ordinal, "the H step and the MSM scalars")) ||
         (rc = grow(&s->d_prep, &s->d_prep_bytes, prep_bytes, ordinal, "the scalar preparation")))
         return rc;
-    if (lean && !s->buf_bytes) {
+    s->piece_bytes = piece_bytes;
+    /* stream buffers only for keys that stream: a resident lean placement did not budget them */
+    if (lean && streamed && !s->buf_bytes) {
         for (int i = 0; i < 2; i++) {
             size_t have = 0;
             if ((rc = grow(&s->buf[i].d, &have, piece_bytes, ordinal, "a stream buffer"))) return rc;
@@ -198,7 +236,7 @@ typedef struct piece_list {
 static void pieces_of(const cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int v, uint64_t n, piece_list *pl)
 {
     pl->pb = pl_point_bytes(v);
-    pl->piece_pts = s->buf_bytes / pl->pb;
+    pl->piece_pts = s->piece_bytes / pl->pb;
     pl->host = k->host[v];
     pl->n = n;
     /* a resident prefix is whole pieces, or the whole vector */
@@ -232,7 +270,7 @@ static int msm_pieces(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, i
     piece_list pl;
     pieces_of(s, k, kd, v, n, &pl);
     uint64_t np = (n + pl.piece_pts - 1) / pl.piece_pts;
-    if (np > CUDA_SMALL_BYTES - 256)
+    if (np > CUDA_MAX_PIECES)
         return err_set(CUZK_EINVAL, "CUDA backend: %llu pieces of %llu points exceed the plan",
                        (unsigned long long)np, (unsigned long long)pl.piece_pts);
     uint8_t *flags = s->h_small + 256, *d_flags = (uint8_t *)s->d_prep + 256;
@@ -252,8 +290,7 @@ static int msm_pieces(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, i
         if (nnext > 2) nnext = 2;
     }
     /* request j of the combined sequence: the j-th nonzero streamed piece, then the next's */
-    uint64_t *qi = NULL;
-    if (nq && !(qi = malloc(nq * sizeof *qi))) return err_set(CUZK_ENOMEM, "CUDA backend: out of memory");
+    uint16_t *qi = s->piece_q;
     for (uint64_t i = pl.first_streamed, j = 0; i < np; i++)
         if (flags[i]) qi[j++] = i;
 #define REQ(j, bytesp)                                                                                               \
@@ -262,39 +299,33 @@ static int msm_pieces(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, i
     const void *q[2];
     size_t qb[2] = {0, 0};
     for (uint64_t j = 0; j < 2; j++) q[j] = REQ(j, &qb[j]);
-    if ((rc = ring_start(s, q, qb))) goto out;
-    if ((rc = msm_gpu_acc_begin(s->ctx, pl_curve(v), n, form, 0, 0))) goto out;
+    if ((rc = ring_start(s, q, qb)) || (rc = msm_gpu_acc_begin(s->ctx, pl_curve(v), n, form, 0, 0))) return rc;
     /* resident pieces first (no copy): the first copies run meanwhile */
     for (uint64_t i = 0; i < pl.first_streamed && i < np; i++) {
         if (!flags[i]) continue;
         uint64_t first = i * pl.piece_pts, cnt = n - first < pl.piece_pts ? n - first : pl.piece_pts;
         if ((rc = msm_gpu_acc_add(s->ctx, (const uint8_t *)kd->res[v] + first * pl.pb,
                                   (const uint8_t *)d_scalars + first * 32, cnt)))
-            goto out;
+            return rc;
     }
     for (uint64_t j = 0; j < nq; j++) {
         size_t bytes;
         const void *src = REQ(j, &bytes);
         int b = ring_find(s, src, bytes);
-        if (b < 0) { /* cannot happen: requests j and j + 1 are always in the ring */
-            rc = err_set(CUZK_EDEVICE, "CUDA backend: piece %llu of an MSM was not copied", (unsigned long long)j);
-            goto out;
-        }
+        if (b < 0) /* cannot happen: requests j and j + 1 are always in the ring */
+            return err_set(CUZK_EDEVICE, "CUDA backend: piece %llu of an MSM was not copied", (unsigned long long)j);
         uint64_t first = qi[j] * pl.piece_pts;
         if ((rc = gpu_stream_wait_event(s->stream, s->buf[b].ready)) ||
             (rc = msm_gpu_acc_add(s->ctx, s->buf[b].d, (const uint8_t *)d_scalars + first * 32, bytes / pl.pb)) ||
             (rc = gpu_event_record(s->buf[b].free, s->stream)))
-            goto out;
+            return rc;
         s->buf[b].src = NULL; /* consumed; refilled below or by a later MSM */
         size_t nb;
         const void *nsrc = REQ(j + 2, &nb);
-        if (nsrc && ring_find(s, nsrc, nb) < 0 && (rc = ring_fill(s, b, nsrc, nb))) goto out;
+        if (nsrc && ring_find(s, nsrc, nb) < 0 && (rc = ring_fill(s, b, nsrc, nb))) return rc;
     }
 #undef REQ
-    rc = msm_gpu_acc_end(s->ctx, out);
-out:
-    free(qi);
-    return rc;
+    return msm_gpu_acc_end(s->ctx, out);
 }
 
 int slot_msm(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, int v, int st, const void *d_scalars,
