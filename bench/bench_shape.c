@@ -20,7 +20,8 @@ int bench_shape_cfg(const char *name, int log_m, int fill, bench_circuit *out)
         return 2;
     }
     if (log_m < 6 || log_m > 28 || fill < 0 || fill > 100) {
-        fprintf(stderr, "cuzk-bench: --log must be 6..28 and --fill 1..100\n");
+        fprintf(stderr, "cuzk-bench: --log must be 6..28 (not %d) and --fill 0..100 (not %d; 0 = the shape's own)\n",
+                log_m, fill);
         return 2;
     }
     out->log_m = log_m;

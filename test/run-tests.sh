@@ -31,7 +31,7 @@ report() { # $1 test, $2 index: counts and prints one finished test
     p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
     f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
   fi
-  if [ "$rc" = 77 ]; then
+  if [ "$rc" = 77 ] && [ "$f" = 0 ]; then # a skip after a failure is a failure
     skipped=$((skipped + 1)); echo "SKIP $name ($(tail -n 1 "$log"))"; return
   fi
   if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi

@@ -38,6 +38,14 @@ for f in $fallible; do grep -q "$f(" test/test_last_error.c || untested="$untest
 [ -z "$untested" ] && ok "test_last_error.c calls every int-returning public function ($(echo "$fallible" | wc -l))" \
   || nok "test_last_error.c does not call:$untested"
 
+# The safe bindings take every engine option (their docs say Options maps onto CUZK_OPT_*).
+opts=$(grep -o 'CUZK_OPT_[A-Z0-9_]* = [0-9]*' include/cuzk/cuzk.h | cut -d' ' -f1 | sort -u)
+for b in bindings/rust/cuzk/src/engine.rs bindings/go/cuzk/engine.go; do
+  lacking=""
+  for o in $opts; do grep -q "\b$o\b" "$b" || lacking="$lacking $o"; done
+  [ -z "$lacking" ] && ok "$b sets every engine option ($(echo "$opts" | wc -l))" || nok "$b has no option for:$lacking"
+done
+
 # Relative links between the documents. go.md and rust.md belong to the bindings' branch
 # (they are linked from docs/README.md before they land), so only their absence is tolerated.
 broken=""

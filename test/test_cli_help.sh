@@ -20,3 +20,7 @@ for tool in cuzk cuzk-bench; do
     [ "$rc" = 2 ] && echo "ok - $tool $s refuses --no-such-option" || echo "not ok - $tool $s --no-such-option: exit $rc"
   done
 done
+# help for something that is not a subcommand is an error, not the general usage with exit 0
+out=$(timeout 20 "$BUILD/bin/cuzk" help no-such-command 2>&1); rc=$?
+[ "$rc" = 2 ] && echo "$out" | grep -q "no-such-command" && echo "ok - cuzk help no-such-command: exit 2, named" \
+  || echo "not ok - cuzk help no-such-command: exit $rc: $(echo "$out" | head -1)"

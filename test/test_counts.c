@@ -25,6 +25,7 @@
 #include "cuzk/r1cs.h"
 #include "groth16/groth16.h"
 #include "groth16/synth.h"
+#include "support/testengine.h"
 #include "support/testkey.h"
 #include "support/testutil.h"
 
@@ -120,26 +121,14 @@ static uint64_t mono_ns(void)
 
 /* ---- fixtures ---- */
 
-static test_key key;
-static uint8_t proof[192];
-static cuzk_fr pub[64]; /* exactly npub inputs are valid; the rest must never be read */
-static size_t npub;
-static char dir[64], r1cs_path[128], wtns_path[128];
+/* the key, a proof, its inputs (exactly fx.npub are valid; the rest must never be read), and
+ * the same circuit and witness as .r1cs and .wtns files in fx.dir */
+static test_fixture fx;
 
 static int setup(void **state)
 {
     (void)state;
-    uint8_t seed[32];
-    synth_cfg cfg;
-    test_seed();
-    test_rand_bytes(seed, sizeof seed);
-    synth_cfg_default(&cfg, 40, seed);
-    assert_int_equal(test_key_make(&key, &cfg, "counts", -1), CUZK_OK);
-    assert_int_equal(test_key_proof(&key, seed, proof, pub, 64, &npub), CUZK_OK);
-    /* the same circuit and witness as .r1cs and .wtns files */
-    snprintf(dir, sizeof dir, "/tmp/cuzk-counts-%d", (int)getpid());
-    assert_int_equal(mkdir(dir, 0700), 0);
-    assert_int_equal(test_key_circom_files(&key, dir, r1cs_path, wtns_path), CUZK_OK);
+    assert_int_equal(test_fixture_make(&fx, 40, "counts"), CUZK_OK);
     no_huge_request("setup");
     return 0;
 }
@@ -147,24 +136,15 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    test_key_free(&key);
-    unlink(r1cs_path);
-    unlink(wtns_path);
-    rmdir(dir);
+    test_fixture_free(&fx);
     return 0;
 }
 
 static cuzk_engine *small_engine(void)
 {
-    cuzk_config *cfg;
-    assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
-    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_BACKEND, CUZK_BACKEND_CPU), CUZK_OK);
-    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_CPU_THREADS, 2), CUZK_OK);
-    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_HOST_BUDGET_BYTES, 64 << 20), CUZK_OK);
-    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_QUEUE_CAPACITY, 16), CUZK_OK);
-    cuzk_engine *e;
-    assert_int_equal(cuzk_engine_create(cfg, &e), CUZK_OK);
-    cuzk_config_free(cfg);
+    cuzk_engine *e = TEST_ENGINE({CUZK_OPT_BACKEND, CUZK_BACKEND_CPU}, {CUZK_OPT_CPU_THREADS, 2},
+                                 {CUZK_OPT_HOST_BUDGET_BYTES, 64 << 20}, {CUZK_OPT_QUEUE_CAPACITY, 16});
+    assert_non_null(e);
     return e;
 }
 
@@ -173,11 +153,11 @@ static cuzk_engine *small_engine(void)
 static void verify_count_checked_first(void **state)
 {
     (void)state;
-    assert_int_equal(cuzk_verify(key.vk, key.vk_len, proof, pub, npub, CUZK_FR_CANONICAL), CUZK_OK);
+    assert_int_equal(cuzk_verify(fx.key.vk, fx.key.vk_len, fx.proof, fx.pub, fx.npub, CUZK_FR_CANONICAL), CUZK_OK);
     const size_t huge[] = {(size_t)1 << 59, (size_t)1 << 60, (size_t)1 << 62, (size_t)1 << 22, SIZE_MAX};
     for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++) {
         uint64_t t0 = mono_ns();
-        assert_int_equal(cuzk_verify(key.vk, key.vk_len, proof, pub, huge[i], CUZK_FR_CANONICAL),
+        assert_int_equal(cuzk_verify(fx.key.vk, fx.key.vk_len, fx.proof, fx.pub, huge[i], CUZK_FR_CANONICAL),
                          CUZK_EMISMATCH);
         uint64_t dt = mono_ns() - t0;
         assert_non_null(strstr(cuzk_last_error(), "public inputs"));
@@ -194,20 +174,20 @@ static void verify_counts(void **state)
     (void)state;
     for (unsigned i = 0; i < NCOUNTS; i++) {
         uint64_t n = count_at(i);
-        int want = n == npub ? CUZK_OK : CUZK_EMISMATCH;
+        int want = n == fx.npub ? CUZK_OK : CUZK_EMISMATCH;
         for (int form = 0; form < 2; form++) {
-            int rc = cuzk_verify(key.vk, key.vk_len, proof, pub, (size_t)n,
+            int rc = cuzk_verify(fx.key.vk, fx.key.vk_len, fx.proof, fx.pub, (size_t)n,
                                  form ? CUZK_FR_CANONICAL : CUZK_FR_MONTGOMERY);
             /* the right count in the other form: the inputs are other numbers (or not below r) */
-            if (n == npub && !form) assert_true(rc == CUZK_EVERIFY || rc == CUZK_EINVAL);
+            if (n == fx.npub && !form) assert_true(rc == CUZK_EVERIFY || rc == CUZK_EINVAL);
             else if (rc != want) fail_msg("cuzk_verify n = %llu: %d (%s)", (unsigned long long)n, rc, cuzk_last_error());
         }
         /* the key's length: anything short of the whole ic is CUZK_EFORMAT, whatever n is */
-        size_t len = (size_t)(n % (key.vk_len + 1));
-        if (len < key.vk_len) {
-            int rc = cuzk_verify(key.vk, len, proof, pub, npub, CUZK_FR_CANONICAL);
-            if (rc != CUZK_EFORMAT) fail_msg("cuzk_verify vk_len %zu of %zu: %d", len, key.vk_len, rc);
-            rc = cuzk_verify(key.vk, len, proof, pub, (size_t)n, CUZK_FR_CANONICAL);
+        size_t len = (size_t)(n % (fx.key.vk_len + 1));
+        if (len < fx.key.vk_len) {
+            int rc = cuzk_verify(fx.key.vk, len, fx.proof, fx.pub, fx.npub, CUZK_FR_CANONICAL);
+            if (rc != CUZK_EFORMAT) fail_msg("cuzk_verify vk_len %zu of %zu: %d", len, fx.key.vk_len, rc);
+            rc = cuzk_verify(fx.key.vk, len, fx.proof, fx.pub, (size_t)n, CUZK_FR_CANONICAL);
             assert_true(rc == CUZK_EFORMAT || rc == CUZK_EMISMATCH);
         }
     }
@@ -221,9 +201,9 @@ static void submit_counts(void **state)
     (void)state;
     cuzk_engine *e = small_engine();
     cuzk_srs *srs;
-    assert_int_equal(cuzk_srs_load(e, key.path, 0, &srs), CUZK_OK);
+    assert_int_equal(cuzk_srs_load(e, fx.key.path, 0, &srs), CUZK_OK);
     cuzk_partition good;
-    assert_int_equal(synth_partition(&key.scfg, CUZK_FR_CANONICAL, &good), CUZK_OK);
+    assert_int_equal(synth_partition(&fx.key.scfg, CUZK_FR_CANONICAL, &good), CUZK_OK);
     _Atomic int released = 0;
     uint64_t domain = 1;
     while (domain < good.abc_len) domain <<= 1;
@@ -311,8 +291,8 @@ static void witness_counts(void **state)
     cuzk_r1cs *r;
     cuzk_fr *w;
     uint64_t nw;
-    assert_int_equal(cuzk_r1cs_load(r1cs_path, &r), CUZK_OK);
-    assert_int_equal(cuzk_wtns_load(wtns_path, &w, &nw), CUZK_OK);
+    assert_int_equal(cuzk_r1cs_load(fx.r1cs_path, &r), CUZK_OK);
+    assert_int_equal(cuzk_wtns_load(fx.wtns_path, &w, &nw), CUZK_OK);
     for (unsigned i = 0; i < NCOUNTS; i++) {
         uint64_t n = count_at(i);
         cuzk_partition p;
@@ -397,7 +377,7 @@ static void struct_sizes_and_buffers(void **state)
     cuzk_config_free(cfg);
     /* device indices of a key's placement: the CPU backend has device 0 only */
     cuzk_srs *srs;
-    assert_int_equal(cuzk_srs_load(e, key.path, 0, &srs), CUZK_OK);
+    assert_int_equal(cuzk_srs_load(e, fx.key.path, 0, &srs), CUZK_OK);
     for (unsigned i = 0; i < NCOUNTS; i++) {
         uint32_t d = (uint32_t)count_at(i);
         cuzk_placement pl = {.struct_size = sizeof pl};
@@ -453,8 +433,8 @@ static void patch_counts(const char *path, const field_at *fields, int nfields,
     size_t len;
     unsigned char *orig = slurp(path, &len), *m = malloc(len);
     assert_non_null(m);
-    char tmp[160];
-    snprintf(tmp, sizeof tmp, "%s.patched", path);
+    char tmp[160]; /* in the fixture's directory: removed by teardown even after a failure */
+    snprintf(tmp, sizeof tmp, "%s/patched", fx.dir);
     for (int f = 0; f < nfields; f++)
         for (unsigned i = 0; i < NCOUNTS; i++) {
             memcpy(m, orig, len);
@@ -525,7 +505,7 @@ static void file_counts(void **state)
     /* .params: the six section counts (big-endian u32) */
     field_at pf[6];
     size_t len;
-    unsigned char *b = slurp(key.path, &len);
+    unsigned char *b = slurp(fx.key.path, &len);
     size_t o = 864;
     for (int s = 0; s < 6; s++) {
         pf[s] = (field_at){o, 4, 1};
@@ -535,12 +515,12 @@ static void file_counts(void **state)
     assert_int_equal(o, len);
     free(b);
     file_engine = small_engine();
-    patch_counts(key.path, pf, 6, load_params);
+    patch_counts(fx.key.path, pf, 6, load_params);
     cuzk_engine_destroy(file_engine);
 
     /* .r1cs: section sizes, then the header's wire, output, input, label and constraint counts */
     size_t so[8], dof[8];
-    b = slurp(r1cs_path, &len);
+    b = slurp(fx.r1cs_path, &len);
     int ns = circom_sections(b, len, so, dof, 8);
     field_at rf[16];
     int nr = 0;
@@ -556,10 +536,10 @@ static void file_counts(void **state)
     rf[nr++] = (field_at){h + 24, 4, 0}; /* nConstraints */
     rf[nr++] = (field_at){dof[1], 4, 0}; /* the first linear combination's term count */
     free(b);
-    patch_counts(r1cs_path, rf, nr, load_r1cs);
+    patch_counts(fx.r1cs_path, rf, nr, load_r1cs);
 
     /* .wtns: section sizes, the field size and the value count */
-    b = slurp(wtns_path, &len);
+    b = slurp(fx.wtns_path, &len);
     ns = circom_sections(b, len, so, dof, 8);
     field_at wf[8];
     int nwf = 0;
@@ -567,7 +547,7 @@ static void file_counts(void **state)
     wf[nwf++] = (field_at){dof[0], 4, 0};          /* n8 */
     wf[nwf++] = (field_at){dof[0] + 4 + 32, 4, 0}; /* the value count */
     free(b);
-    patch_counts(wtns_path, wf, nwf, load_wtns);
+    patch_counts(fx.wtns_path, wf, nwf, load_wtns);
     no_huge_request("file counts");
 }
 

@@ -16,6 +16,12 @@ echo "$out" | grep -q "^MSM H " && echo "$out" | grep -q "^self-check (pairing)"
 [ "$(echo "$out" | grep -c '^worker [0-9]')" = 2 ] && echo "$out" | grep -q "^finishers" \
   && echo "ok - a timeline row per worker and for the finishers" || echo "not ok - timeline rows"
 "$cuzk" demo --log 99 >/dev/null 2>&1; [ $? = 2 ] && echo "ok - a bad --log is refused" || echo "not ok - --log 99"
+# numbers are read whole: trailing text is refused with the range, not cut off (atoi read "8x" as 8)
+for a in "--log 8x" "--count 2junk" "--workers 1.5" "--threads -1"; do
+  err=$("$cuzk" demo $a --cache "$work" 2>&1 >/dev/null); rc=$?
+  [ "$rc" = 2 ] && echo "$err" | grep -q "must be a whole number [0-9]*\.\.[0-9]*, not" && echo "ok - demo $a refused: $err" \
+    || echo "not ok - demo $a: exit $rc: $err"
+done
 echo "$out" | grep -q "^CPU workers: at least one busy\|^GPU [0-9]*: busy" \
   && echo "ok - busy % of the device or CPU workers" || echo "not ok - no busy line"
 svg=$(echo "$out" | sed -n 's/^timeline picture: \([^ ]*\) .*/\1/p')

@@ -17,6 +17,7 @@
 #include "groth16/groth16.h"
 #include "groth16/synth.h"
 #include "support/fieldtest.h"
+#include "support/testengine.h"
 #include "support/testkey.h"
 #include "support/testutil.h"
 
@@ -25,12 +26,8 @@ static test_key key;
 static int setup(void **state)
 {
     (void)state;
-    uint8_t seed[32];
-    synth_cfg cfg;
-    test_seed();
-    test_rand_bytes(seed, sizeof seed);
-    synth_cfg_default(&cfg, 300, seed); /* domain 2^9 with its inputs: quick on 2 cores */
-    assert_int_equal(test_key_make(&key, &cfg, "engine-cpu", -1), CUZK_OK);
+    /* domain 2^9 with its inputs: quick on 2 cores */
+    assert_int_equal(test_key_random(&key, 300, "engine-cpu"), CUZK_OK);
     return 0;
 }
 
@@ -43,13 +40,8 @@ static int teardown(void **state)
 
 static cuzk_engine *cpu_engine(int verify)
 {
-    cuzk_config *cfg;
-    assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
-    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_BACKEND, CUZK_BACKEND_CPU), CUZK_OK);
-    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_VERIFY, verify), CUZK_OK);
-    cuzk_engine *e;
-    assert_int_equal(cuzk_engine_create(cfg, &e), CUZK_OK);
-    cuzk_config_free(cfg);
+    cuzk_engine *e = TEST_ENGINE({CUZK_OPT_BACKEND, CUZK_BACKEND_CPU}, {CUZK_OPT_VERIFY, verify});
+    assert_non_null(e);
     return e;
 }
 

@@ -27,12 +27,8 @@ static test_key key;
 static int setup(void **state)
 {
     (void)state;
-    uint8_t seed[32];
-    synth_cfg cfg;
-    test_seed();
-    test_rand_bytes(seed, sizeof seed);
-    synth_cfg_default(&cfg, 40, seed); /* a domain of 2^6: each prove takes milliseconds */
-    assert_int_equal(test_key_make(&key, &cfg, "faults", -1), CUZK_OK);
+    /* a domain of 2^6: each prove takes milliseconds */
+    assert_int_equal(test_key_random(&key, 40, "faults"), CUZK_OK);
     return 0;
 }
 

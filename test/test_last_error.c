@@ -21,39 +21,19 @@
 #include "support/testkey.h"
 #include "support/testutil.h"
 
-static test_key key;
-static uint8_t proof[192];
-static cuzk_fr pub[64];
-static size_t npub;
-static char dir[64], r1cs_path[128], wtns_path[128];
+static test_fixture fx; /* the key, a proof, its inputs, the circom files in fx.dir */
 
 static int setup(void **state)
 {
     (void)state;
-    uint8_t seed[32];
-    synth_cfg cfg;
-    test_seed();
-    test_rand_bytes(seed, sizeof seed);
-    synth_cfg_default(&cfg, 40, seed);
-    assert_int_equal(test_key_make(&key, &cfg, "lasterr", -1), CUZK_OK);
-    assert_int_equal(test_key_proof(&key, seed, proof, pub, 64, &npub), CUZK_OK);
-    snprintf(dir, sizeof dir, "/tmp/cuzk-lasterr-%d", (int)getpid());
-    assert_int_equal(mkdir(dir, 0700), 0);
-    assert_int_equal(test_key_circom_files(&key, dir, r1cs_path, wtns_path), CUZK_OK);
+    assert_int_equal(test_fixture_make(&fx, 40, "lasterr"), CUZK_OK);
     return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    test_key_free(&key);
-    char p[200];
-    const char *names[] = {"c.r1cs", "c.wtns", "k.params", "k.vk"};
-    for (int i = 0; i < 4; i++) {
-        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
-        unlink(p);
-    }
-    rmdir(dir);
+    test_fixture_free(&fx);
     return 0;
 }
 
@@ -85,12 +65,12 @@ static void every_success_clears(void **state)
     cuzk_engine *e = NULL;
     CLEARS(cuzk_engine_create(cfg, &e));
     cuzk_srs *srs = NULL;
-    CLEARS(cuzk_srs_load(e, key.path, 0, &srs));
+    CLEARS(cuzk_srs_load(e, fx.key.path, 0, &srs));
     cuzk_placement pl = {.struct_size = sizeof pl};
     CLEARS(cuzk_srs_placement(srs, 0, &pl));
     assert_int_equal(pl.kind, CUZK_PLACEMENT_HOST);
     cuzk_partition p;
-    assert_int_equal(synth_partition(&key.scfg, CUZK_FR_CANONICAL, &p), CUZK_OK);
+    assert_int_equal(synth_partition(&fx.key.scfg, CUZK_FR_CANONICAL, &p), CUZK_OK);
     cuzk_job h;
     CLEARS(cuzk_submit_partition(e, srs, &p, &h));
     cuzk_result r = {.struct_size = sizeof r};
@@ -104,7 +84,7 @@ static void every_success_clears(void **state)
     void *mem = NULL;
     CLEARS(cuzk_host_alloc(e, 4096, &mem));
     cuzk_host_free(e, mem);
-    CLEARS(cuzk_verify(key.vk, key.vk_len, proof, pub, npub, CUZK_FR_CANONICAL));
+    CLEARS(cuzk_verify(fx.key.vk, fx.key.vk_len, fx.proof, fx.pub, fx.npub, CUZK_FR_CANONICAL));
     cuzk_srs_release(srs);
     cuzk_engine_destroy(e);
 
@@ -127,14 +107,14 @@ static void every_success_clears(void **state)
     cuzk_r1cs *c = NULL;
     cuzk_fr *w = NULL;
     uint64_t nw = 0;
-    CLEARS(cuzk_r1cs_load(r1cs_path, &c));
-    CLEARS(cuzk_wtns_load(wtns_path, &w, &nw));
+    CLEARS(cuzk_r1cs_load(fx.r1cs_path, &c));
+    CLEARS(cuzk_wtns_load(fx.wtns_path, &w, &nw));
     CLEARS(cuzk_r1cs_partition(c, w, nw, &p));
     p.release(p.release_user);
     uint8_t seed[32] = {1};
     char params[200], vk[200];
-    snprintf(params, sizeof params, "%s/k.params", dir);
-    snprintf(vk, sizeof vk, "%s/k.vk", dir);
+    snprintf(params, sizeof params, "%s/k.params", fx.dir);
+    snprintf(vk, sizeof vk, "%s/k.vk", fx.dir);
     CLEARS(cuzk_setup(c, seed, params, vk));
     cuzk_free(w);
     cuzk_r1cs_free(c);

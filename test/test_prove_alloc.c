@@ -18,6 +18,7 @@
 #include "groth16/groth16.h"
 #include "groth16/synth.h"
 #include "ntt/ntt_cpu.h"
+#include "support/testengine.h"
 #include "support/testkey.h"
 #include "support/testutil.h"
 
@@ -138,13 +139,8 @@ static cuzk_result prove_one(cuzk_engine *e, cuzk_srs *srs, cuzk_partition p, ui
 static void engine_prove_path_leaves_malloc_alone(void **state)
 {
     (void)state;
-    cuzk_config *cfg;
-    assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
-    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_BACKEND, CUZK_BACKEND_CPU), CUZK_OK);
-    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_CPU_THREADS, 2), CUZK_OK);
-    cuzk_engine *e;
-    assert_int_equal(cuzk_engine_create(cfg, &e), CUZK_OK);
-    cuzk_config_free(cfg);
+    cuzk_engine *e = TEST_ENGINE({CUZK_OPT_BACKEND, CUZK_BACKEND_CPU}, {CUZK_OPT_CPU_THREADS, 2});
+    assert_non_null(e);
     cuzk_srs *srs;
     assert_int_equal(cuzk_srs_load(e, key.path, 0, &srs), CUZK_OK);
     /* Once first: process-lifetime tables (NTT twiddles up to 2^20) are built on first use. */

@@ -233,6 +233,10 @@ static void newer_host(void **state)
     assert_non_null(strstr(cuzk_last_error(), "does not know"));
     np.p.struct_size = CUZK_PARTITION_SIZE_V1 - 8;
     assert_int_equal(cuzk_submit_partition(e, s, &np.p, &h), CUZK_EINVAL);
+    /* the refusal names the size given and the smallest one accepted */
+    char want[64];
+    snprintf(want, sizeof want, "struct_size %u (at least %u", CUZK_PARTITION_SIZE_V1 - 8, CUZK_PARTITION_SIZE_V1);
+    if (!strstr(cuzk_last_error(), want)) fail_msg("detail \"%s\" lacks \"%s\"", cuzk_last_error(), want);
     struct {
         cuzk_result r;
         uint64_t future[8];

@@ -62,3 +62,23 @@ for f in bad1 bad2 bad3; do
     || echo "not ok - $f: exit $rc: $err"
 done
 "$cuzk" trace "$tmp/none.jsonl" >/dev/null 2>&1; [ $? = 2 ] && echo "ok - a missing file is an error" || echo "not ok - missing file"
+# --tags: a sign on either bound is refused (strtoull would wrap "-2" to 2^64 - 2)
+for t in 1..-2 -1..3 +1..2; do
+  "$cuzk" trace "$tmp/cpu.jsonl" --tags "$t" >/dev/null 2>&1; rc=$?
+  [ "$rc" = 2 ] && echo "ok - --tags $t refused" || echo "not ok - --tags $t: exit $rc"
+done
+# the title (a file name by default, or --title) is text in the SVG, escaped: the picture stays XML
+"$cuzk" trace "$tmp/cpu.jsonl" --svg "$tmp/t.svg" --title 'a<b&c>' >/dev/null 2>&1
+grep -q 'a&lt;b&amp;c&gt;' "$tmp/t.svg" && ! grep -q 'a<b' "$tmp/t.svg" && echo "ok - the SVG title is escaped" \
+  || echo "not ok - the SVG title is not escaped: $(grep -o '<text[^>]*font-size="12">[^/]*' "$tmp/t.svg")"
+# more lanes than the Chrome writer names (64 GPUs x 4 workers' streams + their busy lanes): the
+# names stop at the limit, never past it (ASan: a stack overflow in tv_write_chrome before)
+for d in $(seq 0 63); do for w in 0 1 2 3; do
+  printf '{"kind":9,"device":%d,"worker":%d,"job":1,"user_tag":1,"begin_ns":1000,"end_ns":2000}\n' "$d" "$w"
+done; done > "$tmp/lanes.jsonl"
+out=$("$cuzk" trace "$tmp/lanes.jsonl" --chrome "$tmp/lanes.json" --svg "$tmp/lanes.svg" 2>&1); rc=$?
+named=$(grep -c '"thread_name"' "$tmp/lanes.json" 2>/dev/null)
+procs=$(grep -c '"process_name"' "$tmp/lanes.json" 2>/dev/null)
+[ "$rc" = 0 ] && [ $((named + procs - 1)) -le 256 ] && [ "$(grep -c '"ph":"X"' "$tmp/lanes.json")" = 256 ] \
+  && echo "ok - 320 lanes: $named lanes and $((procs - 1)) GPUs named (at most 256), all 256 events written" \
+  || { echo "not ok - many lanes: exit $rc, $named lanes named, $procs processes"; echo "$out" | tail -5 | sed 's/^/    /'; }

@@ -110,6 +110,8 @@ static void cancel_states_and_foreign_handles(void **state)
     assert_int_equal(tracker_poll(t, &x), 1);
     tracker_consume(t, a); /* its ready entry is still queued: CONSUMED, not yet FREE */
     assert_int_equal(tracker_state(t, a), TRACKER_CONSUMED);
+    /* its result is taken: a cancel finds nothing (not "too late, waiting for a poll") */
+    assert_int_equal(tracker_cancel(t, a), TRACKER_NOT_FOUND);
     /* three slots are in use or pending: only two can be allocated */
     uint64_t c, d;
     assert_int_equal(tracker_alloc(t, &c), 1);

@@ -76,6 +76,17 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_opt *opts)
     return rc;
 }
 
+int cli_parse_int(const char *name, const char *s, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < lo || v > hi)
+        return cli_fail(CUZK_EINVAL, "--%s must be a whole number %ld..%ld, not '%s'", name, lo, hi, s);
+    *out = (int)v;
+    return CLI_OK;
+}
+
 static int hexval(int c)
 {
     if (c >= '0' && c <= '9') return c - '0';

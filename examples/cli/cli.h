@@ -32,6 +32,10 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_opt *opts);
 /* The usage and description of one subcommand (main.c's table). */
 void cli_usage(FILE *f, const char *cmd);
 
+/* The value s of option --name as a decimal int in lo..hi, all of it (no trailing text, no
+ * wrap); CLI_ERROR (reported, with the range and the text) otherwise. */
+int cli_parse_int(const char *name, const char *s, long lo, long hi, int *out);
+
 /* 64 hex digits -> 32 bytes, in order. */
 int cli_parse_seed(const char *hex, uint8_t seed[32]);
 /* A scalar < r, decimal or 0x-hex -> canonical. */

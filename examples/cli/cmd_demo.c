@@ -207,13 +207,12 @@ int cmd_demo(int argc, char **argv)
                       {"threads", 0, &threads_s}, {"cache", 0, &cache},   {"backend", 0, &backend},
                       {"svg", 0, &svg_s},         {"events", 0, &events_s}, {NULL, 0, NULL}};
     if (cli_parse("demo", argc, argv, opts)) return CLI_ERROR;
-    int log_m = log_s ? atoi(log_s) : 0, count = count_s ? atoi(count_s) : 0;
-    int workers = workers_s ? atoi(workers_s) : 1, threads = threads_s ? atoi(threads_s) : 0;
-    if (log_s && (log_m < 6 || log_m > 28)) return cli_fail(CUZK_EINVAL, "--log must be 6..28, not '%s'", log_s);
-    if (count_s && (count < 1 || count > 1000))
-        return cli_fail(CUZK_EINVAL, "--count must be 1..1000, not '%s'", count_s);
-    if (workers < 1 || workers > 64) return cli_fail(CUZK_EINVAL, "--workers must be 1..64");
-    if (threads < 0 || threads > 4096) return cli_fail(CUZK_EINVAL, "--threads must be 0..4096");
+    int log_m = 0, count = 0, workers = 1, threads = 0;
+    if ((log_s && cli_parse_int("log", log_s, 6, 28, &log_m)) ||
+        (count_s && cli_parse_int("count", count_s, 1, 1000, &count)) ||
+        (workers_s && cli_parse_int("workers", workers_s, 1, 64, &workers)) ||
+        (threads_s && cli_parse_int("threads", threads_s, 0, 4096, &threads)))
+        return CLI_ERROR;
     int32_t kind = CUZK_BACKEND_AUTO;
     if (backend && !strcmp(backend, "cpu")) kind = CUZK_BACKEND_CPU;
     else if (backend && !strcmp(backend, "cuda")) kind = CUZK_BACKEND_CUDA;

@@ -23,7 +23,8 @@ static int parse_tags(const char *s, uint64_t *lo, uint64_t *hi)
         *hi = strtoull(t, &end, 10);
         if (end == t) return cli_fail(CUZK_EINVAL, "--tags wants LO..HI, not '%s'", s);
     }
-    if (end == s || *end || errno || *hi < *lo || s[0] == '-')
+    /* strtoull takes "-2" as 2^64 - 2: a sign on either side is refused, not wrapped */
+    if (end == s || *end || errno || *hi < *lo || strchr(s, '-') || strchr(s, '+'))
         return cli_fail(CUZK_EINVAL, "--tags wants LO..HI (decimal, LO <= HI), not '%s'", s);
     return CLI_OK;
 }

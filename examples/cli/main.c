@@ -65,6 +65,7 @@ int main(int argc, char **argv)
                     cli_usage(stdout, argv[2]);
                     return CLI_OK;
                 }
+            return cli_fail(CUZK_EINVAL, "no help for '%s': not a command (cuzk --help lists them)", argv[2]);
         }
         usage(stdout);
         return CLI_OK;

@@ -95,8 +95,10 @@ int tv_write_chrome(const char *path, const tv_log *l)
         int lane = lane_of(e);
         if (lane < 0 || e->end_ns < t0 || e->begin_ns > t1) continue;
         int pid = lane / 1024, tid = lane % 1024;
-        if (find_lane(named, nn, lane) < 0 && nn < MAX_LANES) { /* name the lane (and its GPU) once */
-            if (pid < 1000 && find_lane(named, nn, pid * 1024 + 1023) < 0) {
+        /* a GPU's first lane names the GPU's process too: room for both, or neither is named */
+        int gpu_new = pid < 1000 && find_lane(named, nn, pid * 1024 + 1023) < 0;
+        if (find_lane(named, nn, lane) < 0 && nn + 1 + gpu_new <= MAX_LANES) { /* name the lane (and its GPU) once */
+            if (gpu_new) {
                 named[nn++] = pid * 1024 + 1023;
                 fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"args\":{\"name\":\"GPU %d\"}}",
                         pid, pid - 1);
@@ -163,6 +165,19 @@ static void bar(FILE *f, double x, double w, int y, int h, const char *fill, con
             (double)(e->end_ns - e->begin_ns) / 1e6);
 }
 
+/* text as SVG (XML) character data: a title is the host's (a file name, --title) */
+static void put_xml(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
 int tv_write_svg(const char *path, const tv_log *l, const char *title)
 {
     FILE *f = fopen(path, "w");
@@ -202,9 +217,11 @@ int tv_write_svg(const char *path, const tv_log *l, const char *title)
     double span_ns = (double)(t1 > t0 ? t1 - t0 : 1), sx = SVG_W / span_ns;
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
                "font-size=\"11\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-               "<text x=\"8\" y=\"16\" font-size=\"12\">%s</text>\n<text x=\"8\" y=\"32\" fill=\"#555\">%s; each "
-               "partition is a band labelled with its user_tag, its stages are the bars below it</text>\n",
-            SVG_W + SVG_L + 20, SVG_TOP + nl * SVG_H + 64, title ? title : "libcuzk trace",
+               "<text x=\"8\" y=\"16\" font-size=\"12\">",
+            SVG_W + SVG_L + 20, SVG_TOP + nl * SVG_H + 64);
+    put_xml(f, title ? title : "libcuzk trace");
+    fprintf(f, "</text>\n<text x=\"8\" y=\"32\" fill=\"#555\">%s; each partition is a band labelled with its "
+               "user_tag, its stages are the bars below it</text>\n",
             gpu ? "device stages are CUDA-event times on the host clock" : "CPU backend: CPU time on the host clock");
     char name[64];
     for (int k = 0; k < nl; k++) {

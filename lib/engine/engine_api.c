@@ -147,8 +147,8 @@ static int check_partition(const cuzk_partition *p, cuzk_partition *copy)
 {
     if (!p) return err_set(CUZK_EINVAL, "cuzk_submit_partition: partition is NULL");
     if (p->struct_size < CUZK_PARTITION_SIZE_V1 || p->struct_size > 65536)
-        return err_set(CUZK_EINVAL, "cuzk_submit_partition: struct_size %u (this library knows %zu)",
-                       p->struct_size, sizeof *p);
+        return err_set(CUZK_EINVAL, "cuzk_submit_partition: struct_size %u (at least %u, CUZK_PARTITION_SIZE_V1; "
+                       "this library knows %zu)", p->struct_size, CUZK_PARTITION_SIZE_V1, sizeof *p);
     if (p->struct_size > sizeof *p) { /* a newer host's struct: only if its new fields are unset */
         const unsigned char *extra = (const unsigned char *)p + sizeof *p;
         for (size_t i = 0; i < p->struct_size - sizeof *p; i++)
@@ -158,6 +158,9 @@ static int check_partition(const cuzk_partition *p, cuzk_partition *copy)
     }
     memset(copy, 0, sizeof *copy);
     memcpy(copy, p, p->struct_size < sizeof *p ? p->struct_size : sizeof *p);
+    /* the copy is this library's whole struct (members the host's older one lacks are 0):
+     * the backends' checks see its size, not the host's */
+    copy->struct_size = (uint32_t)sizeof *copy;
     if (copy->scalar_form != CUZK_FR_MONTGOMERY && copy->scalar_form != CUZK_FR_CANONICAL)
         return err_set(CUZK_EINVAL, "cuzk_submit_partition: scalar_form %d is neither "
                        "CUZK_FR_MONTGOMERY (0) nor CUZK_FR_CANONICAL (1)", copy->scalar_form);

@@ -221,8 +221,9 @@ int tracker_cancel(tracker *t, uint64_t h)
             outcome = TRACKER_CANCEL_FLAGGED;
             break;
         case TRACKER_DONE:
-        case TRACKER_CONSUMED:
             return TRACKER_CANCEL_TOO_LATE;
+        case TRACKER_CONSUMED: /* polled: only a stale ready entry keeps the slot from FREE */
+            return TRACKER_NOT_FOUND;
         default: /* FREE, or RESERVED (a handle not yet handed out) */
             return TRACKER_NOT_FOUND;
         }

@@ -86,8 +86,9 @@ enum {
     TRACKER_CANCEL_CLAIMED = 1,   /* was QUEUED: now RUNNING (flagged), owned by the caller,
                                      who passes it on with tracker_to_finish                */
     TRACKER_CANCEL_FLAGGED = 2,   /* RUNNING or FINISHING: flagged, its owner will see it    */
-    TRACKER_CANCEL_TOO_LATE = 3,  /* already DONE (its result is waiting or taken)           */
-    TRACKER_NOT_FOUND = 0         /* stale, foreign or never issued                         */
+    TRACKER_CANCEL_TOO_LATE = 3,  /* already DONE: its result is waiting for a poll          */
+    TRACKER_NOT_FOUND = 0         /* stale, foreign, never issued, or its result polled
+                                     (CONSUMED: the slot waits only for a stale ready entry) */
 };
 int tracker_cancel(tracker *t, uint64_t handle);
 /* Has a cancel been requested for this job (owner's check between stages)? */

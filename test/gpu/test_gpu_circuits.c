@@ -20,18 +20,15 @@
 #include "cuzk/r1cs.h"
 #include "field/field.h"
 #include "groth16/groth16.h"
+#include "support/gputest.h"
+#include "support/testengine.h"
 #include "support/testkey.h"
 #include "support/testutil.h"
 
 static cuzk_engine *make_engine(int32_t backend)
 {
-    cuzk_config *cfg;
-    assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
-    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_BACKEND, backend), CUZK_OK);
-    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_VERIFY, 1), CUZK_OK);
-    cuzk_engine *e;
-    assert_int_equal(cuzk_engine_create(cfg, &e), CUZK_OK);
-    cuzk_config_free(cfg);
+    cuzk_engine *e = TEST_ENGINE({CUZK_OPT_BACKEND, backend}, {CUZK_OPT_VERIFY, 1});
+    assert_non_null(e);
     return e;
 }
 
@@ -190,11 +187,7 @@ static void porep_2_20_gpu_equals_cpu(void **state)
 
 int main(void)
 {
-    if (gpu_device_count() <= 0) {
-        printf("SKIP: no CUDA device\n");
-        return 77;
-    }
-    test_seed();
+    if (gpu_test_begin()) return 77;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(circom_circuit_gpu_equals_cpu),
         cmocka_unit_test(porep_2_20_gpu_equals_cpu),

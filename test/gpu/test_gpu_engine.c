@@ -21,20 +21,16 @@
 #include "fault.h"
 #include "groth16/groth16.h"
 #include "groth16/synth.h"
+#include "support/gputest.h"
+#include "support/testengine.h"
 #include "support/testutil.h"
 
 static cuzk_engine *make_engine(int32_t backend, uint64_t dev_budget)
 {
-    cuzk_config *cfg;
-    assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
-    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_BACKEND, backend), CUZK_OK);
-    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_VERIFY, 1), CUZK_OK);
-    if (dev_budget) assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_DEVICE_BUDGET_BYTES, (int64_t)dev_budget), CUZK_OK);
-    cuzk_engine *e;
-    int rc = cuzk_engine_create(cfg, &e);
-    if (rc) fprintf(stderr, "engine: %s\n", cuzk_last_error());
-    assert_int_equal(rc, CUZK_OK);
-    cuzk_config_free(cfg);
+    /* a device budget of 0 is the library's default, as when it is not set */
+    cuzk_engine *e = TEST_ENGINE({CUZK_OPT_BACKEND, backend}, {CUZK_OPT_VERIFY, 1},
+                                 {CUZK_OPT_DEVICE_BUDGET_BYTES, (int64_t)dev_budget});
+    assert_non_null(e);
     return e;
 }
 
@@ -191,13 +187,8 @@ static cuzk_partition to_host_alloc(cuzk_engine *e, const cuzk_partition *p, voi
 static void pinned_two_workers_match_cpu(void **state)
 {
     (void)state;
-    cuzk_config *cfg;
-    assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
-    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_BACKEND, CUZK_BACKEND_CUDA), CUZK_OK);
-    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_WORKERS_PER_DEVICE, 2), CUZK_OK);
-    cuzk_engine *e;
-    assert_int_equal(cuzk_engine_create(cfg, &e), CUZK_OK);
-    cuzk_config_free(cfg);
+    cuzk_engine *e = TEST_ENGINE({CUZK_OPT_BACKEND, CUZK_BACKEND_CUDA}, {CUZK_OPT_WORKERS_PER_DEVICE, 2});
+    assert_non_null(e);
     char path[64];
     snprintf(path, sizeof path, "/tmp/cuzk-gpu-engine-%d-p.params", (int)getpid());
     synth_cfg scfg;
@@ -403,11 +394,7 @@ static void out_of_range_scalar_fails(void **state)
 
 int main(void)
 {
-    if (gpu_device_count() == 0) {
-        printf("SKIP: no CUDA device\n");
-        return 77;
-    }
-    test_seed();
+    if (gpu_test_begin()) return 77;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(proofs_match_cpu),
         cmocka_unit_test(pinned_two_workers_match_cpu),

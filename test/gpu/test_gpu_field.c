@@ -17,6 +17,7 @@
 #include "cuda_util.h"
 #include "cuzk/cuzk.h"
 #include "field/field_ops.h"
+#include "support/gputest.h"
 #include "support/testutil.h"
 
 static const uint32_t FR_M[8] = {0x00000001, 0xffffffff, 0xfffe5bfe, 0x53bda402,
@@ -211,14 +212,8 @@ static void test_alloc_failure(void **state)
 
 int main(void)
 {
-    if (gpu_device_count() == 0) {
-        printf("SKIP: no CUDA device found\n");
-        return 77;
-    }
+    if (gpu_test_begin()) return 77;
     hex_to_limbs(FP_M, 12, FP_HEX);
-    test_seed();
-    char name[256];
-    if (gpu_device_describe(0, name, sizeof name) == 0) printf("device: %s\n", name);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fr),
         cmocka_unit_test(test_fp),

@@ -22,6 +22,7 @@
 #include "cuzk/r1cs.h"
 #include "groth16/groth16.h"
 #include "gpu_testutil.h"
+#include "support/gputest.h"
 #include "ntt.h"
 #include "ntt/ntt_cpu.h"
 #include "threadpool.h"
@@ -212,13 +213,7 @@ static void test_2_20(void **state)
 
 int main(void)
 {
-    if (gpu_device_count() == 0) {
-        printf("SKIP: no CUDA device found\n");
-        return 77;
-    }
-    test_seed();
-    char name[256];
-    if (gpu_device_describe(0, name, sizeof name) == 0) printf("device: %s\n", name);
+    if (gpu_test_begin()) return 77;
     tp = threadpool_create(0);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tiny),

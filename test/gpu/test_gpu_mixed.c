@@ -24,6 +24,7 @@
 #include "groth16/synth.h"
 #include "support/mixjob.h"
 #include "support/testkey.h"
+#include "support/gputest.h"
 #include "support/testutil.h"
 
 static test_key kbulk, kurgent;
@@ -119,11 +120,7 @@ static void urgent_before_the_backlog_gpu(void **state)
 
 int main(void)
 {
-    if (gpu_device_count() <= 0) {
-        printf("SKIP: no CUDA device\n");
-        return 77;
-    }
-    test_seed();
+    if (gpu_test_begin()) return 77;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(two_keys_alternate_gpu_equals_cpu),
         cmocka_unit_test(urgent_before_the_backlog_gpu),

@@ -21,6 +21,7 @@
 #include "cuzk/cuzk.h"
 #include "msm.h"
 #include "msm/msm_cpu.h"
+#include "support/gputest.h"
 #include "support/testutil.h"
 
 static threadpool *tp;
@@ -486,13 +487,7 @@ static void test_affine_special(void **state)
 
 int main(void)
 {
-    if (gpu_device_count() == 0) {
-        printf("SKIP: no CUDA device found\n");
-        return 77;
-    }
-    test_seed();
-    char name[256];
-    if (gpu_device_describe(0, name, sizeof name) == 0) printf("device: %s\n", name);
+    if (gpu_test_begin()) return 77;
     tp = threadpool_create(0);
     if (msm_gpu_ctx_create(&ctx, 0, NULL, 0)) {
         printf("msm_gpu_ctx_create: %s\n", cuzk_last_error());

@@ -17,6 +17,7 @@
 #include "cuda_util.h"
 #include "cuzk/cuzk.h"
 #include "gpu_testutil.h"
+#include "support/gputest.h"
 #include "ntt.h"
 #include "ntt/ntt_cpu.h"
 #include "threadpool.h"
@@ -160,13 +161,7 @@ static void test_bad_arguments(void **state)
 
 int main(void)
 {
-    if (gpu_device_count() == 0) {
-        printf("SKIP: no CUDA device found\n");
-        return 77;
-    }
-    test_seed();
-    char name[256];
-    if (gpu_device_describe(0, name, sizeof name) == 0) printf("device: %s\n", name);
+    if (gpu_test_begin()) return 77;
     tp = threadpool_create(0);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_arguments),

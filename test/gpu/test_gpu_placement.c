@@ -22,6 +22,7 @@
 #include "field/curve.h"
 #include "groth16/groth16.h"
 #include "support/testkey.h"
+#include "support/gputest.h"
 #include "support/testutil.h"
 #include "gpu_testutil.h"
 #include "support/fieldtest.h"
@@ -269,11 +270,7 @@ static void test_real_key_streamed(void **state)
 
 int main(void)
 {
-    if (gpu_device_count() == 0) {
-        printf("SKIP: no CUDA device found\n");
-        return 77;
-    }
-    test_seed();
+    if (gpu_test_begin()) return 77;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sweep_16),
         cmocka_unit_test(test_sweep_20),

@@ -18,6 +18,7 @@
 #include "groth16/groth16.h"
 #include "groth16/synth.h"
 #include "prep.h"
+#include "support/gputest.h"
 #include "support/testutil.h"
 
 static void *dev_from(const void *src, size_t bytes)
@@ -184,11 +185,7 @@ static void range_check_matches_cpu(void **state)
 
 int main(void)
 {
-    if (gpu_device_count() == 0) {
-        printf("SKIP: no CUDA device\n");
-        return 77;
-    }
-    test_seed();
+    if (gpu_test_begin()) return 77;
     const struct CMUnitTest tests[] = {cmocka_unit_test(compaction_matches_cpu), cmocka_unit_test(range_check_matches_cpu)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

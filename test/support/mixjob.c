@@ -93,13 +93,15 @@ void mix_log_event(const cuzk_trace_event *ev, void *user)
     pthread_mutex_unlock(&l->lock);
 }
 
-void mix_log_wait_dequeued(mix_log *l, uint64_t tag)
+int mix_log_wait_dequeued(mix_log *l, uint64_t tag, uint64_t timeout_ns)
 {
+    uint64_t end = mix_now_ns() + timeout_ns;
     for (;;) {
         pthread_mutex_lock(&l->lock);
         uint64_t t = l->dequeued[tag];
         pthread_mutex_unlock(&l->lock);
-        if (t) return;
+        if (t) return CUZK_OK;
+        if (mix_now_ns() > end) return CUZK_EAGAIN;
         struct timespec ts = {0, 200000};
         nanosleep(&ts, NULL);
     }
@@ -132,9 +134,10 @@ int mix_backlog_run(cuzk_engine *e, mix_log *log, cuzk_srs *sa, const test_key *
         if (rc == CUZK_OK) rc = src;
     }
     if (rc == CUZK_OK) { /* the backlog is under way: the urgent one now */
-        mix_log_wait_dequeued(log, wait_tag);
         cuzk_job h;
-        if (!(rc = mix_job_make(u, urgent, 0xee, MIX_URGENT_TAG, 7))) {
+        /* a bound like the polls': a lost or dropped event fails the run instead of hanging it */
+        if (!(rc = mix_log_wait_dequeued(log, wait_tag, 600 * 1000000000ull)) &&
+            !(rc = mix_job_make(u, urgent, 0xee, MIX_URGENT_TAG, 7))) {
             out->t_submit = mix_now_ns();
             if ((rc = cuzk_submit_partition(e, sb, &u->p, &h))) u->p.release(u->p.release_user);
             else submitted++;

@@ -47,8 +47,9 @@ void mix_log_init(mix_log *l);
 void mix_log_fini(mix_log *l);
 /* The engine's trace callback (user = the mix_log). */
 void mix_log_event(const cuzk_trace_event *ev, void *user);
-/* Waits until the partition tagged tag has been taken by a worker. */
-void mix_log_wait_dequeued(mix_log *l, uint64_t tag);
+/* Waits until the partition tagged tag has been taken by a worker: CUZK_OK, or CUZK_EAGAIN
+ * when that has not happened within timeout_ns (its event lost, say). */
+int mix_log_wait_dequeued(mix_log *l, uint64_t tag, uint64_t timeout_ns);
 uint64_t mix_now_ns(void);
 
 /* Partition i (tag i, r and s from seed byte i) of key a when i is even, of key b when odd,

@@ -1,13 +1,16 @@
 /* The engine tests' common key fixture (see testkey.h). */
 #include "support/testkey.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "groth16/circom_file.h"
 #include "groth16/cs.h"
+#include "support/testutil.h"
 
 int test_key_make(test_key *k, const synth_cfg *cfg, const char *tag, int index)
 {
@@ -76,4 +79,52 @@ int test_key_circom_files(const test_key *k, const char *dir, char r1cs_path[128
     free(aux);
     cs_free(&sys);
     return rc;
+}
+
+int test_key_random(test_key *k, uint64_t constraints, const char *tag)
+{
+    uint8_t seed[32];
+    synth_cfg cfg;
+    test_seed();
+    test_rand_bytes(seed, sizeof seed);
+    synth_cfg_default(&cfg, constraints, seed);
+    return test_key_make(k, &cfg, tag, -1);
+}
+
+int test_fixture_make(test_fixture *f, uint64_t constraints, const char *tag)
+{
+    memset(f, 0, sizeof *f);
+    int rc = test_key_random(&f->key, constraints, tag);
+    if (rc) return rc;
+    uint8_t seed[32];
+    test_rand_bytes(seed, sizeof seed);
+    char dir[sizeof f->dir];
+    snprintf(dir, sizeof dir, "/tmp/cuzk-%s-%d", tag, (int)getpid());
+    if ((rc = test_key_proof(&f->key, seed, f->proof, f->pub, sizeof f->pub / sizeof f->pub[0], &f->npub)))
+        goto fail;
+    if (mkdir(dir, 0700)) {
+        rc = CUZK_EIO;
+        goto fail;
+    }
+    memcpy(f->dir, dir, sizeof dir); /* made: removed by test_fixture_free from here on */
+    if ((rc = test_key_circom_files(&f->key, f->dir, f->r1cs_path, f->wtns_path))) goto fail;
+    return CUZK_OK;
+fail:
+    test_fixture_free(f);
+    return rc;
+}
+
+void test_fixture_free(test_fixture *f)
+{
+    test_key_free(&f->key);
+    DIR *d = f->dir[0] ? opendir(f->dir) : NULL;
+    for (struct dirent *de; d && (de = readdir(d));) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+        char p[sizeof f->dir + 256 + 2];
+        snprintf(p, sizeof p, "%s/%s", f->dir, de->d_name);
+        unlink(p);
+    }
+    if (d) closedir(d);
+    if (f->dir[0]) rmdir(f->dir);
+    memset(f, 0, sizeof *f);
 }

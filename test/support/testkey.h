@@ -35,4 +35,22 @@ int test_key_proof(const test_key *k, const uint8_t seed[32], uint8_t proof[192]
  * (dir must exist; paths of at most 127 bytes). */
 int test_key_circom_files(const test_key *k, const char *dir, char r1cs_path[128], char wtns_path[128]);
 
+/* What most engine tests' setup does: test_seed() (printed), a random circuit seed, a circuit
+ * of `constraints` (synth_cfg_default) and test_key_make(k, &cfg, tag, -1). */
+int test_key_random(test_key *k, uint64_t constraints, const char *tag);
+
+/* A test_key_random key and what the tests of every public call use with it: one proof of a
+ * fresh witness with its public inputs, and the circuit with a satisfying witness as circom
+ * files in a fresh directory /tmp/cuzk-<tag>-<pid>/ (the test may write more there). */
+typedef struct test_fixture {
+    test_key key;
+    uint8_t proof[192];
+    cuzk_fr pub[64];             /* pub[0 .. npub) are the proof's inputs; the rest never read */
+    size_t npub;
+    char dir[64], r1cs_path[128], wtns_path[128];
+} test_fixture;
+int test_fixture_make(test_fixture *f, uint64_t constraints, const char *tag);
+/* Frees the key and removes the directory with every file in it. */
+void test_fixture_free(test_fixture *f);
+
 #endif

@@ -305,6 +305,22 @@ func TestTraceNeverBlocks(t *testing.T) {
 	}
 }
 
+func TestUrgentWorkers(t *testing.T) {
+	// CUZK_OPT_URGENT_PRIORITY = 5: one ordinary worker plus one per level 5, 6, 7
+	e, err := NewEngine(Options{Backend: BackendCPU, CPUThreads: 2, WorkersPerDevice: 1, UrgentPriority: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	st, err := e.Stats()
+	if err != nil || st.Workers != 4 {
+		t.Fatalf("workers %d (want 4), %v", st.Workers, err)
+	}
+	if _, err := NewEngine(Options{Backend: BackendCPU, UrgentPriority: 8}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("UrgentPriority 8: %v", err)
+	}
+}
+
 func TestErrors(t *testing.T) {
 	codes := []Code{EINVAL, ENOMEM, EAGAIN, ECANCELED, EFORMAT, EMISMATCH, EBUDGET, EDEVICE, EVERIFY, ESHUTDOWN, EIO, ENOTFOUND, ERANGE}
 	sentinels := []error{ErrInvalid, ErrNoMem, ErrAgain, ErrCanceled, ErrFormat, ErrMismatch, ErrBudget, ErrDevice, ErrVerify, ErrShutdown, ErrIO, ErrNotFound, ErrRange}

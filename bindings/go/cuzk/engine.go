@@ -30,6 +30,7 @@ type Options struct {
 	TraceCapacity     int    // the library's trace ring, in events; 0 = 8192
 	IdleSpinNs        int64  // idle threads poll this long before sleeping; 0 = library's choice, -1 = never
 	RetryOnCPU        bool   // prove a partition that failed on a device (or its check) once more on the CPU
+	UrgentPriority    int    // T in 1..7: priorities >= T are urgent, 8-T extra workers per device; 0 = none
 
 	// TraceBuffer > 0 turns tracing on: events arrive on Engine.TraceEvents(), a channel of
 	// this capacity. The engine never waits for a reader: an event that finds the channel
@@ -79,6 +80,7 @@ func NewEngine(o Options) (*Engine, error) {
 		{C.CUZK_OPT_QUEUE_CAPACITY, int64(o.QueueCapacity)}, {C.CUZK_OPT_VERIFY, 1 - b2i(o.NoVerify)},
 		{C.CUZK_OPT_FINISHER_THREADS, int64(o.FinisherThreads)}, {C.CUZK_OPT_TRACE_CAPACITY, int64(o.TraceCapacity)},
 		{C.CUZK_OPT_IDLE_SPIN_NS, o.IdleSpinNs}, {C.CUZK_OPT_RETRY_ON_CPU, b2i(o.RetryOnCPU)},
+		{C.CUZK_OPT_URGENT_PRIORITY, int64(o.UrgentPriority)},
 	} {
 		if err := call("cuzk_config_set", func() C.int { return C.cuzk_config_set(cfg, kv.opt, C.int64_t(kv.v)) }); err != nil {
 			return nil, err

@@ -206,27 +206,38 @@ macro_rules! opaque {
 opaque!(cuzk_config, cuzk_engine, cuzk_srs, cuzk_r1cs);
 
 // ---- stats --------------------------------------------------------------------------------
+/// The engine's counters at one moment (read one by one, not as one atomic snapshot). The
+/// safe crate's `cuzk::Stats` reads them through `Deref` to this struct.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct cuzk_stats {
     pub struct_size: u32,
+    /// `CUZK_BACKEND_CPU` or `CUZK_BACKEND_CUDA`.
     pub backend: i32,
+    /// GPUs in use (0 on the CPU backend) and proving threads.
     pub devices: u32,
     pub workers: u32,
+    /// Jobs accepted; results posted with CUZK_OK, with another error, canceled, failing the
+    /// self-check.
     pub submitted: u64,
     pub completed: u64,
     pub failed: u64,
     pub canceled: u64,
     pub verify_failed: u64,
+    /// Jobs waiting for a worker, being proved, waiting to be polled — now.
     pub queued: u64,
     pub running: u64,
     pub unpolled: u64,
     pub queue_capacity: u64,
     pub host_budget_bytes: u64,
+    /// Now, witness memory (`cuzk_host_alloc`) included.
     pub host_reserved_bytes: u64,
     pub host_reserved_peak: u64,
+    /// Held in `cuzk_host_alloc` blocks now.
     pub host_alloc_bytes: u64,
+    /// Partitions that waited for memory.
     pub budget_waits: u64,
+    /// Trace events delivered to the callback, and dropped because its ring was full.
     pub trace_events: u64,
     pub trace_dropped: u64,
     pub arena_collects: u64,

@@ -70,6 +70,10 @@ pub struct Options {
     pub idle_spin_ns: i64,
     /// Prove a partition that failed on a device (or its self-check) once more on the CPU.
     pub retry_on_cpu: bool,
+    /// T in 1..7: partitions of priority T or higher are urgent; each device gets 8 - T more
+    /// workers, one per level T..7, that take only partitions of at least their level and run
+    /// beside the others (`cuzk.h`, "Priorities"). Filecoin: 6. 0 = none.
+    pub urgent_priority: u32,
 }
 
 impl Default for Options {
@@ -87,12 +91,13 @@ impl Default for Options {
             trace_capacity: 0,
             idle_spin_ns: 0,
             retry_on_cpu: false,
+            urgent_priority: 0,
         }
     }
 }
 
 impl Options {
-    fn values(&self) -> [(i32, i64); 12] {
+    fn values(&self) -> [(i32, i64); 13] {
         [
             (sys::CUZK_OPT_BACKEND, self.backend.raw()),
             (sys::CUZK_OPT_DEVICE_MASK, self.device_mask as i64),
@@ -106,6 +111,7 @@ impl Options {
             (sys::CUZK_OPT_TRACE_CAPACITY, self.trace_capacity.into()),
             (sys::CUZK_OPT_IDLE_SPIN_NS, self.idle_spin_ns),
             (sys::CUZK_OPT_RETRY_ON_CPU, self.retry_on_cpu.into()),
+            (sys::CUZK_OPT_URGENT_PRIORITY, self.urgent_priority.into()),
         ]
     }
 }
@@ -169,7 +175,7 @@ impl Engine {
 
     /// Starts an engine whose trace events go to `f`, called on the engine's trace thread
     /// (never a proving thread), one event at a time. A slow `f` never slows proving: events
-    /// that find the ring full are dropped and counted ([`Stats::trace_dropped`]). `f` must be
+    /// that find the ring full are dropped and counted ([`Stats`]: `trace_dropped`). `f` must be
     /// `'static`: the engine may be leaked, and the trace thread would then call it forever.
     pub fn with_trace<F>(options: &Options, f: F) -> Result<Engine>
     where

@@ -184,6 +184,15 @@ fn drop_engine_with_jobs_in_flight() {
 }
 
 #[test]
+fn urgent_workers_from_options() {
+    // CUZK_OPT_URGENT_PRIORITY = 5: one ordinary worker plus one per level 5, 6, 7
+    let e = engine(Options { workers_per_device: 1, urgent_priority: 5, ..Default::default() });
+    assert_eq!(e.stats().unwrap().workers, 4);
+    let err = Engine::new(&Options { backend: Backend::Cpu, urgent_priority: 8, ..Default::default() }).err();
+    assert_eq!(err.expect("8 is out of range").kind, ErrorKind::Invalid);
+}
+
+#[test]
 fn cancel_a_job() {
     let fx = fixture();
     let e = engine(Options { workers_per_device: 1, ..Default::default() });
