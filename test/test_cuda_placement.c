@@ -157,6 +157,7 @@ static void test_second_key(void **state)
     in.slot_bytes = 1 * GiB;
     in.avail = 4 * GiB;
     assert_int_equal(placement_decide(&in, &r), CUZK_EBUDGET);
+    assert_int_equal(r.need, in.max_slots * (in.ws_lean + in.stream_bufs - 1 * GiB)); /* every slot grows */
     /* ... with room: they grow */
     in.avail = 40 * GiB;
     assert_int_equal(placement_decide(&in, &r), CUZK_OK);

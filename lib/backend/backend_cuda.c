@@ -225,14 +225,23 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
     }
     pthread_mutex_unlock(&d->lock);
     if (rc) {
+        uint64_t need = kd->pl.need;
         memset(&kd->pl, 0, sizeof kd->pl);
+        if (in.slot_bytes) /* the slots exist: each must grow to stream this key */
+            return err_set(CUZK_EBUDGET,
+                           "CUDA backend: device %d cannot hold a streaming worker for this key (2^%u domain): "
+                           "its %u worker slots of %llu bytes must grow to %llu, which needs %llu bytes; %llu are "
+                           "available (device budget %llu, %llu held by other keys and slots)",
+                           d->ordinal, k->log_m, in.max_slots, (unsigned long long)in.slot_bytes,
+                           (unsigned long long)(in.ws_lean + in.stream_bufs), (unsigned long long)need,
+                           (unsigned long long)in.avail, (unsigned long long)d->cap,
+                           (unsigned long long)(d->cap - in.avail));
         return err_set(CUZK_EBUDGET,
                        "CUDA backend: device %d cannot hold even one streaming worker for this key (2^%u domain): "
                        "it needs %llu bytes, %llu are available (device budget %llu, %llu held by other keys and "
                        "slots)",
-                       d->ordinal, k->log_m, (unsigned long long)in.ws_lean + in.stream_bufs,
-                       (unsigned long long)in.avail, (unsigned long long)d->cap,
-                       (unsigned long long)(d->cap - in.avail));
+                       d->ordinal, k->log_m, (unsigned long long)need, (unsigned long long)in.avail,
+                       (unsigned long long)d->cap, (unsigned long long)(d->cap - in.avail));
     }
     for (int v = 0; v < PL_N && !rc; v++) rc = place_resident(k, kd, d->ordinal, v);
     return rc;
@@ -341,8 +350,11 @@ static int cuda_key_placement(void *be, void *key, uint32_t device_index, cuzk_p
     out->kind = pl->kind == PL_RESIDENT ? CUZK_PLACEMENT_RESIDENT
               : pl->kind == PL_PARTIAL  ? CUZK_PLACEMENT_PARTIAL : CUZK_PLACEMENT_STREAMED;
     out->working_set = pl->ws == PL_FULL ? CUZK_WORKING_SET_FULL : CUZK_WORKING_SET_LEAN;
-    out->slots = b->dev[device_index].nslots;
-    out->slot_bytes = b->dev[device_index].slot_bytes;
+    cuda_dev *d = &b->dev[device_index];
+    pthread_mutex_lock(&d->lock); /* a concurrent load may grow them */
+    out->slots = d->nslots;
+    out->slot_bytes = d->slot_bytes;
+    pthread_mutex_unlock(&d->lock);
     out->device_budget_bytes = b->dev[device_index].cap;
     out->pinned_host_bytes = k->pinned_bytes;
     out->resident_bytes = pl->resident_total;
@@ -538,7 +550,7 @@ static int cuda_start(void *ws, backend_job *job)
     cuda_slot *s = slot_acquire(d, w->urgent != 0, own_fits, &own);
     if (own) lean = own_lean;
     uint64_t t2 = bjob_now_ns();
-    if (t2 - t1 > 20000) bjob_trace(job, CUZK_TRACE_BUDGET_WAIT, t1, t2, d->slot_bytes);
+    if (t2 - t1 > 20000) bjob_trace(job, CUZK_TRACE_BUDGET_WAIT, t1, t2, cuda_slot_need(k, lean, kd->pl.kind != PL_RESIDENT, d->piece_bytes));
     rc = slot_prepare(s, w->ordinal, lean, kd->pl.kind != PL_RESIDENT, cuda_work_bytes(&in, lean), cuda_prep_bytes(in.na),
                       d->piece_bytes, own);
     uint64_t t_ref = 0;

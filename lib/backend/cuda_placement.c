@@ -68,7 +68,7 @@ int placement_decide(const pl_input *in, pl_result *out)
             return CUZK_OK;
         }
         if (grow_str > avail) {
-            out->need = lean_streamed;
+            out->need = grow_str; /* every slot grows to a streaming one */
             return CUZK_EBUDGET;
         }
         out->slot_bytes = lean_streamed > in->slot_bytes ? lean_streamed : in->slot_bytes;

@@ -43,7 +43,8 @@ typedef struct pl_result {
     uint64_t slot_bytes;         /* each slot's bytes (grown, or as committed)               */
     uint64_t resident[PL_N];     /* resident prefix of each vector, bytes                    */
     uint64_t resident_total;
-    uint64_t need;               /* on CUZK_EBUDGET: the bytes one streamed slot needs       */
+    uint64_t need;               /* on CUZK_EBUDGET: the bytes the streamed slot(s) need:    */
+                                 /* one slot, or what the existing slots must grow by        */
 } pl_result;
 
 /* CUZK_OK with *out filled, or CUZK_EBUDGET when not even one lean slot with streamed bases

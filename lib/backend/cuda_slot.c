@@ -75,27 +75,36 @@ static int grow(void **buf, size_t *have, size_t bytes, int ordinal, const char 
     return CUZK_OK;
 }
 
+/* A slot's streams, events and pinned result buffer (once; slot_destroy frees what exists). */
+static int slot_create(cuda_slot *s, int urgent)
+{
+    int rc;
+    s->ready = 1;
+    /* an urgent slot's blocks are scheduled ahead of the backlog's as SMs free up */
+    if ((rc = gpu_stream_create_priority(&s->stream, urgent)) ||
+        (rc = gpu_stream_create_priority(&s->copy_stream, urgent)) ||
+        (rc = gpu_stream_create_priority(&s->bases_stream, urgent)) || (rc = gpu_event_create(&s->ev_ref)) ||
+        (rc = gpu_host_alloc((void **)&s->h_small, CUDA_SMALL_BYTES)))
+        return rc;
+    for (int i = 0; i < 2 * ST_N; i++)
+        if ((rc = gpu_event_create(&s->ev[i]))) return rc;
+    for (int i = 0; i < 2 * CUDA_COPY_EVENTS; i++)
+        if ((rc = gpu_event_create(&s->ev_copy[i]))) return rc;
+    for (int i = 0; i < 2; i++)
+        if ((rc = gpu_event_create_sync_only(&s->buf[i].ready)) || (rc = gpu_event_create_sync_only(&s->buf[i].free)))
+            return rc;
+    return CUZK_OK;
+}
+
 /* Streams, events and buffers for a partition: created the first time, grown when a larger
  * partition comes (within the slot's placement), never per partition. */
 int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_bytes, size_t prep_bytes,
                  size_t piece_bytes, int urgent)
 {
     int rc;
-    if (!s->ready) {
-        s->ready = 1; /* slot_destroy frees whatever exists */
-        /* an urgent slot's blocks are scheduled ahead of the backlog's as SMs free up */
-        if ((rc = gpu_stream_create_priority(&s->stream, urgent)) ||
-            (rc = gpu_stream_create_priority(&s->copy_stream, urgent)) ||
-            (rc = gpu_stream_create_priority(&s->bases_stream, urgent)) || (rc = gpu_event_create(&s->ev_ref)) ||
-            (rc = gpu_host_alloc((void **)&s->h_small, CUDA_SMALL_BYTES)))
-            return rc;
-        for (int i = 0; i < 2 * ST_N; i++)
-            if ((rc = gpu_event_create(&s->ev[i]))) return rc;
-        for (int i = 0; i < 2 * CUDA_COPY_EVENTS; i++)
-            if ((rc = gpu_event_create(&s->ev_copy[i]))) return rc;
-        for (int i = 0; i < 2; i++)
-            if ((rc = gpu_event_create_sync_only(&s->buf[i].ready)) || (rc = gpu_event_create_sync_only(&s->buf[i].free)))
-                return rc;
+    if (!s->ready && (rc = slot_create(s, urgent))) {
+        slot_destroy(s); /* what was made; the next partition tries again */
+        return rc;
     }
     size_t entries = lean ? CUDA_MSM_ENTRIES_LEAN : CUDA_MSM_ENTRIES_FULL;
     if (!s->ctx || s->ctx_entries != entries) {
