@@ -94,10 +94,6 @@ void *msm_gpu_ctx_stream(const msm_gpu_ctx *ctx);
  * working-set estimate: msm_gpu_run (piece = 0) or msm_gpu_acc_* in pieces of `piece` points
  * (persistent buckets when bucket_bytes_max != 0), whatever share of the scalars is 0 or 1. */
 size_t msm_gpu_scratch_bytes(int curve, size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max);
-int msm_gpu_acc_add(msm_gpu_ctx *ctx, const void *d_bases, const void *d_scalars, size_t n);
-int msm_gpu_acc_end(msm_gpu_ctx *ctx, void *out);
-/* The stream the context runs on (a cudaStream_t). */
-void *msm_gpu_ctx_stream(const msm_gpu_ctx *ctx);
 
 /* What the last msm_gpu_run on ctx did: device time in ms (CUDA events around the whole run,
  * scalar upload included), window bits, and how many scalars were 0, 1 or other. */
