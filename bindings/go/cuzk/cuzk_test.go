@@ -380,3 +380,29 @@ func TestErrors(t *testing.T) {
 		t.Fatalf("a witness of another engine: %v", err)
 	}
 }
+
+func TestPinnedKeyPlacement(t *testing.T) {
+	// the CPU backend keeps every key in host memory: pinned or not, placement Host; a device
+	// index past the one it has, or a closed key, is refused
+	f := loadFixture(t)
+	e, err := NewEngine(Options{Backend: BackendCPU, CPUThreads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	s, err := e.LoadSRSPinned(f.params())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Placement(0)
+	if err != nil || p.Kind != PlacementHost || p.Device != -1 {
+		t.Fatalf("placement %+v, %v (want Host on device -1)", p, err)
+	}
+	if _, err := s.Placement(1); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("device 1: %v", err)
+	}
+	s.Close()
+	if _, err := s.Placement(0); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("closed key: %v", err)
+	}
+}

@@ -237,6 +237,13 @@ impl Engine {
         self.load_srs_flags(params.as_ref(), sys::CUZK_SRS_CHECK_SUBGROUP)
     }
 
+    /// Like [`Engine::load_srs`] for a key that must stay ready (WinningPoSt's,
+    /// `CUZK_SRS_PIN`): on a GPU its bases are resident on every device or the load fails
+    /// with `ErrorKind::Budget` (load it before keys that could take the room).
+    pub fn load_srs_pinned(&self, params: impl AsRef<Path>) -> Result<Srs<'_>> {
+        self.load_srs_flags(params.as_ref(), sys::CUZK_SRS_PIN)
+    }
+
     fn load_srs_flags(&self, params: &Path, flags: u32) -> Result<Srs<'_>> {
         let path = cpath(params)?;
         let mut raw = ptr::null_mut();

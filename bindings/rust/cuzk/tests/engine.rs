@@ -193,6 +193,19 @@ fn urgent_workers_from_options() {
 }
 
 #[test]
+fn pinned_key_and_its_placement() {
+    // the CPU backend keeps every key in host memory: pinned or not, placement Host, and a
+    // device index past the one it has is refused
+    let fx = fixture();
+    let e = engine(Options::default());
+    let srs = e.load_srs_pinned(fx.params()).unwrap();
+    let p = srs.placement(0).unwrap();
+    assert_eq!(p.kind, PlacementKind::Host);
+    assert_eq!(p.device, -1);
+    assert_eq!(srs.placement(1).err().expect("no device 1").kind, ErrorKind::Invalid);
+}
+
+#[test]
 fn cancel_a_job() {
     let fx = fixture();
     let e = engine(Options { workers_per_device: 1, ..Default::default() });
