@@ -550,9 +550,11 @@ static int cuda_start(void *ws, backend_job *job)
     cuda_slot *s = slot_acquire(d, w->urgent != 0, own_fits, &own);
     if (own) lean = own_lean;
     uint64_t t2 = bjob_now_ns();
-    if (t2 - t1 > 20000) bjob_trace(job, CUZK_TRACE_BUDGET_WAIT, t1, t2, cuda_slot_need(k, lean, kd->pl.kind != PL_RESIDENT, d->piece_bytes));
-    rc = slot_prepare(s, w->ordinal, lean, kd->pl.kind != PL_RESIDENT, cuda_work_bytes(&in, lean), cuda_prep_bytes(in.na),
-                      d->piece_bytes, own);
+    const int streamed = kd->pl.kind != PL_RESIDENT;
+    if (t2 - t1 > 20000) /* waited for a slot: its bytes */
+        bjob_trace(job, CUZK_TRACE_BUDGET_WAIT, t1, t2, cuda_slot_need(k, lean, streamed, d->piece_bytes));
+    rc = slot_prepare(s, w->ordinal, lean, streamed, cuda_work_bytes(&in, lean), cuda_prep_bytes(in.na), d->piece_bytes,
+                      own);
     uint64_t t_ref = 0;
     if (!rc && !(rc = gpu_event_record(s->ev_ref, s->stream)) && !(rc = gpu_event_sync(s->ev_ref))) {
         t_ref = bjob_now_ns();
