@@ -121,6 +121,31 @@ static int poll_one(run_t *r, cuzk_result *res, int64_t timeout_ns)
     return rc;
 }
 
+/* Where an urgent kind's time went in the mixed phase: per trace kind (stage), the median and
+ * the largest span over its partitions — e.g. an H step that waits for the backlog's kernels. */
+static void print_stages(const tv_log *log, const run_t *r, int kind)
+{
+    enum { NK = 32 };
+    size_t cap = log->n ? log->n : 1, cnt[NK] = {0};
+    double *ms[NK] = {0};
+    for (size_t i = 0; i < log->n; i++) {
+        const cuzk_trace_event *ev = &log->ev[i];
+        if (ev->user_tag == 0 || ev->user_tag > r->seq || ev->user_tag >= r->cap_tags ||
+            r->tag_kind[ev->user_tag] != kind || ev->kind <= 0 || ev->kind >= NK || ev->end_ns < ev->begin_ns)
+            continue;
+        if (!ms[ev->kind] && !(ms[ev->kind] = malloc(cap * sizeof(double)))) continue;
+        ms[ev->kind][cnt[ev->kind]++] = (double)(ev->end_ns - ev->begin_ns) / 1e6;
+    }
+    printf("  %s stages in the mixed phase (median / max ms):", kind_name[kind]);
+    for (int t = 0; t < NK; t++) {
+        if (!cnt[t] || t == CUZK_TRACE_RESULT || t == CUZK_TRACE_SUBMIT) continue;
+        qsort(ms[t], cnt[t], sizeof(double), cmp_d);
+        printf(" %s %.1f/%.1f;", tv_kind_name(t), pct(ms[t], cnt[t], 0.5), ms[t][cnt[t] - 1]);
+    }
+    printf("\n");
+    for (int t = 0; t < NK; t++) free(ms[t]);
+}
+
 /* Phase 1: each urgent kind alone, K times one after another: its own time. */
 static int phase_alone(run_t *r, int reps)
 {
@@ -329,6 +354,8 @@ int bench_mixed(int argc, char **argv)
            "own device time is %.1f %% of the window, so the cost beyond it is %+.1f %%\n",
            bulk_alone, bulk_mixed, loss, share, loss - share);
     if (r.failures) printf("  %d partitions FAILED\n", r.failures);
+    for (int i = 0; i < KINDS; i++)
+        if (i != K_BULK && k[i].on && lat[i].n) print_stages(&log, &r, i);
     tv_summary sum;
     tv_analyze(&log, 1, r.seq, &sum);
     for (int d = 0; d < sum.ndev; d++)
