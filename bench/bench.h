@@ -38,9 +38,12 @@ typedef struct bench_circuit {
     const synth_shape *shape;
     int log_m, fill;
     synth_cfg cfg;
-    char key_path[160];          /* where its test-only key is cached */
+    char key_path[4200];         /* where its test-only key is cached (bench_cache_dir) */
 } bench_circuit;
 /* 0, or 2 after printing what is wrong. */
+/* The benches' key cache directory into buf (made 0700; refused when another user could write
+ * it): 0, or -1 with a message on stderr. */
+int bench_cache_dir(char *buf, size_t len);
 int bench_shape_cfg(const char *name, int log_m, int fill, bench_circuit *out);
 /* Makes the circuit's test-only key (groth16_setup from its seed) unless the cache holds it
  * already; *setup_s = seconds spent (0 when cached). 0, or 2 after printing the error. */

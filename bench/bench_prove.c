@@ -57,8 +57,9 @@ static void *make_bases(int g2, size_t n, threadpool *tp)
 static int prove_engine(const char *backend, const char *shape, const groth16_params *pk, const synth_cfg *cfg,
                         unsigned lm, int reps, double setup_s)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/tmp/cuzk-bench-prove-%d.params", (int)getpid());
+    char path[4200], dir[4096];
+    if (bench_cache_dir(dir, sizeof dir)) return 2;
+    snprintf(path, sizeof path, "%s/prove-%d.params", dir, (int)getpid());
     cuzk_config *c = NULL;
     cuzk_engine *e = NULL;
     cuzk_srs *srs = NULL;

@@ -1,6 +1,6 @@
 /*
  * The benches' circuits and keys (bench.h): a shape from the table in lib/groth16 at domain
- * 2^N, and its test-only key cached in /tmp, shared by pipeline, mixed and srs-load.
+ * 2^N, and its test-only key cached in bench_cache_dir(), shared by pipeline, mixed and srs-load.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,8 +31,9 @@ int bench_shape_cfg(const char *name, int log_m, int fill, bench_circuit *out)
     uint8_t seed[32] = {0x91, 0x9e, (uint8_t)log_m, (uint8_t)out->fill};
     if (strcmp(name, "porep")) snprintf((char *)seed + 4, 28, "%s", name);
     synth_cfg_for_shape_log(&out->cfg, out->shape, (unsigned)log_m, (unsigned)out->fill, seed);
-    snprintf(out->key_path, sizeof out->key_path, "/tmp/cuzk-bench-pipeline-%s-2^%d-%d.params", name, log_m,
-             out->fill);
+    char dir[4096];
+    if (bench_cache_dir(dir, sizeof dir)) return 2;
+    snprintf(out->key_path, sizeof out->key_path, "%s/pipeline-%s-2^%d-%d.params", dir, name, log_m, out->fill);
     return 0;
 }
 
@@ -46,7 +47,7 @@ int bench_shape_key(const bench_circuit *c, threadpool *tp, double *setup_s)
     groth16_params *pk;
     groth16_toxic tw;
     groth16_toxic_from_seed(&tw, c->cfg.seed);
-    char tmp[300];
+    char tmp[sizeof c->key_path + 32];
     snprintf(tmp, sizeof tmp, "%s.%d.tmp", c->key_path, (int)getpid()); /* never leave a half-written cache */
     int rc;
     if ((rc = synth_cs(&c->cfg, &sys, &in, &aux))) goto fail;

@@ -71,7 +71,7 @@ int bench_srs_load(int argc, char **argv)
 
     threadpool *tp = threadpool_create((unsigned)threads);
     if (!tp) { fprintf(stderr, "cuzk-bench srs-load: no thread pool\n"); return 2; }
-    char path[256];
+    char path[sizeof ((bench_circuit *)0)->key_path];
     double setup_s = 0;
     bench_circuit circ;
     if (key) snprintf(path, sizeof path, "%s", key);
