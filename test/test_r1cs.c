@@ -722,6 +722,18 @@ static void synth_edges(void **state)
     assert_int_equal(synth_cs(&cfg, &sys, &in, &aux), CUZK_EINVAL);
     cfg.b_aux_pm = 900; /* more non-bits in B than there are non-bits */
     assert_int_equal(synth_cs(&cfg, &sys, &in, &aux), CUZK_EINVAL);
+    /* counts near 2^64 are refused, not wrapped past the domain check into an allocation */
+    synth_cfg_default(&cfg, UINT64_MAX, seed);
+    assert_int_equal(synth_cs(&cfg, &sys, &in, &aux), CUZK_EINVAL);
+    synth_cfg_default(&cfg, UINT64_MAX - 400, seed);
+    cfg.num_public = 400;
+    assert_int_equal(synth_cs(&cfg, &sys, &in, &aux), CUZK_EINVAL);
+    /* a domain and fill too small for any circuit (2^6 at 1 %: 0 slots) is refused too */
+    synth_cfg_for_shape_log(&cfg, synth_shape_find("porep"), 6, 1, seed);
+    assert_int_equal(synth_cs(&cfg, &sys, &in, &aux), CUZK_EINVAL);
+    synth_cfg_default(&cfg, 10, seed);
+    cfg.num_public = 9;
+    cfg.bit_share_pm = 500;
     cfg.b_aux_pm = 600;
     for (uint64_t n = 10; n <= 80; n++) { /* tiny circuits with SBOX rows */
         cfg.constraints = n;

@@ -225,7 +225,7 @@ static int cfg_counts(const synth_cfg *cfg, uint64_t *pub)
         return err_set(CUZK_EINVAL, "synth: %llu constraints cannot hold %llu public inputs "
                        "(need at least one more constraint)",
                        (unsigned long long)n, (unsigned long long)p);
-    if (n + p + 1 > ((uint64_t)1 << 32))
+    if (n > ((uint64_t)1 << 32) || n + p + 1 > ((uint64_t)1 << 32)) /* n first: n + p + 1 may wrap */
         return err_set(CUZK_EINVAL, "synth: %llu constraints exceed the largest domain 2^32",
                        (unsigned long long)n);
     int64_t share[K_COUNT];

@@ -54,5 +54,7 @@ void synth_cfg_for_shape_log(synth_cfg *cfg, const synth_shape *sh, unsigned log
     uint64_t m = (uint64_t)1 << log_m, target = m * (fill_pct ? fill_pct : sh->fill_pct) / 100;
     /* inputs counted from the target, the constraints get the rest (one for ONE) */
     uint64_t pub = min_u64(sh->num_public, target / 32);
-    synth_cfg_for_shape(cfg, sh, target - 1 - pub, seed);
+    /* a domain and fill with no room for one constraint: 0 constraints, which synth refuses
+     * (target - 1 - pub would wrap to a count near 2^64) */
+    synth_cfg_for_shape(cfg, sh, target > 1 + pub ? target - 1 - pub : 0, seed);
 }
