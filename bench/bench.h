@@ -31,6 +31,8 @@ typedef struct {
 /* getopt_long over argv (argv[0] = the subcommand). -1: parsed, go on; otherwise the exit status
  * to return: 0 after --help printed "usage: cuzk-bench CMD USAGE" and WHAT, 2 after an error. */
 int bench_args(const char *cmd, const char *usage, const char *what, int argc, char **argv, const bench_opt *opts);
+/* --backend auto|cpu|cuda -> CUZK_BACKEND_*; anything else: a message naming it and -1. */
+int32_t bench_parse_backend(const char *cmd, const char *name);
 
 /* A bench circuit (bench_shape.c): shape `name` (porep|snap|wpost|winning) at domain 2^log_m,
  * constraints + inputs filling fill % of it (0 = the shape's own), deterministic. */

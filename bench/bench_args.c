@@ -47,6 +47,15 @@ static int store(const bench_opt *o, const char *v)
     return -1;
 }
 
+int32_t bench_parse_backend(const char *cmd, const char *name)
+{
+    if (!strcmp(name, "auto")) return CUZK_BACKEND_AUTO;
+    if (!strcmp(name, "cpu")) return CUZK_BACKEND_CPU;
+    if (!strcmp(name, "cuda")) return CUZK_BACKEND_CUDA;
+    fprintf(stderr, "cuzk-bench %s: --backend must be auto, cpu or cuda, not '%s'\n", cmd, name);
+    return -1;
+}
+
 int bench_args(const char *cmd, const char *usage, const char *what, int argc, char **argv, const bench_opt *opts)
 {
     size_t n = 0;

@@ -262,8 +262,8 @@ int bench_mixed(int argc, char **argv)
     k[K_BULK].on = 1;
     k[K_WIN].on = win_every > 0, k[K_WIN].every_ns = (uint64_t)(win_every * 1e6);
     k[K_WPOST].on = wpost_every > 0, k[K_WPOST].every_ns = (uint64_t)(wpost_every * 1e6);
-    int32_t be = !strcmp(backend, "cuda") ? CUZK_BACKEND_CUDA : !strcmp(backend, "cpu") ? CUZK_BACKEND_CPU
-                                                                                      : CUZK_BACKEND_AUTO;
+    int32_t be = bench_parse_backend("mixed", backend);
+    if (be < 0) return 2;
     uint64_t mask = devices ? bench_parse_devices(devices) : 0;
     if (devices && !mask) return usage();
     int any_synthetic = 0;

@@ -247,8 +247,7 @@ int bench_pipeline(int argc, char **argv)
     }
     if (c.log_m > 22) c.synthetic = 1;
     c.tile = c.log_m > 22;
-    c.backend = !strcmp(backend, "cuda") ? CUZK_BACKEND_CUDA : !strcmp(backend, "cpu") ? CUZK_BACKEND_CPU
-                                                                                     : CUZK_BACKEND_AUTO;
+    if ((c.backend = bench_parse_backend("pipeline", backend)) < 0) return 2;
     c.mask = c.devices ? bench_parse_devices(c.devices) : 0;
     if (c.devices && !c.mask) return usage();
 #ifndef CUZK_HAVE_CUDA

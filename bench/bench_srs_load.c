@@ -65,9 +65,8 @@ int bench_srs_load(int argc, char **argv)
     if (no_subgroup) subgroup = 0;
     if ((!key && (log_m < 6 || log_m > 26)) || reps < 1 || reps > 1000 || sreps < 1 || sreps > 1000 || threads < 0 || fill < 0 || fill > 100)
         return usage();
-    int32_t be = !strcmp(backend, "cuda") ? CUZK_BACKEND_CUDA : !strcmp(backend, "cpu") ? CUZK_BACKEND_CPU
-               : !strcmp(backend, "auto") ? CUZK_BACKEND_AUTO : -1;
-    if (be < 0) return usage();
+    int32_t be = bench_parse_backend("srs-load", backend);
+    if (be < 0) return 2;
 
     threadpool *tp = threadpool_create((unsigned)threads);
     if (!tp) { fprintf(stderr, "cuzk-bench srs-load: no thread pool\n"); return 2; }

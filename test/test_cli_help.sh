@@ -24,3 +24,12 @@ done
 out=$(timeout 20 "$BUILD/bin/cuzk" help no-such-command 2>&1); rc=$?
 [ "$rc" = 2 ] && echo "$out" | grep -q "no-such-command" && echo "ok - cuzk help no-such-command: exit 2, named" \
   || echo "not ok - cuzk help no-such-command: exit $rc: $(echo "$out" | head -1)"
+# --backend is auto, cpu or cuda: a misspelt one is refused before any work, not run as auto
+for args in "cuzk-bench mixed --log 10 --seconds 0.1" "cuzk-bench pipeline --log 8 --partitions 1" \
+            "cuzk-bench srs-load --log 8 --reps 1" "cuzk prove --params x --r1cs x --wtns x --proof x" \
+            "cuzk demo --count 1"; do
+  set -- $args
+  out=$(timeout 60 "$BUILD/bin/$1" "${@:2}" --backend cdua 2>&1); rc=$?
+  [ "$rc" = 2 ] && echo "$out" | grep -qi "backend" && echo "ok - $args --backend cdua: exit 2, named" \
+    || echo "not ok - $args --backend cdua: exit $rc: $(echo "$out" | head -2)"
+done

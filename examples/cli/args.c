@@ -76,6 +76,15 @@ int cli_parse(const char *cmd, int argc, char **argv, cli_opt *opts)
     return rc;
 }
 
+int cli_parse_backend(const char *s, int32_t *out)
+{
+    if (!s || !strcmp(s, "auto")) *out = CUZK_BACKEND_AUTO;
+    else if (!strcmp(s, "cpu")) *out = CUZK_BACKEND_CPU;
+    else if (!strcmp(s, "cuda")) *out = CUZK_BACKEND_CUDA;
+    else return cli_fail(CUZK_EINVAL, "--backend must be auto, cpu or cuda, not '%s'", s);
+    return CLI_OK;
+}
+
 int cli_parse_int(const char *name, const char *s, long lo, long hi, int *out)
 {
     char *end;

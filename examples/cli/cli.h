@@ -35,6 +35,8 @@ void cli_usage(FILE *f, const char *cmd);
 /* The value s of option --name as a decimal int in lo..hi, all of it (no trailing text, no
  * wrap); CLI_ERROR (reported, with the range and the text) otherwise. */
 int cli_parse_int(const char *name, const char *s, long lo, long hi, int *out);
+/* --backend auto|cpu|cuda (NULL: auto) -> CUZK_BACKEND_* in *out; anything else refused. */
+int cli_parse_backend(const char *s, int32_t *out);
 
 /* 64 hex digits -> 32 bytes, in order. */
 int cli_parse_seed(const char *hex, uint8_t seed[32]);

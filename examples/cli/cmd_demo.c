@@ -213,11 +213,8 @@ int cmd_demo(int argc, char **argv)
         (workers_s && cli_parse_int("workers", workers_s, 1, 64, &workers)) ||
         (threads_s && cli_parse_int("threads", threads_s, 0, 4096, &threads)))
         return CLI_ERROR;
-    int32_t kind = CUZK_BACKEND_AUTO;
-    if (backend && !strcmp(backend, "cpu")) kind = CUZK_BACKEND_CPU;
-    else if (backend && !strcmp(backend, "cuda")) kind = CUZK_BACKEND_CUDA;
-    else if (backend && strcmp(backend, "auto"))
-        return cli_fail(CUZK_EINVAL, "--backend must be auto, cpu or cuda, not '%s'", backend);
+    int32_t kind;
+    if (cli_parse_backend(backend, &kind)) return CLI_ERROR;
     char cache_buf[4096];
     if (!cache) default_cache(cache_buf, sizeof cache_buf), cache = cache_buf;
     if (mkdir_p(cache)) return cli_fail(CUZK_EIO, "cannot create %s: %s", cache, strerror(errno));

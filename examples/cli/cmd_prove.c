@@ -19,11 +19,8 @@ int cmd_prove(int argc, char **argv)
     if (cli_parse("prove", argc, argv, opts)) return CLI_ERROR;
     uint8_t seed[32];
     if (seed_hex && cli_parse_seed(seed_hex, seed)) return CLI_ERROR;
-    int32_t kind = CUZK_BACKEND_AUTO;
-    if (backend && !strcmp(backend, "cpu")) kind = CUZK_BACKEND_CPU;
-    else if (backend && !strcmp(backend, "cuda")) kind = CUZK_BACKEND_CUDA;
-    else if (backend && strcmp(backend, "auto"))
-        return cli_fail(CUZK_EINVAL, "--backend must be auto, cpu or cuda, not '%s'", backend);
+    int32_t kind;
+    if (cli_parse_backend(backend, &kind)) return CLI_ERROR;
 
     int rc, ret = CLI_ERROR, part_ours = 0;
     cuzk_r1cs *r1cs = NULL;
