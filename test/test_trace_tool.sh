@@ -62,8 +62,9 @@ for f in bad1 bad2 bad3; do
     || echo "not ok - $f: exit $rc: $err"
 done
 "$cuzk" trace "$tmp/none.jsonl" >/dev/null 2>&1; [ $? = 2 ] && echo "ok - a missing file is an error" || echo "not ok - missing file"
-# --tags: a sign on either bound is refused (strtoull would wrap "-2" to 2^64 - 2)
-for t in 1..-2 -1..3 +1..2; do
+# --tags: a sign on either bound is refused (strtoull would wrap "-2" to 2^64 - 2), and so is
+# a missing bound or a space (strtoull would read ".." as 0 and skip leading blanks)
+for t in 1..-2 -1..3 +1..2 ..5 " 1..2" "1.. 2" 1..; do
   "$cuzk" trace "$tmp/cpu.jsonl" --tags "$t" >/dev/null 2>&1; rc=$?
   [ "$rc" = 2 ] && echo "ok - --tags $t refused" || echo "not ok - --tags $t: exit $rc"
 done

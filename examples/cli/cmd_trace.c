@@ -4,6 +4,7 @@
  * and an SVG timeline. The host saves the events its cuzk_trace_fn received; nothing here needs
  * the engine that produced them.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +24,8 @@ static int parse_tags(const char *s, uint64_t *lo, uint64_t *hi)
         *hi = strtoull(t, &end, 10);
         if (end == t) return cli_fail(CUZK_EINVAL, "--tags wants LO..HI, not '%s'", s);
     }
-    /* strtoull takes "-2" as 2^64 - 2: a sign on either side is refused, not wrapped */
-    if (end == s || *end || errno || *hi < *lo || strchr(s, '-') || strchr(s, '+'))
+    /* digits and ".." only: strtoull would take "-2" as 2^64 - 2 and skip leading blanks */
+    if (end == s || *end || errno || *hi < *lo || !isdigit((unsigned char)s[0]) || s[strspn(s, "0123456789.")])
         return cli_fail(CUZK_EINVAL, "--tags wants LO..HI (decimal, LO <= HI), not '%s'", s);
     return CLI_OK;
 }
