@@ -59,7 +59,8 @@ const char *synth_shape_names(void);
 void synth_cfg_for_shape(synth_cfg *cfg, const synth_shape *sh, uint64_t n, const uint8_t seed[32]);
 /* The same with domain 2^log_m, constraints + inputs filling fill_pct % of it (0 = the
  * shape's own fill; what "--shape S --log N [--fill PCT]" means in the benches). log_m
- * from 6 to 32, fill_pct 1..100. */
+ * from 6 to 32, fill_pct 1..100; a domain and fill with room for no constraint give
+ * 0 constraints, which synth_cs and synth_partition refuse. */
 void synth_cfg_for_shape_log(synth_cfg *cfg, const synth_shape *sh, unsigned log_m, unsigned fill_pct,
                              const uint8_t seed[32]);
 
