@@ -47,8 +47,9 @@ GPU_TEST_SRCS:= $(sort $(wildcard test/gpu/test_*.c))
 GPU_TEST_BINS:= $(GPU_TEST_SRCS:test/gpu/%.c=$(BUILD)/test/gpu/%)
 CLI_SRCS     := $(sort $(wildcard examples/cli/*.c))
 BENCH_SRCS   := $(sort $(wildcard bench/*.c))
-# Trace views (busy %, Chrome trace, SVG, JSON Lines) shared by cuzk (demo, trace) and cuzk-bench.
-TRACE_SRCS   := $(sort $(wildcard examples/trace/*.c))
+# Trace views (busy %, Chrome trace, SVG, JSON Lines) and the per-user key cache, shared by cuzk
+# (demo, trace) and cuzk-bench.
+TRACE_SRCS   := $(sort $(wildcard examples/trace/*.c examples/common/*.c))
 TESTLIB_SRCS := $(sort $(wildcard test/support/*.c))
 TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TOOL_SRCS    := $(sort $(wildcard test/tools/*.c))
@@ -157,15 +158,15 @@ $(BUILD)/test/gpu/%: test/gpu/%.c $(INTERNAL) $(TESTLIB_OBJS) $(FLAGS_CC)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -MMD -MP -o $@ $< $(TESTLIB_OBJS) $(INTERNAL) -lcmocka $(LDLIBS)
 
-$(CLI): $(CLI_SRCS) $(TRACE_SRCS) $(wildcard examples/cli/*.h examples/trace/*.h) $(INTERNAL) $(FLAGS_CC)
+$(CLI): $(CLI_SRCS) $(TRACE_SRCS) $(wildcard examples/cli/*.h examples/trace/*.h examples/common/*.h) $(INTERNAL) $(FLAGS_CC)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -Iexamples/trace -o $@ $(CLI_SRCS) $(TRACE_SRCS) $(INTERNAL) -lcjson $(LDLIBS)
+	$(CC) $(PROG_CFLAGS) -Iexamples/trace -Iexamples/common -o $@ $(CLI_SRCS) $(TRACE_SRCS) $(INTERNAL) -lcjson $(LDLIBS)
 
 # The bench links the test-only trivial backend (cuzk-bench engine) from test/support.
 BENCH_TEST_OBJS := $(BUILD)/obj/test/support/backend_trivial.o
-$(BENCH): $(BENCH_SRCS) $(BENCH_TEST_OBJS) $(TRACE_SRCS) bench/bench.h examples/trace/trace_view.h $(INTERNAL) $(FLAGS_CC)
+$(BENCH): $(BENCH_SRCS) $(BENCH_TEST_OBJS) $(TRACE_SRCS) bench/bench.h examples/trace/trace_view.h examples/common/user_cache.h $(INTERNAL) $(FLAGS_CC)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -Ibench -Iexamples/trace -o $@ $(BENCH_SRCS) $(BENCH_TEST_OBJS) $(TRACE_SRCS) $(INTERNAL) \
+	$(CC) $(PROG_CFLAGS) -Ibench -Iexamples/trace -Iexamples/common -o $@ $(BENCH_SRCS) $(BENCH_TEST_OBJS) $(TRACE_SRCS) $(INTERNAL) \
 	    -lcjson $(LDLIBS)
 
 # The smallest host: public header only, linked against the shared library.

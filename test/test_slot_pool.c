@@ -40,17 +40,18 @@ static void start(taker *t, slot_pool *p, int urgent, int own_fits)
     assert_int_equal(pthread_create(&t->th, NULL, take_main, t), 0);
 }
 
-/* Until n takers wait (each test waits for what it has just started). */
+/* Until n takers wait (each test waits for what it has just started; up to ~20 s on a loaded
+ * machine, at once otherwise). */
 static void wait_waiting(slot_pool *p, uint32_t n)
 {
-    for (int i = 0; i < 20000 && slot_pool_waiting(p) != n; i++) nanosleep(&(struct timespec){0, 100000}, NULL);
+    for (int i = 0; i < 200000 && slot_pool_waiting(p) != n; i++) nanosleep(&(struct timespec){0, 100000}, NULL);
     assert_int_equal(slot_pool_waiting(p), n);
 }
 
 /* Joins a taker that must get its slot now (fails, not hangs, when it does not). */
 static void join(taker *t)
 {
-    for (int i = 0; i < 50000 && !atomic_load(&t->done); i++) nanosleep(&(struct timespec){0, 100000}, NULL);
+    for (int i = 0; i < 200000 && !atomic_load(&t->done); i++) nanosleep(&(struct timespec){0, 100000}, NULL);
     if (!atomic_load(&t->done)) fail_msg("a taker that should have its slot still waits");
     assert_int_equal(pthread_join(t->th, NULL), 0);
 }
@@ -94,7 +95,7 @@ static void urgent_first_for_a_freed_slot(void **state)
         wait_waiting(&p, 3);
         slot_pool_give(&p, held);
         /* the urgent taker gets it, not the ordinary ones waiting longer */
-        for (int i = 0; i < 50000 && !atomic_load(&u.done) && !atomic_load(&o[0].done) && !atomic_load(&o[1].done); i++)
+        for (int i = 0; i < 200000 && !atomic_load(&u.done) && !atomic_load(&o[0].done) && !atomic_load(&o[1].done); i++)
             nanosleep(&(struct timespec){0, 100000}, NULL);
         if (atomic_load(&o[0].done) || atomic_load(&o[1].done)) fail_msg("round %d: an ordinary taker got the slot first", round);
         join(&u);

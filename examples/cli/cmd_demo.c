@@ -17,6 +17,7 @@
 #include "groth16/groth16.h"
 #include "groth16/synth.h"
 #include "trace_view.h"
+#include "user_cache.h"
 
 #define TIMELINE_COLS 64
 /* Sizes when --log/--count are not given: a GPU proves a backlog big enough to show it busy
@@ -31,19 +32,6 @@ static uint64_t mono_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int mkdir_p(const char *path)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = 0;
-        if (mkdir(buf, 0755) && errno != EEXIST) return -1;
-        *p = '/';
-    }
-    return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
 }
 
 static int exists(const char *path)
@@ -178,15 +166,6 @@ static void shared_release(void *u)
     if (atomic_fetch_sub(&w->refs, 1) == 1 && w->release) w->release(w->user);
 }
 
-/* Where the demo keeps its key and writes its pictures when --cache is not given. */
-static void default_cache(char *buf, size_t len)
-{
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (xdg && *xdg) snprintf(buf, len, "%s/cuzk/demo", xdg);
-    else if (home && *home) snprintf(buf, len, "%s/.cache/cuzk/demo", home);
-    else snprintf(buf, len, "/tmp/cuzk-demo");
-}
-
 static int engine_start(int32_t kind, int workers, int threads, tv_log *log, cuzk_config **cfg, cuzk_engine **e)
 {
     int rc;
@@ -218,9 +197,13 @@ int cmd_demo(int argc, char **argv)
     else if (backend && !strcmp(backend, "cuda")) kind = CUZK_BACKEND_CUDA;
     else if (backend && strcmp(backend, "auto"))
         return cli_fail(CUZK_EINVAL, "--backend must be auto, cpu or cuda, not '%s'", backend);
-    char cache_buf[4096];
-    if (!cache) default_cache(cache_buf, sizeof cache_buf), cache = cache_buf;
-    if (mkdir_p(cache)) return cli_fail(CUZK_EIO, "cannot create %s: %s", cache, strerror(errno));
+    char cache_buf[4096], why[4200];
+    if (!cache) { /* the user's own cache (~/.cache/cuzk/demo): no other user can plant a key there */
+        if (user_cache_dir(NULL, "demo", cache_buf, sizeof cache_buf, why, sizeof why))
+            return cli_fail(CUZK_EIO, "%s", why);
+        cache = cache_buf;
+    } else if (mkdir_p(cache, 0755))
+        return cli_fail(CUZK_EIO, "cannot create %s: %s", cache, strerror(errno));
 
     int ret = CLI_ERROR, rc, submitted = 0, ok = 0, verified = 0;
     shared_witness shared = {0};

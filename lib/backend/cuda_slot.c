@@ -106,7 +106,10 @@ int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_
         slot_destroy(s); /* what was made; the next partition tries again */
         return rc;
     }
-    size_t entries = lean ? CUDA_MSM_ENTRIES_LEAN : CUDA_MSM_ENTRIES_FULL;
+    /* a new context frees the old one (a device-wide sync): the urgent slot, which alternates
+     * WinningPoSt (full) and larger lean partitions, keeps the smaller one for both (it only
+     * caps entries per chunk; a 2^19 MSM stays under it) */
+    size_t entries = lean || urgent ? CUDA_MSM_ENTRIES_LEAN : CUDA_MSM_ENTRIES_FULL;
     if (!s->ctx || s->ctx_entries != entries) {
         if (s->ctx) msm_gpu_ctx_free(s->ctx);
         s->ctx = NULL;
