@@ -165,6 +165,31 @@ static void test_second_key(void **state)
     assert_true(r.slot_bytes > 1 * GiB);
 }
 
+/* placement_decide_urgent against plain placement_decide (in accepted): the same layout, slot count and
+ * slot size; with the room kept, bases only give way to it (whole pieces); else plain itself. */
+static void check_urgent(const pl_input *in)
+{
+    const uint64_t room = test_rand64() % (1ull << 34);
+    pl_input u = *in;
+    pl_result r;
+    assert_int_equal(placement_decide_urgent(&u, room, &r), CUZK_OK);
+    assert_true(u.keep == room || u.keep == 0);
+    pl_input none = *in;
+    none.keep = 0;
+    pl_result want;
+    assert_int_equal(placement_decide(&none, &want), CUZK_OK); /* plain, keeping nothing */
+    assert_int_equal(r.ws, want.ws);
+    assert_int_equal(r.slots, want.slots);
+    assert_int_equal(r.slot_bytes, want.slot_bytes);
+    if (!u.keep) {
+        assert_memory_equal(&r, &want, sizeof r);
+        return;
+    }
+    check_invariants(&u, &r);
+    assert_true(r.resident_total <= want.resident_total);
+    assert_true(r.resident_total + room + in->piece_bytes >= want.resident_total);
+}
+
 /* Random shapes and budgets: every accepted placement keeps the invariants; a refusal means
  * even one streaming slot is too big; more memory never gives less residency. */
 static void test_random(void **state)
@@ -192,6 +217,7 @@ static void test_random(void **state)
         }
         assert_int_equal(rc, CUZK_OK);
         check_invariants(&in, &r);
+        check_urgent(&in);
         if (!in.slot_bytes && r.ws == PL_LEAN && r.kind != PL_RESIDENT) {
             pl_input more = in;
             more.avail += test_rand64() % (1ull << 34);

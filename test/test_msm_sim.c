@@ -15,6 +15,7 @@
 
 #include "cuzk/cuzk.h"
 #include "msm/msm_cpu.h"
+#include "support/fieldtest.h"
 #include "support/testutil.h"
 
 #ifdef CUZK_HAVE_CUDA
@@ -237,17 +238,14 @@ static void test_affine(void **state)
     acc_min_batch = 0;
 }
 
-/* Buckets whose runs hit every special case of an affine addition, different ones in the same
- * batch: bucket j (scalar j + 2, window 0 only) takes Q_j under the signs of PATTERN starting
- * at j, so one step adds P + (-P) in one bucket, P + P (the tangent) in another, infinity on
- * either side in others; each bucket's net sum keeps its doubling (2Q followed by -Q would
- * undo even a wrong tangent: the chord formulas cancel). Scalars near r (negative digits)
- * in a second round. */
+/* Buckets whose runs hit every special case of an affine addition (ft_msm_affine_special;
+ * bucket j: scalar j + 2, window 0 only); each bucket's net sum keeps its doubling (2Q
+ * followed by -Q would undo even a wrong tangent: the chord formulas cancel). Scalars near r
+ * (negative digits) in a second round. */
 static void test_affine_special(void **state)
 {
     (void)state;
     enum { NB = 24, REP = 8 };
-    static const int pattern[8] = {1, -1, 1, 1, 0, 1, -1, 1}; /* 0 = infinity */
     const size_t n = NB * REP;
     g1_aff *bases = malloc(n * sizeof *bases), q[NB];
     fr_t *k = malloc(n * sizeof *k);
@@ -262,16 +260,7 @@ static void test_affine_special(void **state)
         g1_jac_to_aff(&q[j], &p);
     }
     for (int round = 0; round < 2; round++) {
-        for (size_t i = 0; i < n; i++) {
-            size_t j = i % NB, r = i / NB;
-            int sg = pattern[(r + j) % 8];
-            bases[i] = q[j];
-            if (sg < 0) g1_aff_neg(&bases[i], &bases[i]);
-            if (sg == 0) memset(&bases[i], 0, sizeof bases[i]);
-            memset(&k[i], 0, sizeof k[i]);
-            k[i].l[0] = j + 2;
-            if (round) fr_sub(&k[i], &R_MINUS_1, &k[i]); /* r - 1 - (j + 2): negative digits */
-        }
+        ft_msm_affine_special(bases, k, q, NB, n, round);
         g1_jac want, got;
         msm_g1(&want, bases, k, n, NULL);
         for (unsigned threads = 1; threads <= 4; threads++) {

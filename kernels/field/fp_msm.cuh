@@ -27,21 +27,6 @@ namespace fpm {
 typedef fp_gpu fp;
 typedef fp2_gpu fp2;
 
-/* ---- Fp ---- */
-FPM_HD fp fp_zero() { return fp::zero(); }
-FPM_HD fp fp_one() { return fp::one(); }
-FPM_HD bool fp_is_zero(const fp &a) { return a.is_zero(); }
-FPM_HD bool fp_eq(const fp &a, const fp &b) { return a == b; }
-FPM_HD fp fp_add(const fp &a, const fp &b) { return a + b; }
-FPM_HD fp fp_sub(const fp &a, const fp &b) { return a - b; }
-FPM_HD fp fp_dbl(const fp &a) { return a.dbl(); }
-FPM_HD fp fp_neg(const fp &a) { return a.neg(); }
-FPM_HD fp fp_mul(const fp &a, const fp &b) { return a * b; }
-FPM_HD fp fp_sqr(const fp &a) { return a * a; }
-
-/* a^(p-2) (0 -> 0): kept as the oracle of the binary-GCD inversion below. */
-static FPM_HD_CALL fp fp_inv_fermat(const fp &a) { return fp::inv(a); }
-
 /* Rounds every lane runs (the most 20000 random inputs needed); rarer inputs run more and
  * are corrected by a doubling per extra round. */
 #define FPM_INV_ROUNDS 19

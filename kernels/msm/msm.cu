@@ -288,7 +288,7 @@ extern "C" void msm_gpu_ctx_set_accumulation(msm_gpu_ctx *c, int mode, unsigned 
 
 extern "C" void msm_gpu_ctx_set_slices(msm_gpu_ctx *c, unsigned slices)
 {
-    c->x.acc.slices = slices < 1 ? 1 : slices > 64 ? 64 : slices;
+    c->x.acc.slices = acc_slices_clamp(slices);
 }
 
 extern "C" void *msm_gpu_ctx_stream(const msm_gpu_ctx *c) { return c ? (void *)c->x.stream : nullptr; }

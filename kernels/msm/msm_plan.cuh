@@ -157,6 +157,9 @@ struct acc_mode {
                               * long as the launch: 30-40 ms at 2^27) */
     unsigned slice_min = 64; /* entries per level-0 thread a slice keeps at least            */
 };
+/* acc_mode.slices as a context accepts it: 1 to 64 (msm_gpu_ctx_set_slices, the simulation) */
+static inline unsigned acc_slices_clamp(unsigned s) { return s < 1 ? 1 : s > 64 ? 64 : s; }
+
 struct aff_spare {
     uint32_t *codes, *starts;
 };

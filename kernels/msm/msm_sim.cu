@@ -126,7 +126,7 @@ static int sim_run(int curve, const acc_mode &acc, const void *bases, const void
     x.acc_threads = acc_threads ? acc_threads : 64;
     x.acc = acc;
     const char *sl = getenv("CUZK_MSM_SLICES"); /* as the device context reads it */
-    if (sl) x.acc.slices = (unsigned)atoi(sl) < 1 ? 1 : (unsigned)atoi(sl) > 64 ? 64 : (unsigned)atoi(sl);
+    if (sl) x.acc.slices = acc_slices_clamp((unsigned)atoi(sl));
     x.acc.slice_min = 1; /* small simulations slice too */
     msm_bufs b;
     memset(&b, 0, sizeof b);

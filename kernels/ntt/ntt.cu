@@ -272,6 +272,8 @@ __global__ void __launch_bounds__(MAX_THREADS, 3) ntt_pass_kernel(const pass_par
     uint4 *lo = smem, *hi = smem + E;
     const uint32_t log_C = p.log_C, gmask = (1u << p.log_G) - 1;
     const bool tw = p.tw_mode != TW_NONE;
+    /* the row twiddle's exponent of the element in column cl, row m of this block's tile */
+    auto tw_exp = [&](uint32_t cl, uint32_t m) { return (((blockIdx.x << log_C) + cl) & gmask) * brev(m, p.K); };
 
 #pragma unroll
     for (int j = 0; j < 8; j++) {
@@ -287,7 +289,7 @@ __global__ void __launch_bounds__(MAX_THREADS, 3) ntt_pass_kernel(const pass_par
             const uint32_t pos = elem_pos(p, e, cl, m);
             fr_gpu x = sm_load(lo, hi, e);
             if (p.in_hook == NTT_HOOK_COSET) x = x * two_level(p.in_lo, p.in_hi, DIF ? pos : brev(pos, p.log_n));
-            if (!DIF && tw) x = x * row_twiddle(p, (((blockIdx.x << log_C) + cl) & gmask) * brev(m, p.K));
+            if (!DIF && tw) x = x * row_twiddle(p, tw_exp(cl, m));
             sm_store(lo, hi, e, x);
         }
     }
@@ -314,7 +316,7 @@ __global__ void __launch_bounds__(MAX_THREADS, 3) ntt_pass_kernel(const pass_par
             uint32_t cl, m;
             const uint32_t pos = elem_pos(p, e, cl, m);
             fr_gpu x = sm_load(lo, hi, e);
-            if (tw) x = x * row_twiddle(p, (((blockIdx.x << log_C) + cl) & gmask) * brev(m, p.K), p.tw2_a, p.tw2_b);
+            if (tw) x = x * row_twiddle(p, tw_exp(cl, m), p.tw2_a, p.tw2_b);
             x.store(p.out + pos);
         }
         return;
@@ -344,7 +346,7 @@ __global__ void __launch_bounds__(MAX_THREADS, 3) ntt_pass_kernel(const pass_par
             const uint32_t pos = elem_pos(p, e, cl, m);
             const uint32_t k = DIF ? brev(pos, p.log_n) : pos;
             fr_gpu x = sm_load(lo, hi, e);
-            if (DIF && tw) x = x * row_twiddle(p, (((blockIdx.x << log_C) + cl) & gmask) * brev(m, p.K));
+            if (DIF && tw) x = x * row_twiddle(p, tw_exp(cl, m));
             x = x * two_level(p.out_lo, p.out_hi, k) - fr_gpu::load(p.aux + (hook == NTT_HOOK_HFINAL ? pos : k));
             x.store(p.out + k);
         }
@@ -357,7 +359,7 @@ __global__ void __launch_bounds__(MAX_THREADS, 3) ntt_pass_kernel(const pass_par
             uint32_t cl, m;
             const uint32_t pos = elem_pos(p, e, cl, m);
             fr_gpu x = sm_load(lo, hi, e);
-            if (DIF && tw) x = x * row_twiddle(p, (((blockIdx.x << log_C) + cl) & gmask) * brev(m, p.K));
+            if (DIF && tw) x = x * row_twiddle(p, tw_exp(cl, m));
             if (hook == NTT_HOOK_SCALE) x = x * p.scale;
             else if (hook == NTT_HOOK_COSET) x = x * two_level(p.out_lo, p.out_hi, DIF ? brev(pos, p.log_n) : pos);
             else if (hook == NTT_HOOK_MUL) x = x * fr_gpu::load(p.aux + pos);

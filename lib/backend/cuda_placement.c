@@ -107,7 +107,10 @@ int placement_decide_urgent(pl_input *in, uint64_t room, pl_result *out)
     if (rc != CUZK_OK || !room) return rc;
     pl_result with;
     in->keep = room;
-    if (placement_decide(in, &with) == CUZK_OK && with.ws == out->ws && with.slots == out->slots) *out = with;
+    /* the slot size too: a lean slot that would gain stream buffers is not "only bases" */
+    if (placement_decide(in, &with) == CUZK_OK && with.ws == out->ws && with.slots == out->slots &&
+        with.slot_bytes == out->slot_bytes)
+        *out = with;
     else in->keep = 0;
     return CUZK_OK;
 }

@@ -22,6 +22,7 @@
 #include "msm.h"
 #include "msm/msm_cpu.h"
 #include "support/gputest.h"
+#include "support/fieldtest.h"
 #include "support/testutil.h"
 
 static threadpool *tp;
@@ -438,15 +439,13 @@ static void test_affine(void **state)
 }
 
 /* Buckets whose runs hit every special case of an affine addition, different ones in one
- * batch (see test_msm_sim's test_affine_special): bucket j takes Q_j under the signs of a
- * pattern that starts at j, so the same step adds P + (-P) in one bucket, P + P in another,
- * infinity on either side in others; small positive digits, then scalars near r (negative
- * digits). Many buckets per thread (kmul 64), every step batched. */
+ * batch (ft_msm_affine_special, as test_msm_sim's test_affine_special): small positive
+ * digits, then scalars near r (negative digits). Many buckets per thread (kmul 64), every
+ * step batched. */
 static void test_affine_special(void **state)
 {
     (void)state;
     enum { NB = 4096, REP = 8 };
-    static const int pattern[8] = {1, -1, 1, 1, 0, 1, -1, 1}; /* 0 = infinity */
     const size_t n = (size_t)NB * REP;
     void *qh;
     msm_gpu_bases *qb = gen_bases(MSM_CURVE_G1, NB, &qh);
@@ -455,13 +454,7 @@ static void test_affine_special(void **state)
     fr_t *k = malloc(n * sizeof *k);
     assert_non_null(bases);
     assert_non_null(k);
-    for (size_t i = 0; i < n; i++) {
-        size_t j = i % NB, r = i / NB;
-        int sg = pattern[(r + j) % 8];
-        bases[i] = q[j];
-        if (sg < 0) g1_aff_neg(&bases[i], &bases[i]);
-        if (sg == 0) memset(&bases[i], 0, sizeof bases[i]);
-    }
+    ft_msm_affine_special(bases, k, q, NB, n, 0); /* the bases of both rounds */
     msm_gpu_bases *gb = NULL;
     assert_int_equal(msm_gpu_bases_upload(&gb, 0, MSM_CURVE_G1, bases, n), 0);
     msm_gpu_ctx *saved = ctx, *aff = NULL;
@@ -469,11 +462,7 @@ static void test_affine_special(void **state)
     msm_gpu_ctx_set_accumulation(aff, MSM_ACC_AFFINE, 1, 64);
     ctx = aff;
     for (int round = 0; round < 2; round++) {
-        for (size_t i = 0; i < n; i++) {
-            memset(&k[i], 0, sizeof k[i]);
-            k[i].l[0] = i % NB + 2;
-            if (round) fr_sub(&k[i], &R_MINUS_1, &k[i]);
-        }
+        ft_msm_affine_special(bases, k, q, NB, n, round);
         check(MSM_CURVE_G1, gb, bases, k, n, MSM_SCALARS_HOST, "affine special cases");
     }
     ctx = saved;

@@ -193,3 +193,18 @@ void ft_g2_off_subgroup(g2_aff *out)
         }
     }
 }
+
+void ft_msm_affine_special(g1_aff *bases, fr_t *k, const g1_aff *q, size_t nb, size_t n, int negative)
+{
+    static const int pattern[8] = {1, -1, 1, 1, 0, 1, -1, 1}; /* 0 = infinity */
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i % nb;
+        int sg = pattern[(i / nb + j) % 8];
+        bases[i] = q[j];
+        if (sg < 0) g1_aff_neg(&bases[i], &bases[i]);
+        if (sg == 0) memset(&bases[i], 0, sizeof bases[i]);
+        memset(&k[i], 0, sizeof k[i]);
+        k[i].l[0] = j + 2 + (negative != 0);
+        if (negative) fr_neg(&k[i], &k[i]); /* r - (j + 3) */
+    }
+}

@@ -30,6 +30,13 @@ int ref_cmp(const uint64_t *a, const uint64_t *b, int n);
 void ft_g1_off_subgroup(g1_aff *out);
 void ft_g2_off_subgroup(g2_aff *out);
 
+/* An MSM input whose buckets hit every special case of an affine bucket addition, different
+ * ones in one batch (test_msm_sim, test/gpu/test_gpu_msm): point i is Q_j, -Q_j or infinity
+ * (j = i mod nb) by a fixed sign pattern started at j + i / nb, so one step adds P + (-P) in
+ * one bucket, P + P in another, infinity on either side in others; its canonical scalar is
+ * j + 2, or r - 1 - (j + 2) when `negative` (negative signed digits). */
+void ft_msm_affine_special(g1_aff *bases, fr_t *k, const g1_aff *q, size_t nb, size_t n, int negative);
+
 /* Parse a big-endian hex string (no 0x) into n little-endian limbs; 0 on error. */
 int ft_hex(uint64_t *out, int n, const char *hex);
 /* Hex-encode bytes (lowercase) into out (2·len + 1 chars). */
