@@ -103,7 +103,7 @@ static void cuda_key_free(void *be, void *key)
         gpu_set_device(d->ordinal);
         for (int v = 0; v < PL_N; v++) msm_gpu_bases_free(k->dev[i].whole[v]);
         pthread_mutex_lock(&d->lock);
-        d->resident -= k->dev[i].pl.resident_total;
+        d->resident -= k->dev[i].pl.resident_total + k->dev[i].pl.copies_bytes;
         pthread_mutex_unlock(&d->lock);
     }
     if (k->registered)
@@ -214,6 +214,7 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
     /* urgent workers: room for a WinningPoSt-sized slot, where the bulk layout stays */
     uint64_t room = b->urgent_workers && CUDA_URGENT_ROOM > d->urgent_bytes ? CUDA_URGENT_ROOM - d->urgent_bytes : 0;
     int rc = placement_decide_urgent(&in, room, &kd->pl);
+    if (rc == CUZK_OK) placement_copies(&in, room, cuda_copies_max(), &kd->pl); /* what is left over */
     if (rc == CUZK_OK) {
         if (kd->pl.slots) {
             d->nslots = kd->pl.slots;
@@ -221,7 +222,7 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
             slot_pool_add(&d->pool, kd->pl.slots);
         }
         d->slot_bytes = kd->pl.slot_bytes; /* set, or grown for this key */
-        d->resident += kd->pl.resident_total;
+        d->resident += kd->pl.resident_total + kd->pl.copies_bytes;
     }
     pthread_mutex_unlock(&d->lock);
     if (rc) {
@@ -244,6 +245,7 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
                        (unsigned long long)d->cap, (unsigned long long)(d->cap - in.avail));
     }
     for (int v = 0; v < PL_N && !rc; v++) rc = place_resident(k, kd, d->ordinal, v);
+    if (!rc) cuda_make_copies(d, kd);
     return rc;
 }
 

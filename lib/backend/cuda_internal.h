@@ -154,6 +154,11 @@ typedef struct cuda_inputs {
     int canon;
 } cuda_inputs;
 
+/* ---- cuda_copies.c: precomputed shifted copies of resident bases (placement_copies) ---- */
+#define CUDA_COPIES_DEFAULT 2
+uint32_t cuda_copies_max(void);
+void cuda_make_copies(cuda_dev *d, cuda_key_dev *kd);
+
 /* ---- cuda_slot.c ---- */
 /* A slot for one partition, waiting while none is free. Urgent workers (urgent != 0) take the
  * urgent slot when own_fits (it is free, or frees first) or any shared slot, ahead of ordinary
