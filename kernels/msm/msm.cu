@@ -409,7 +409,8 @@ template <class F> static size_t scratch_typed(size_t n, size_t max_entries, siz
     size_t wg = persist ? nwin : max_entries / chunk;
     wg = wg < 1 ? 1 : wg > nwin ? nwin : wg;
     /* buckets: with few scalars other than 0 and 1 a group grows to every window, at a
-     * smaller window size; nwin·B·P bounds both */
+     * smaller window size; nwin·B·P bounds both, and the precomputed copies' two arrays of
+     * one merged window each when they run in point chunks */
     size_t buckets = nwin * B * P, ent = persist ? max_entries : chunk * wg, segs = B < MSM_SEG ? 1 : B / 2;
     /* level-0 threads are one wave: ~132 SMs x 8 blocks x 128 on an H200; 2^18 bounds them */
     size_t T = ent / 2 < ((size_t)1 << 18) ? ent / 2 + 1 : ((size_t)1 << 18);

@@ -354,11 +354,9 @@ template <class F, class X> int plan_reduce(X &x, msm_bufs &b, unsigned c, unsig
     return 0;
 }
 
-/* Adds sum scalars[i]·bases[i] over one piece (executor memory, n points). The window size
- * is st->c, or chosen from this piece's count of scalars other than 0 and 1 when 0. */
 /* Pippenger over precomputed copies for the nr rest scalars (b.idx_rest): merged windows in
  * groups while every point's entries fit in max_entries, else one merged window over point
- * chunks that add into its buckets; each group's buckets reduced once. */
+ * chunks, each later chunk's buckets added into the first's; each group reduced once. */
 template <class F, class X>
 int plan_rest_pre(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, int mont, size_t nr,
                   size_t max_entries, const msm_pre &p, plan_stats *st)
@@ -411,6 +409,9 @@ int plan_rest_pre(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalar
     return 0;
 }
 
+/* Adds sum scalars[i]·bases[i] over one piece (executor memory, n points). The window size
+ * is st->c, or chosen from this piece's count of scalars other than 0 and 1 when 0;
+ * over the bases' precomputed copies (pre) when the cost model says they pay. */
 template <class F, class X>
 int plan_add(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, size_t n, int mont,
              size_t max_entries, plan_stats *st, const msm_pre &pre = msm_pre{})
