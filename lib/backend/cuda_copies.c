@@ -19,6 +19,11 @@ uint32_t cuda_copies_max(void)
     return v < 1 ? 1 : v > 16 ? 16 : (uint32_t)v;
 }
 
+uint64_t cuda_copies_bytes(const cuda_key_dev *kd, int v)
+{
+    return kd->pl.copies[v] > 1 ? (uint64_t)(kd->pl.copies[v] - 1) * kd->pl.resident[v] : 0;
+}
+
 /* After the resident upload: the copies kd->pl chose. Those that cannot be made are dropped,
  * their bytes given back to the device (under its lock). */
 void cuda_make_copies(cuda_dev *d, cuda_key_dev *kd)
