@@ -149,8 +149,10 @@ template <int CHAINS, int F, bool SQUARE> __global__ void mul_mix_rate_kernel(fr
 {
     fr_gpu x[CHAINS], y = seed;
     y.v[0] ^= threadIdx.x;
+    /* per-thread starting values: warp-uniform ones let the compiler move the integer
+     * product to the uniform datapath (UIMAD), a different pipe and register file */
 #pragma unroll
-    for (int k = 0; k < CHAINS; k++) x[k] = seed, x[k].v[1] ^= blockIdx.x + k;
+    for (int k = 0; k < CHAINS; k++) x[k] = seed, x[k].v[1] ^= blockIdx.x + k, x[k].v[2] ^= threadIdx.x * 0x9e3779b9u;
     const fr52_op y16 = fr52_left(y);
     for (int i = 0; i < iters; i++) {
         /* SQUARE: x_k · x_(k+1) of the previous round (the last chain squares); the chains

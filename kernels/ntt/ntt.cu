@@ -17,7 +17,6 @@
 
 #include "cuda_util.cuh"
 #include "ntt.h"
-#include "field/fr52.cuh"
 #include "ntt/ntt_internal.cuh"
 
 #define LOG_TILE 11
@@ -39,12 +38,6 @@ struct pass_params {
 };
 
 enum { TW_NONE = 0, TW_DIRECT = 1, TW_TWO = 2 };
-/* Which multiplier the radix-4 rounds' butterflies use (CUZK_NTT_FP64=0|1|2|3, to measure one
- * against another): the integer one; MIX, of each stage's two independent products the second
- * on the FP64 pipe (field/fr52.cuh) so that both pipes work at once; FP64, all four. Both take
- * more registers than the 80 of 3 blocks per SM: they run 2 blocks (128 registers), MIX3 is MIX
- * at 3 blocks with spills. */
-enum { MUL_INT = 0, MUL_MIX = 1, MUL_FP64 = 2, MUL_MIX3 = 3 };
 /* Two transforms in one pass over memory (same tile layout): FUSE_MID, a DIF's last pass
  * (log_G = 0), times the mid factor, then a DIT's first; FUSE_MUL, a DIT's last pass (pass
  * 0), times aux, then a DIF's first (pass 0). */
@@ -94,17 +87,11 @@ __device__ __forceinline__ fr_gpu row_twiddle(const pass_params &p, uint32_t e)
     return row_twiddle(p, e, p.tw_a, p.tw_b);
 }
 
-template <bool FP64> __device__ __forceinline__ fr_gpu mul_on(const fr_gpu &x, const fr_gpu &w)
-{
-    if (FP64) return fr52_mul_gpu(x, w);
-    return x * w;
-}
-
-template <bool FP64 = false> __device__ __forceinline__ void bfly_dif(fr_gpu &x, fr_gpu &y, const fr_gpu &w)
+__device__ __forceinline__ void bfly_dif(fr_gpu &x, fr_gpu &y, const fr_gpu &w)
 {
     fr_gpu d = x - y;
     x = x + y;
-    y = mul_on<FP64>(d, w);
+    y = d * w;
 }
 __device__ __forceinline__ void bfly_dif1(fr_gpu &x, fr_gpu &y)
 {
@@ -112,9 +99,9 @@ __device__ __forceinline__ void bfly_dif1(fr_gpu &x, fr_gpu &y)
     x = x + y;
     y = d;
 }
-template <bool FP64 = false> __device__ __forceinline__ void bfly_dit(fr_gpu &x, fr_gpu &y, const fr_gpu &w)
+__device__ __forceinline__ void bfly_dit(fr_gpu &x, fr_gpu &y, const fr_gpu &w)
 {
-    fr_gpu t = mul_on<FP64>(y, w);
+    fr_gpu t = y * w;
     y = x - t;
     x = x + t;
 }
@@ -190,7 +177,7 @@ template <bool DIF> __device__ __forceinline__ void stage_bottom4(const pass_par
  * stages in registers. Half the shared-memory traffic and barriers of two stage_r2 calls,
  * and two independent products per stage in one thread; the same twiddles (ζ table).
  */
-template <bool DIF, int MUL>
+template <bool DIF>
 __device__ __forceinline__ void stage_r4(const pass_params &p, const fr_gpu *z, uint4 *lo, uint4 *hi, uint32_t s)
 {
     const uint32_t quads = blockDim.x * 2, h = 1u << (s - 1), jmask = h - 1;
@@ -205,20 +192,19 @@ __device__ __forceinline__ void stage_r4(const pass_params &p, const fr_gpu *z, 
         fr_gpu x0 = sm_load(lo, hi, i0), x1 = sm_load(lo, hi, i1), x2 = sm_load(lo, hi, i2), x3 = sm_load(lo, hi, i3);
         const fr_gpu wa = fr_gpu::ldg(z + (j << (10 - s))), wb = fr_gpu::ldg(z + ((j + h) << (10 - s))),
                      wc = fr_gpu::ldg(z + (j << (11 - s)));
-        constexpr bool F1 = MUL == MUL_FP64, F2 = MUL != MUL_INT;
         if (DIF) {
-            bfly_dif<F1>(x0, x2, wa), bfly_dif<F2>(x1, x3, wb);
-            bfly_dif<F1>(x0, x1, wc), bfly_dif<F2>(x2, x3, wc);
+            bfly_dif(x0, x2, wa), bfly_dif(x1, x3, wb);
+            bfly_dif(x0, x1, wc), bfly_dif(x2, x3, wc);
         } else {
-            bfly_dit<F1>(x0, x1, wc), bfly_dit<F2>(x2, x3, wc);
-            bfly_dit<F1>(x0, x2, wa), bfly_dit<F2>(x1, x3, wb);
+            bfly_dit(x0, x1, wc), bfly_dit(x2, x3, wc);
+            bfly_dit(x0, x2, wa), bfly_dit(x1, x3, wb);
         }
         sm_store(lo, hi, i0, x0), sm_store(lo, hi, i1, x1), sm_store(lo, hi, i2, x2), sm_store(lo, hi, i3, x3);
     }
 }
 
 /* The K column stages of a tile in shared memory (callers sync before and after). */
-template <bool DIF, bool R4, int MUL>
+template <bool DIF, bool R4>
 __device__ __forceinline__ void column_stages(const pass_params &p, const fr_gpu *z, uint4 *lo, uint4 *hi)
 {
     const uint32_t K = p.K;
@@ -226,7 +212,7 @@ __device__ __forceinline__ void column_stages(const pass_params &p, const fr_gpu
         uint32_t s = K - 1;
         if (R4)
             for (; s >= 3 && s < 32; s -= 2) {
-                stage_r4<true, MUL>(p, z, lo, hi, s);
+                stage_r4<true>(p, z, lo, hi, s);
                 __syncthreads();
             }
         for (; s >= 2 && s < 32; s--) {
@@ -250,7 +236,7 @@ __device__ __forceinline__ void column_stages(const pass_params &p, const fr_gpu
             }
             for (; s + 1 < K; s += 2) {
                 __syncthreads();
-                stage_r4<false, MUL>(p, z, lo, hi, s + 1);
+                stage_r4<false>(p, z, lo, hi, s + 1);
             }
         }
     }
@@ -278,8 +264,8 @@ __device__ __forceinline__ uint32_t elem_pos(const pass_params &p, uint32_t e, u
  * thread's own elements; the column stages; per-element factors (DIF twiddle, out-hook);
  * raw copy back (or, for HFINAL, the scattered natural-order store).
  */
-template <bool DIF, bool R4, int FUSE, int MUL>
-__global__ void __launch_bounds__(MAX_THREADS, MUL == MUL_INT || MUL == MUL_MIX3 ? 3 : 2) ntt_pass_kernel(const pass_params p)
+template <bool DIF, bool R4, int FUSE>
+__global__ void __launch_bounds__(MAX_THREADS, 3) ntt_pass_kernel(const pass_params p)
 {
     extern __shared__ uint4 smem[];
     const uint32_t T = blockDim.x, E = T * 8;
@@ -309,7 +295,7 @@ __global__ void __launch_bounds__(MAX_THREADS, MUL == MUL_INT || MUL == MUL_MIX3
     }
     __syncthreads();
 
-    column_stages<DIF, R4, MUL>(p, p.z, lo, hi);
+    column_stages<DIF, R4>(p, p.z, lo, hi);
     __syncthreads();
     if (FUSE == FUSE_MUL) {
         /* the DIT's last pass is done (natural order): times aux (the pointwise product),
@@ -322,7 +308,7 @@ __global__ void __launch_bounds__(MAX_THREADS, MUL == MUL_INT || MUL == MUL_MIX3
             sm_store(lo, hi, e, sm_load(lo, hi, e) * fr_gpu::load(p.aux + pos));
         }
         __syncthreads();
-        column_stages<true, R4, MUL>(p, p.z2, lo, hi);
+        column_stages<true, R4>(p, p.z2, lo, hi);
         __syncthreads();
 #pragma unroll 1
         for (int j = 0; j < 8; j++) {
@@ -347,7 +333,7 @@ __global__ void __launch_bounds__(MAX_THREADS, MUL == MUL_INT || MUL == MUL_MIX3
             sm_store(lo, hi, e, sm_load(lo, hi, e) * two_level(p.mid_lo, p.mid_hi, brev(pos, p.log_n)));
         }
         __syncthreads();
-        column_stages<false, R4, MUL>(p, p.z2, lo, hi);
+        column_stages<false, R4>(p, p.z2, lo, hi);
         __syncthreads();
     }
 
@@ -452,39 +438,23 @@ static bool use_r4(void)
     return r4;
 }
 
-/* The radix-4 rounds' multiplier: CUZK_NTT_FP64=1 (MIX), 2 (FP64), 3 (MIX3); the integer one else. */
-static int mul_kind(void)
+template <bool DIF, bool R4, int FUSE> static int set_smem(int bytes)
 {
-    static const int kind = [] {
-        const char *v = getenv("CUZK_NTT_FP64");
-        return v && v[0] >= '1' && v[0] <= '3' ? v[0] - '0' : (int)MUL_INT;
-    }();
-    return kind;
-}
-
-template <bool DIF, bool R4, int FUSE, int MUL> static int set_smem(int bytes)
-{
-    CUDA_TRY(cudaFuncSetAttribute(ntt_pass_kernel<DIF, R4, FUSE, MUL>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    CUDA_TRY(cudaFuncSetAttribute(ntt_pass_kernel<DIF, R4, FUSE>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
     return 0;
-}
-
-/* the four kernels one radix and multiplier runs */
-template <bool R4, int MUL> static int set_smem4(int bytes)
-{
-    GPU_TRY((set_smem<true, R4, FUSE_NONE, MUL>(bytes)));
-    GPU_TRY((set_smem<false, R4, FUSE_NONE, MUL>(bytes)));
-    GPU_TRY((set_smem<true, R4, FUSE_MID, MUL>(bytes)));
-    return set_smem<false, R4, FUSE_MUL, MUL>(bytes);
 }
 
 int ntt_kernel_setup(void)
 {
     const int bytes = TILE * 32;
-    GPU_TRY((set_smem4<false, MUL_INT>(bytes)));
-    GPU_TRY((set_smem4<true, MUL_INT>(bytes)));
-    GPU_TRY((set_smem4<true, MUL_MIX>(bytes)));
-    GPU_TRY((set_smem4<true, MUL_MIX3>(bytes)));
-    return set_smem4<true, MUL_FP64>(bytes);
+    GPU_TRY((set_smem<true, false, FUSE_NONE>(bytes)));
+    GPU_TRY((set_smem<false, false, FUSE_NONE>(bytes)));
+    GPU_TRY((set_smem<true, false, FUSE_MID>(bytes)));
+    GPU_TRY((set_smem<false, false, FUSE_MUL>(bytes)));
+    GPU_TRY((set_smem<true, true, FUSE_NONE>(bytes)));
+    GPU_TRY((set_smem<false, true, FUSE_NONE>(bytes)));
+    GPU_TRY((set_smem<true, true, FUSE_MID>(bytes)));
+    return set_smem<false, true, FUSE_MUL>(bytes);
 }
 
 /* Stages per pass in DIF order: one column pass up to 2^11; then a row pass of up to 9
@@ -529,24 +499,21 @@ static void pass_setup(pass_params &p, const ntt_job &job, const ntt_dir_tables 
     p.out_hook = step == np - 1 ? job.out_hook : NTT_HOOK_NONE;
 }
 
-template <bool R4, int MUL> static void launch_r(const pass_params &p, bool dif, int fuse, cudaStream_t stream)
+template <bool R4> static void launch_r(const pass_params &p, bool dif, int fuse, cudaStream_t stream)
 {
     const unsigned log_tile = p.log_n < LOG_TILE ? p.log_n : LOG_TILE;
     const unsigned threads = 1u << (log_tile - 3), blocks = 1u << (p.log_n - log_tile);
     const size_t smem = (size_t)32 << log_tile;
-    if (fuse == FUSE_MID) ntt_pass_kernel<true, R4, FUSE_MID, MUL><<<blocks, threads, smem, stream>>>(p);
-    else if (fuse == FUSE_MUL) ntt_pass_kernel<false, R4, FUSE_MUL, MUL><<<blocks, threads, smem, stream>>>(p);
-    else if (dif) ntt_pass_kernel<true, R4, FUSE_NONE, MUL><<<blocks, threads, smem, stream>>>(p);
-    else ntt_pass_kernel<false, R4, FUSE_NONE, MUL><<<blocks, threads, smem, stream>>>(p);
+    if (fuse == FUSE_MID) ntt_pass_kernel<true, R4, FUSE_MID><<<blocks, threads, smem, stream>>>(p);
+    else if (fuse == FUSE_MUL) ntt_pass_kernel<false, R4, FUSE_MUL><<<blocks, threads, smem, stream>>>(p);
+    else if (dif) ntt_pass_kernel<true, R4, FUSE_NONE><<<blocks, threads, smem, stream>>>(p);
+    else ntt_pass_kernel<false, R4, FUSE_NONE><<<blocks, threads, smem, stream>>>(p);
 }
 
 static int launch(const pass_params &p, bool dif, int fuse, cudaStream_t stream)
 {
-    if (!use_r4()) launch_r<false, MUL_INT>(p, dif, fuse, stream);
-    else if (mul_kind() == MUL_MIX) launch_r<true, MUL_MIX>(p, dif, fuse, stream);
-    else if (mul_kind() == MUL_FP64) launch_r<true, MUL_FP64>(p, dif, fuse, stream);
-    else if (mul_kind() == MUL_MIX3) launch_r<true, MUL_MIX3>(p, dif, fuse, stream);
-    else launch_r<true, MUL_INT>(p, dif, fuse, stream);
+    if (use_r4()) launch_r<true>(p, dif, fuse, stream);
+    else launch_r<false>(p, dif, fuse, stream);
     CUDA_TRY_LAUNCH("ntt_pass_kernel");
     return 0;
 }
