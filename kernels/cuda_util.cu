@@ -1,12 +1,28 @@
 /* The CUDA runtime behind plain C calls (kernels/cuda_util.h), with errors as CUZK_EDEVICE. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cuda_util.cuh"
 #include "cuda_util.h"
 
+/* The GPU's hardware work queues a process's streams share: CUDA maps streams onto
+ * CUDA_DEVICE_MAX_CONNECTIONS queues (8 unless set), round robin in creation order, and work in
+ * one queue runs in the order it was enqueued whatever its stream. Each worker slot has three
+ * streams, so with three slots an urgent slot's stream shared a queue with a bulk slot's and its
+ * first copy waited for the bulk's whole enqueued MSM chain (3.5 s on the H200; trace in
+ * bench/RESULTS.md). 32, the most CUDA allows, keeps ten slots per device apart. A host's own
+ * setting wins; it only takes effect if set before CUDA first initializes in the process, which
+ * this, the library's first CUDA call, is unless the host used CUDA before. */
+static void gpu_connections_setup(void)
+{
+    static const bool done = setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0) == 0; /* once: C++ statics */
+    (void)done;
+}
+
 extern "C" int gpu_device_count(void)
 {
     int n = 0;
+    gpu_connections_setup();
     if (cudaGetDeviceCount(&n) != cudaSuccess) {
         (void)cudaGetLastError();
         return 0;

@@ -264,6 +264,147 @@ static void test_urgent_room(void **state)
     assert_int_equal(in.keep, 0);
 }
 
+/* A WinningPoSt-sized key (2^19, ~184 MiB of bases) loaded after a resident PoRep key, around
+ * the PoRep key's slots. */
+static pl_input winning_after(uint64_t avail, uint64_t slot_bytes)
+{
+    pl_input in;
+    memset(&in, 0, sizeof in);
+    const uint64_t m = (uint64_t)1 << 19;
+    in.base_bytes[PL_H] = (m - 1) * 96;
+    in.base_bytes[PL_L] = m * 96 / 2;
+    in.base_bytes[PL_A] = m * 96 / 2;
+    in.base_bytes[PL_B_G1] = m * 96 / 4;
+    in.base_bytes[PL_B_G2] = m * 192 / 4;
+    in.piece_bytes = PIECE;
+    in.ws_full = 3 * m * 32 + 2 * m * 32 + ((uint64_t)128 << 20);
+    in.ws_lean = 2 * m * 32 + ((uint64_t)128 << 20);
+    in.stream_bufs = 2 * PIECE;
+    in.avail = avail;
+    in.max_slots = 2;
+    in.slot_bytes = slot_bytes;
+    return in;
+}
+
+static uint64_t evicted_bytes(const pl_victim *vs, const pl_eviction *ev, uint32_t n)
+{
+    uint64_t t = 0;
+    for (uint32_t i = 0; i < n; i++) t += vs[ev[i].victim].resident[ev[i].vector];
+    return t;
+}
+
+/* A pinned key on a device the first key filled: the first key's H gives way (its cheapest
+ * vector to stream), nothing more; a victim in use or pinned gives nothing; a plain load that
+ * fits evicts nothing. */
+static void test_evictions(void **state)
+{
+    (void)state;
+    pl_input porep80 = porep(79 * GiB, 2);
+    pl_result first;
+    assert_int_equal(placement_decide(&porep80, &first), CUZK_OK);
+    assert_int_equal(first.kind, PL_RESIDENT);
+    const uint64_t used = first.resident_total + first.slots * first.slot_bytes;
+    pl_victim vs[2];
+    memset(vs, 0, sizeof vs);
+    memcpy(vs[0].resident, first.resident, sizeof first.resident);
+    vs[0].evictable = 1;
+    vs[0].last_used = 5;
+    pl_eviction ev[PL_MAX_VICTIMS * PL_N];
+    uint32_t n = 99;
+    pl_result r;
+    /* too little left for the winning key resident beside the PoRep key */
+    pl_input win = winning_after(79 * GiB - used, first.slot_bytes);
+    pl_result plain;
+    pl_input w0 = win;
+    assert_int_equal(placement_decide(&w0, &plain), CUZK_OK);
+    if (plain.kind == PL_RESIDENT) win.avail = key_bytes(&win) / 2; /* make it not fit */
+    pl_input w = win;
+    assert_int_equal(placement_with_evictions(&w, 0, 1, vs, 1, ev, &n, &r), CUZK_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(ev[0].victim, 0);
+    assert_int_equal(ev[0].vector, PL_H);
+    assert_int_equal(r.kind, PL_RESIDENT);
+    assert_int_equal(w.avail, win.avail + first.resident[PL_H]);
+    /* not pinned: it loads partial without evicting anything */
+    w = win;
+    assert_int_equal(placement_with_evictions(&w, 0, 0, vs, 1, ev, &n, &r), CUZK_OK);
+    assert_int_equal(n, 0);
+    assert_true(r.kind != PL_RESIDENT);
+    /* the victim in use (or pinned): nothing to take */
+    vs[0].evictable = 0;
+    w = win;
+    assert_int_equal(placement_with_evictions(&w, 0, 1, vs, 1, ev, &n, &r), CUZK_EBUDGET);
+    assert_int_equal(n, 0);
+    assert_int_equal(w.avail, win.avail);
+    /* two victims: the least recently used gives way first */
+    vs[0].evictable = 1;
+    memcpy(vs[1].resident, first.resident, sizeof first.resident);
+    vs[1].evictable = 1;
+    vs[1].last_used = 3;
+    w = win;
+    assert_int_equal(placement_with_evictions(&w, 0, 1, vs, 2, ev, &n, &r), CUZK_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(ev[0].victim, 1);
+    /* a victim without H gives its next vector, L */
+    vs[1].resident[PL_H] = 0;
+    w = win;
+    assert_int_equal(placement_with_evictions(&w, 0, 1, vs, 2, ev, &n, &r), CUZK_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(ev[0].victim, 1);
+    assert_int_equal(ev[0].vector, PL_L);
+}
+
+/* Random victims: an accepted eviction list is minimal (all but its last eviction do not
+ * suffice), takes only evictable resident vectors, each once; a refusal means even every
+ * evictable byte would not do. */
+static void test_evictions_random(void **state)
+{
+    (void)state;
+    for (int it = 0; it < 5000; it++) {
+        pl_input in = winning_after(test_rand64() % (2 * GiB), test_rand64() % 2 ? 0 : 1 + test_rand64() % (2 * GiB));
+        const int must = (int)(test_rand64() % 2);
+        const uint64_t room = test_rand64() % 2 ? GiB : 0;
+        pl_victim vs[4];
+        uint32_t nv = (uint32_t)(test_rand64() % 5), n;
+        uint64_t all = 0;
+        for (uint32_t i = 0; i < nv; i++) {
+            for (int v = 0; v < PL_N; v++) vs[i].resident[v] = test_rand64() % 3 ? test_rand64() % GiB : 0;
+            vs[i].last_used = test_rand64() % 8;
+            vs[i].evictable = test_rand64() % 4 != 0;
+            if (vs[i].evictable)
+                for (int v = 0; v < PL_N; v++) all += vs[i].resident[v];
+        }
+        pl_eviction ev[PL_MAX_VICTIMS * PL_N];
+        pl_result r, check;
+        pl_input w = in;
+        int rc = placement_with_evictions(&w, room, must, vs, nv, ev, &n, &r);
+        if (rc == CUZK_EBUDGET) {
+            assert_int_equal(n, 0);
+            pl_input everything = in;
+            everything.avail += all;
+            assert_false(placement_decide_urgent(&everything, room, &check) == CUZK_OK &&
+                         (!must || check.kind == PL_RESIDENT));
+            continue;
+        }
+        assert_int_equal(rc, CUZK_OK);
+        assert_int_equal(w.avail, in.avail + evicted_bytes(vs, ev, n));
+        assert_true(!must || r.kind == PL_RESIDENT);
+        uint8_t seen[4][PL_N] = {{0}};
+        for (uint32_t i = 0; i < n; i++) {
+            assert_true(ev[i].victim < nv);
+            assert_true(vs[ev[i].victim].evictable);
+            assert_true(vs[ev[i].victim].resident[ev[i].vector] > 0);
+            assert_false(seen[ev[i].victim][ev[i].vector]);
+            seen[ev[i].victim][ev[i].vector] = 1;
+        }
+        if (n) { /* minimal: one fewer does not do */
+            pl_input less = in;
+            less.avail += evicted_bytes(vs, ev, n - 1);
+            assert_false(placement_decide_urgent(&less, room, &check) == CUZK_OK && (!must || check.kind == PL_RESIDENT));
+        }
+    }
+}
+
 int main(void)
 {
     test_seed();
@@ -272,6 +413,8 @@ int main(void)
         cmocka_unit_test(test_second_key),
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_urgent_room),
+        cmocka_unit_test(test_evictions),
+        cmocka_unit_test(test_evictions_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -293,13 +293,14 @@ CUZK_API void cuzk_engine_destroy(cuzk_engine *engine);
 enum {
     CUZK_SRS_CHECK_SUBGROUP = 1, /* check every point's subgroup (slower; for untrusted files)  */
     CUZK_SRS_PIN = 2             /* keep this key ready: its bases resident in the memory of
-                                    every device it serves, never streamed (WinningPoSt's key,
-                                    which must prove within seconds). A device that cannot
-                                    hold it resident beside the keys loaded before it and the
-                                    workers fails the load with CUZK_EBUDGET (load it first
-                                    where memory is short). No key is evicted for another
-                                    today, pinned or not. The CPU backend keeps every key in
-                                    host memory and accepts the flag.                         */
+                                    every device it serves, never streamed and never evicted
+                                    (WinningPoSt's key, which must prove within seconds).
+                                    Where it does not fit resident beside the workers and the
+                                    keys loaded before it, idle keys give way (see Eviction
+                                    below); where even that is not enough the load fails with
+                                    CUZK_EBUDGET (load it first where memory is short). The
+                                    CPU backend keeps every key in host memory and accepts
+                                    the flag.                                                  */
 };
 
 /* Loads a proving key (bellperson's parameter file format) for this engine. params_path is
@@ -309,7 +310,17 @@ enum {
  * CUZK_EDEVICE (cannot place the key on a GPU), CUZK_EBUDGET (a GPU's device budget — what
  * it had free when the engine started, or CUZK_OPT_DEVICE_BUDGET_BYTES — cannot hold even one
  * worker that streams the key's bases; the detail names the bytes needed). On a GPU the key
- * is placed by what fits, see cuzk_srs_placement. */
+ * is placed by what fits, see cuzk_srs_placement.
+ * Eviction (CUDA): a key is placed at its load, around the workers and the keys loaded before
+ * it. Where a new key would not load at all (CUZK_EBUDGET), or pinned would not be resident,
+ * keys loaded before it give way some of their resident bases: whole vectors, the cheapest to
+ * stream first (H, then L, A, B_G2, B_G1), least recently used key first, no more than the
+ * new key needs. Only keys that are not pinned and have no partition on that device at the
+ * moment give way; a key in use is never evicted. The key that gave way keeps working: its
+ * later partitions copy what it lost from host memory, which is page-locked for it then (its
+ * cuzk_srs_placement says partial or streamed). It is not made resident again later (release
+ * and load it again for that). Freeing its device memory waits for the device's work in
+ * flight. */
 CUZK_API int cuzk_srs_load(cuzk_engine *engine, const char *params_path, uint32_t flags,
                            cuzk_srs **out);
 
@@ -398,8 +409,13 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  *     key first (a later key fits around the slots the first one sized).
  *     An urgent partition whose slot is busy waits for it or for a shared slot, whichever
  *     frees first, ahead of the ordinary workers; where its slot does not fit, for a shared
- *     slot, i.e. for a running partition to end. Keys loaded later may use room the first left; load
- *     the bulk key first (a later key fits around the slots the first one sized).
+ *     slot, i.e. for a running partition to end.
+ *   - CUDA hardware queues: streams share the GPU's CUDA_DEVICE_MAX_CONNECTIONS work queues
+ *     (8 by default), and work in one queue runs in the order it was enqueued, whatever the
+ *     stream. Each worker slot has three streams, so the library sets the variable to 32 (the
+ *     most) before its first CUDA call unless the environment sets it. A host that uses CUDA
+ *     itself before its first cuzk_engine_create must set CUDA_DEVICE_MAX_CONNECTIONS=32 first,
+ *     or an urgent partition can wait for a running partition's whole enqueued work.
  *   - After its device work a partition is finished (assembly, self-check: milliseconds)
  *     by the finisher threads in arrival order, whatever its priority.
  *   - Results are posted in the order partitions finish, not by priority. No deadline, no

@@ -89,10 +89,18 @@ struct dev_exec {
         CUDA_TRY(cudaMemsetAsync(p, 0, bytes, stream));
         return 0;
     }
+    /* Page-locked landing area of every read-back (counts, window sums). A copy to pageable
+     * memory goes through the driver's staging, which one thread at a time uses: a backlog's
+     * MSM H waiting there for its whole enqueued run (seconds) held an urgent partition's
+     * small read-backs until it ended. */
+    void *landing = nullptr;
+    static constexpr size_t landing_cap = 32768;
     int fetch(void *host, const void *dev, size_t bytes)
     {
-        CUDA_TRY(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, stream));
+        if (bytes > landing_cap) return err_set(CUZK_EINVAL, "msm: read-back of %zu bytes", bytes);
+        CUDA_TRY(cudaMemcpyAsync(landing, dev, bytes, cudaMemcpyDeviceToHost, stream));
         CUDA_TRY(cudaStreamSynchronize(stream));
+        memcpy(host, landing, bytes);
         return 0;
     }
     /* Level 0 runs as one full wave (every thread the same number of entries): as many threads
@@ -245,7 +253,9 @@ extern "C" int msm_gpu_ctx_create(msm_gpu_ctx **out, int device, void *stream, s
     }
     if (e == cudaSuccess) e = cudaEventCreate(&c->ev[0]);
     if (e == cudaSuccess) e = cudaEventCreate(&c->ev[1]);
+    if (e == cudaSuccess) e = cudaHostAlloc(&c->x.landing, dev_exec::landing_cap, cudaHostAllocPortable);
     if (e != cudaSuccess) {
+        if (c->x.landing) cudaFreeHost(c->x.landing);
         delete c;
         return gpu_error(e, "msm_gpu_ctx_create", __FILE__, __LINE__);
     }
@@ -268,6 +278,7 @@ extern "C" void msm_gpu_ctx_free(msm_gpu_ctx *c)
     cudaStreamSynchronize(c->x.stream);
     c->x.release_all(c->b);
     if (c->scalars) cudaFree(c->scalars);
+    cudaFreeHost(c->x.landing);
     cudaEventDestroy(c->ev[0]);
     cudaEventDestroy(c->ev[1]);
     if (c->own_stream) cudaStreamDestroy(c->x.stream);
@@ -298,10 +309,13 @@ extern "C" void msm_gpu_last_stats(const msm_gpu_ctx *c, msm_gpu_stats *out) { *
 /* The window sums of a finished plan to the host, combined there; the run's statistics. */
 template <class F, class J> static int finish_typed(msm_gpu_ctx *c, const plan_stats &st, size_t n, J *out)
 {
+    static_assert((MSM_MAX_WINDOWS + 1) * sizeof(jacobian<fp2>) <= dev_exec::landing_cap, "window sums land whole");
     jacobian<F> w[MSM_MAX_WINDOWS + 1];
-    CUDA_TRY(cudaMemcpyAsync(w, c->b.result, (st.nwin + 1) * sizeof(jacobian<F>), cudaMemcpyDeviceToHost, c->x.stream));
+    const size_t bytes = (st.nwin + 1) * sizeof(jacobian<F>);
+    CUDA_TRY(cudaMemcpyAsync(c->x.landing, c->b.result, bytes, cudaMemcpyDeviceToHost, c->x.stream));
     CUDA_TRY(cudaEventRecord(c->ev[1], c->x.stream));
     CUDA_TRY(cudaStreamSynchronize(c->x.stream));
+    memcpy(w, c->x.landing, bytes);
     msm_horner(out, w, st.nwin, st.c);
     c->last.window_bits = st.c;
     c->last.window_groups = st.groups;

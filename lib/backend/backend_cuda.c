@@ -53,7 +53,9 @@ static int cuda_create(const backend_config *cfg, void **be, uint32_t *devices)
         pthread_mutex_init(&d->lock, NULL);
         slot_pool_init(&d->pool);
     }
+    pthread_mutex_init(&b->keys_lock, NULL);
     if (!(b->tp = threadpool_create(cfg->cpu_threads))) {
+        pthread_mutex_destroy(&b->keys_lock);
         for (uint32_t i = 0; i < b->ndev; i++) slot_pool_destroy(&b->dev[i].pool), pthread_mutex_destroy(&b->dev[i].lock);
         free(b);
         return err_set(CUZK_ENOMEM, "CUDA backend: cannot start %u host threads", cfg->cpu_threads);
@@ -75,6 +77,7 @@ static void cuda_destroy(void *be)
         pthread_mutex_destroy(&d->lock);
     }
     threadpool_destroy(b->tp);
+    pthread_mutex_destroy(&b->keys_lock);
     free(b);
 }
 
@@ -98,6 +101,13 @@ static void cuda_key_free(void *be, void *key)
     cuda_backend *b = be;
     cuda_key *k = key;
     if (!k) return;
+    pthread_mutex_lock(&b->keys_lock); /* no load may pick it as a victim from now on */
+    for (cuda_key **at = &b->keys; *at; at = &(*at)->next)
+        if (*at == k) {
+            *at = k->next;
+            break;
+        }
+    pthread_mutex_unlock(&b->keys_lock);
     for (uint32_t i = 0; i < k->ndev; i++) {
         cuda_dev *d = &b->dev[i];
         gpu_set_device(d->ordinal);
@@ -148,9 +158,10 @@ static int place_resident(cuda_key *k, cuda_key_dev *kd, int ordinal, int v)
 
 /* Pinned host bases for streaming: the params' own arrays registered in place, or (synthetic
  * keys) a pinned block filled from the device piece by piece. */
-static int pin_host(cuda_key *k, int ordinal)
+int cuda_key_pin_host(cuda_key *k, int ordinal)
 {
     int rc;
+    if (k->registered || k->pinned_block) return CUZK_OK;
     if (!k->synthetic) {
         for (int v = 0; v < PL_N; v++) {
             if (!k->n[v]) continue;
@@ -182,6 +193,12 @@ static int pin_host(cuda_key *k, int ordinal)
         at += k->n[v] * pb;
     }
     gpu_free(tmp);
+    if (rc) { /* no half-made copy: eviction trusts a pinned block to hold the bases */
+        gpu_host_free(k->pinned_block);
+        k->pinned_block = NULL;
+        k->pinned_bytes = 0;
+        for (int v = 0; v < PL_N; v++) k->host[v] = NULL;
+    }
     return rc;
 }
 
@@ -203,18 +220,38 @@ static void fill_pl_input(const cuda_backend *b, const cuda_dev *d, const cuda_k
 
 /* Places k on device i (bookkeeping under the device's lock, then the uploads). With urgent
  * workers the placement leaves CUDA_URGENT_ROOM free for their slot where only resident bases
- * give way to it; a larger urgent partition gets its own slot where the card has room left. */
+ * give way to it; a larger urgent partition gets its own slot where the card has room left.
+ * Where k cannot load at all, or pinned cannot be resident, idle keys loaded before it give
+ * way (cuda_evict.c): their host copies are pinned first, outside the device's lock, and the
+ * choice is made again once they are. b->keys_lock is held. */
 static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
 {
     cuda_dev *d = &b->dev[i];
     cuda_key_dev *kd = &k->dev[i];
     pl_input in;
-    pthread_mutex_lock(&d->lock);
-    fill_pl_input(b, d, k, &in);
-    /* urgent workers: room for a WinningPoSt-sized slot, where the bulk layout stays */
-    uint64_t room = b->urgent_workers && CUDA_URGENT_ROOM > d->urgent_bytes ? CUDA_URGENT_ROOM - d->urgent_bytes : 0;
-    int rc = placement_decide_urgent(&in, room, &kd->pl);
+    pl_victim vs[PL_MAX_VICTIMS];
+    cuda_key *owners[PL_MAX_VICTIMS];
+    pl_eviction ev[PL_MAX_VICTIMS * PL_N];
+    msm_gpu_bases *stash[PL_MAX_VICTIMS * PL_N];
+    uint32_t nev = 0, nstash = 0;
+    int rc;
+    for (int host_ready = 0;; host_ready = 1) {
+        pthread_mutex_lock(&d->lock);
+        fill_pl_input(b, d, k, &in);
+        /* urgent workers: room for a WinningPoSt-sized slot, where the bulk layout stays */
+        uint64_t room = b->urgent_workers && CUDA_URGENT_ROOM > d->urgent_bytes ? CUDA_URGENT_ROOM - d->urgent_bytes : 0;
+        uint32_t nv = cuda_evict_candidates(b, k, i, host_ready, vs, owners);
+        rc = placement_with_evictions(&in, room, k->pinned, vs, nv, ev, &nev, &kd->pl);
+        if (rc == CUZK_EBUDGET && k->pinned) /* placed as it fits, evicting nothing: check_pinned refuses it */
+            rc = placement_with_evictions(&in, room, 0, vs, 0, ev, &nev, &kd->pl);
+        if (rc != CUZK_OK || !nev || host_ready) break;
+        pthread_mutex_unlock(&d->lock); /* pin the victims' host copies, then choose again */
+        for (uint32_t j = 0; j < nev; j++)
+            (void)cuda_key_pin_host(owners[ev[j].victim], d->ordinal); /* failed: not a victim then */
+        if ((rc = gpu_set_device(d->ordinal))) return rc;
+    }
     if (rc == CUZK_OK) {
+        cuda_evict_apply(d, i, owners, ev, nev, stash, &nstash);
         if (kd->pl.slots) {
             d->nslots = kd->pl.slots;
             d->piece_bytes = in.piece_bytes;
@@ -224,6 +261,7 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
         d->resident += kd->pl.resident_total;
     }
     pthread_mutex_unlock(&d->lock);
+    for (uint32_t j = 0; j < nstash; j++) msm_gpu_bases_free(stash[j]); /* no partition of theirs runs */
     if (rc) {
         uint64_t need = kd->pl.need;
         memset(&kd->pl, 0, sizeof kd->pl);
@@ -231,7 +269,8 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
             return err_set(CUZK_EBUDGET,
                            "CUDA backend: device %d cannot hold a streaming worker for this key (2^%u domain): "
                            "its %u worker slots of %llu bytes must grow to %llu, which needs %llu bytes; %llu are "
-                           "available (device budget %llu, %llu held by other keys and slots)",
+                           "available (device budget %llu, %llu held by other keys and slots, of which keys in use "
+                           "or pinned do not give way)",
                            d->ordinal, k->log_m, in.max_slots, (unsigned long long)in.slot_bytes,
                            (unsigned long long)(in.ws_lean + in.stream_bufs), (unsigned long long)need,
                            (unsigned long long)in.avail, (unsigned long long)d->cap,
@@ -263,8 +302,9 @@ static int check_pinned(const cuda_backend *b, const cuda_key *k, uint32_t i)
     for (int v = 0; v < PL_N; v++) all += k->n[v] * pl_point_bytes(v);
     return err_set(CUZK_EBUDGET,
                    "CUDA backend: the pinned key (CUZK_SRS_PIN, 2^%u domain) cannot be resident on device %d: "
-                   "%llu of its %llu bytes of bases fit beside the keys loaded before it and the workers "
-                   "(device budget %llu); load it first or raise CUZK_OPT_DEVICE_BUDGET_BYTES",
+                   "%llu of its %llu bytes of bases fit beside the workers and the keys loaded before it, after "
+                   "what idle unpinned keys could give way (device budget %llu); load it first or raise "
+                   "CUZK_OPT_DEVICE_BUDGET_BYTES",
                    k->log_m, b->dev[i].ordinal, (unsigned long long)pl->resident_total, (unsigned long long)all,
                    (unsigned long long)b->dev[i].cap);
 }
@@ -272,13 +312,20 @@ static int check_pinned(const cuda_backend *b, const cuda_key *k, uint32_t i)
 static int load_common(cuda_backend *b, cuda_key *k, int pinned)
 {
     key_vectors(k);
+    k->pinned = pinned;
     int rc = CUZK_OK;
+    pthread_mutex_lock(&b->keys_lock); /* one load at a time: the victims it sees stay */
     for (uint32_t i = 0; i < b->ndev && !rc; i++) {
         k->ndev = i + 1;
         if ((rc = gpu_set_device(b->dev[i].ordinal)) == CUZK_OK) rc = place_key(b, k, i);
         if (!rc && pinned) rc = check_pinned(b, k, i);
     }
-    if (!rc && key_streams(k)) rc = pin_host(k, b->dev[0].ordinal);
+    if (!rc && key_streams(k)) rc = cuda_key_pin_host(k, b->dev[0].ordinal);
+    if (!rc) {
+        k->next = b->keys;
+        b->keys = k;
+    }
+    pthread_mutex_unlock(&b->keys_lock);
     if (rc) {
         char msg[600];
         snprintf(msg, sizeof msg, "%s", cuzk_last_error());
@@ -344,17 +391,19 @@ static int cuda_key_placement(void *be, void *key, uint32_t device_index, cuzk_p
     const cuda_key *k = key;
     if (device_index >= k->ndev)
         return err_set(CUZK_EINVAL, "cuzk_srs_placement: device index %u, the engine drives %u", device_index, k->ndev);
-    const pl_result *pl = &k->dev[device_index].pl;
+    cuda_dev *d = &b->dev[device_index];
+    pl_result now;
+    pthread_mutex_lock(&d->lock); /* a later load may grow the slots or evict some of its bases */
+    now = k->dev[device_index].pl;
+    out->slots = d->nslots;
+    out->slot_bytes = d->slot_bytes;
+    pthread_mutex_unlock(&d->lock);
+    const pl_result *pl = &now;
     static const int order[5] = {PL_H, PL_L, PL_A, PL_B_G1, PL_B_G2}; /* the public order */
     out->device = b->dev[device_index].ordinal;
     out->kind = pl->kind == PL_RESIDENT ? CUZK_PLACEMENT_RESIDENT
               : pl->kind == PL_PARTIAL  ? CUZK_PLACEMENT_PARTIAL : CUZK_PLACEMENT_STREAMED;
     out->working_set = pl->ws == PL_FULL ? CUZK_WORKING_SET_FULL : CUZK_WORKING_SET_LEAN;
-    cuda_dev *d = &b->dev[device_index];
-    pthread_mutex_lock(&d->lock); /* a concurrent load may grow them */
-    out->slots = d->nslots;
-    out->slot_bytes = d->slot_bytes;
-    pthread_mutex_unlock(&d->lock);
     out->device_budget_bytes = b->dev[device_index].cap;
     out->pinned_host_bytes = k->pinned_bytes;
     out->resident_bytes = pl->resident_total;
@@ -396,6 +445,8 @@ static void cuda_worker_fini(void *ws)
     free(w);
 }
 
+static int ensure_stage(cuda_worker *w, size_t bytes);
+
 static int cuda_worker_init(void *be, uint32_t device, uint32_t worker, uint32_t flags, void **ws)
 {
     uint32_t w_urgent_level = 0;
@@ -412,7 +463,11 @@ static int cuda_worker_init(void *be, uint32_t device, uint32_t worker, uint32_t
     w->device_index = device;
     w->ordinal = b->dev[device].ordinal;
     w->urgent = w_urgent_level;
+    /* the staging every partition takes (its inputs' A and B prefixes), made now: pinned
+     * allocation and release can wait for the whole device (an urgent partition's first
+     * staging waited 2.2 s behind a backlog's MSMs) */
     int rc = gpu_set_device(w->ordinal);
+    if (!rc) rc = ensure_stage(w, CUDA_STAGE_MIN);
     if (rc) {
         free(w);
         return rc;
@@ -528,7 +583,7 @@ static int cuda_start(void *ws, backend_job *job)
     cuda_worker *w = ws;
     cuda_dev *d = &w->b->dev[w->device_index];
     const cuda_key *k = job->key;
-    const cuda_key_dev *kd = &k->dev[w->device_index];
+    cuda_key_dev *kd = &((cuda_key *)job->key)->dev[w->device_index];
     cuda_job *st = job->priv;
     job->device = w->ordinal;
     int rc;
@@ -544,13 +599,18 @@ static int cuda_start(void *ws, backend_job *job)
     bjob_trace(job, CUZK_TRACE_HOST_PREP, t0, t1, 0);
 
     /* the device half: one slot of this device (a wait only when every slot is busy); an
-     * urgent worker's own slot when it has one */
+     * urgent worker's own slot when it has one. From here to the end the key's placement
+     * here stays as read: no load evicts its bases while a partition of it runs */
+    pthread_mutex_lock(&d->lock);
+    kd->running++;
+    kd->last_used = t1;
     int lean = kd->pl.ws == PL_LEAN, own_lean = lean, own = 0;
+    const int streamed = kd->pl.kind != PL_RESIDENT;
+    pthread_mutex_unlock(&d->lock);
     int own_fits = w->urgent && urgent_fits(d, k, kd, &own_lean);
     cuda_slot *s = slot_acquire(d, w->urgent != 0, own_fits, &own);
     if (own) lean = own_lean;
     uint64_t t2 = bjob_now_ns();
-    const int streamed = kd->pl.kind != PL_RESIDENT;
     if (t2 - t1 > 20000) /* waited for a slot: its bytes */
         bjob_trace(job, CUZK_TRACE_BUDGET_WAIT, t1, t2, cuda_slot_need(k, lean, streamed, d->piece_bytes));
     rc = slot_prepare(s, w->ordinal, lean, streamed, cuda_work_bytes(&in, lean), cuda_prep_bytes(in.na), d->piece_bytes,
@@ -567,6 +627,9 @@ static int cuda_start(void *ws, backend_job *job)
     if (!rc && (rc1 || rc2 || rc3)) rc = slot_fail(w->ordinal, "the partition's device work");
     if (!rc) slot_report(s, d, job, t_ref);
     slot_release(d, s);
+    pthread_mutex_lock(&d->lock);
+    kd->running--;
+    pthread_mutex_unlock(&d->lock);
     return rc;
 }
 

@@ -36,6 +36,9 @@ _Static_assert(CUDA_MAX_SLOTS <= SLOT_POOL_MAX, "the slot pool indexes every slo
 #define CUDA_URGENT_ROOM ((uint64_t)1 << 30)
 /* Device memory kept free for the CUDA context, CUB and the NTT tables. */
 #define CUDA_DEVICE_MARGIN ((uint64_t)640 << 20)
+/* Each worker's pinned staging, made with the worker: a partition's inputs (A and B prefixes,
+ * a few thousand at most in Filecoin's circuits) stage without allocating. */
+#define CUDA_STAGE_MIN ((size_t)4 << 20)
 /* Copies of one partition timed individually (the rest are counted, not timed). */
 #define CUDA_COPY_EVENTS 256
 
@@ -47,6 +50,10 @@ typedef struct cuda_key_dev {
     pl_result pl;
     void *res[PL_N];             /* device memory of each resident prefix (NULL: none)     */
     msm_gpu_bases *whole[PL_N];  /* full mode: the resident vectors as msm_gpu_bases       */
+    /* under the device's lock: partitions of this key on the device now (its resident bases
+     * are never evicted then), and when the last one started (eviction order) */
+    uint32_t running;
+    uint64_t last_used;
 } cuda_key_dev;
 
 typedef struct cuda_key {
@@ -58,6 +65,8 @@ typedef struct cuda_key {
     int registered;              /* file keys: the params' arrays are registered (pinned)  */
     uint64_t pinned_bytes;
     unsigned log_m;
+    int pinned;                  /* CUZK_SRS_PIN: resident, never evicted                   */
+    struct cuda_key *next;       /* the backend's loaded keys (under keys_lock)             */
     uint32_t ndev;
     cuda_key_dev dev[CUDA_BE_MAX_DEV];
 } cuda_key;
@@ -127,6 +136,10 @@ typedef struct cuda_backend {
     uint32_t workers_per_device;
     uint32_t urgent_workers;     /* per device (CUZK_OPT_URGENT_PRIORITY): keep room for their slot */
     uint64_t budget;             /* CUZK_OPT_DEVICE_BUDGET_BYTES, 0 = the device's free memory */
+    /* key loads and frees, one at a time (before any device's lock): the list eviction
+     * walks for keys that may give way to the one being loaded */
+    pthread_mutex_t keys_lock;
+    cuda_key *keys;
     cuda_dev dev[CUDA_BE_MAX_DEV];
 } cuda_backend;
 
@@ -153,6 +166,24 @@ typedef struct cuda_inputs {
     unsigned log_m;
     int canon;
 } cuda_inputs;
+
+/* ---- backend_cuda.c ---- */
+/* Pinned host bases for streaming (idempotent): the params' arrays registered in place, or
+ * (synthetic keys) a pinned copy made on device `ordinal`. */
+int cuda_key_pin_host(cuda_key *k, int ordinal);
+
+/* ---- cuda_evict.c: room for a key being loaded, from idle keys' resident bases ---- */
+/* Up to PL_MAX_VICTIMS keys on device i that could give way to k (b->keys_lock and the
+ * device's lock held): each one's resident bytes, last use, and whether it may (not pinned,
+ * no partition on the device, pinned host copy when host_needed, and its slots can stream
+ * it). owners[j] is victims[j]'s key. */
+uint32_t cuda_evict_candidates(cuda_backend *b, const cuda_key *k, uint32_t i, int host_needed, pl_victim *victims,
+                               cuda_key **owners);
+/* Applies evictions on device i (the device's lock held): the victims' vectors leave their
+ * placement (lean, partial or streamed from now on) and the device's resident count; their
+ * device memory goes to stash[] (*nstash), freed by the caller after unlocking. */
+void cuda_evict_apply(cuda_dev *d, uint32_t i, cuda_key **owners, const pl_eviction *ev, uint32_t n,
+                      msm_gpu_bases **stash, uint32_t *nstash);
 
 /* ---- cuda_slot.c ---- */
 /* A slot for one partition, waiting while none is free. Urgent workers (urgent != 0) take the

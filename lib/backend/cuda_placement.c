@@ -114,3 +114,48 @@ int placement_decide_urgent(pl_input *in, uint64_t room, pl_result *out)
     else in->keep = 0;
     return CUZK_OK;
 }
+
+/* Accepted: a placement, and resident when asked. */
+static int placement_ok(pl_input *in, uint64_t room, int must_be_resident, pl_result *out)
+{
+    return placement_decide_urgent(in, room, out) == CUZK_OK && (!must_be_resident || out->kind == PL_RESIDENT);
+}
+
+int placement_with_evictions(pl_input *in, uint64_t room, int must_be_resident, const pl_victim *victims,
+                             uint32_t n_victims, pl_eviction *out_ev, uint32_t *n_out, pl_result *out)
+{
+    static const int32_t order[PL_N] = {PL_H, PL_L, PL_A, PL_B_G2, PL_B_G1}; /* cheapest to stream first */
+    *n_out = 0;
+    if (n_victims > PL_MAX_VICTIMS) n_victims = PL_MAX_VICTIMS;
+    if (placement_ok(in, room, must_be_resident, out)) return CUZK_OK;
+    uint8_t taken[PL_MAX_VICTIMS] = {0};
+    const uint64_t avail0 = in->avail;
+    uint32_t n = 0;
+    for (;;) {
+        /* the least recently used evictable victim with resident bytes left */
+        uint32_t best = n_victims;
+        for (uint32_t i = 0; i < n_victims; i++) {
+            if (!victims[i].evictable || taken[i]) continue;
+            uint64_t left = 0;
+            for (int v = 0; v < PL_N; v++) left += victims[i].resident[v];
+            if (!left) continue;
+            if (best == n_victims || victims[i].last_used < victims[best].last_used) best = i;
+        }
+        if (best == n_victims) break;
+        taken[best] = 1;
+        for (int j = 0; j < PL_N; j++) {
+            int32_t v = order[j];
+            if (!victims[best].resident[v]) continue;
+            out_ev[n].victim = best, out_ev[n].vector = v;
+            n++;
+            in->avail += victims[best].resident[v];
+            if (placement_ok(in, room, must_be_resident, out)) {
+                *n_out = n;
+                return CUZK_OK;
+            }
+        }
+    }
+    in->avail = avail0; /* not even all of it: evict nothing */
+    placement_decide_urgent(in, room, out);
+    return CUZK_EBUDGET;
+}

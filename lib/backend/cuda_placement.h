@@ -56,6 +56,32 @@ int placement_decide(const pl_input *in, pl_result *out);
  * way to it. in->keep says whether it was kept (room) or not (0). */
 int placement_decide_urgent(pl_input *in, uint64_t room, pl_result *out);
 
+/* Eviction: a key being loaded may take device memory from the resident bases of keys loaded
+ * before it, whole vectors at a time, when that is what lets it load at all or, for a pinned
+ * key (CUZK_SRS_PIN), be resident. A victim is a key on this device that is not pinned and has
+ * no partition on the device (the caller says which may give way); vectors leave in the order
+ * streaming them costs least (H, L, A, B_G2, B_G1), victims least recently used first, and no
+ * more than needed. The victim's later partitions stream what it lost. */
+#define PL_MAX_VICTIMS 32
+typedef struct pl_victim {
+    uint64_t resident[PL_N];     /* the victim's resident bytes of each vector on the device   */
+    uint64_t last_used;          /* ordering: smaller gives way first                        */
+    int evictable;               /* 0: pinned, in use, or cannot stream in the slots there are */
+} pl_victim;
+
+typedef struct pl_eviction {
+    uint32_t victim;             /* index into the victims passed                             */
+    int32_t vector;              /* PL_H ... PL_B_G1                                          */
+} pl_eviction;
+
+/* The evictions that let placement_decide_urgent(in with avail grown by what they free, room)
+ * succeed, and give a resident placement when must_be_resident. CUZK_OK with *n_out evictions
+ * (0: none needed) and *out the placement then; CUZK_EBUDGET when even every evictable vector
+ * would not do (nothing to evict then, *n_out = 0, *out as placement_decide_urgent leaves it).
+ * out_ev holds PL_MAX_VICTIMS * PL_N entries. */
+int placement_with_evictions(pl_input *in, uint64_t room, int must_be_resident, const pl_victim *victims,
+                             uint32_t n_victims, pl_eviction *out_ev, uint32_t *n_out, pl_result *out);
+
 /* "resident" / "partial" / "streamed" */
 const char *placement_kind_name(int32_t kind);
 

@@ -5,7 +5,8 @@
  * device budget step by step until not even one streaming worker fits: that load fails with
  * CUZK_EBUDGET naming the bytes, and the same engine still proves a smaller key.
  * Synthetic keys (bases made on the device, the same points in every placement) at 2^16,
- * 2^20 and 2^22; a real key at 2^12 streamed, with every proof verified.
+ * 2^20 and 2^22; a real key at 2^12 streamed, with every proof verified; a pinned key that
+ * fits only where an idle key gives way some of its resident bases (issue 17: eviction).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,6 +269,97 @@ static void test_real_key_streamed(void **state)
     test_key_free(&k);
 }
 
+/* One partition of key k (fresh witness, the given r and s), proven and verified; the proof. */
+static void prove_real(cuzk_engine *e, cuzk_srs *srs, test_key *k, const fr_t *r, const fr_t *s, uint8_t proof[192])
+{
+    cuzk_partition p;
+    assert_int_equal(synth_partition(&k->scfg, CUZK_FR_MONTGOMERY, &p), CUZK_OK);
+    p.r = (const cuzk_fr *)r, p.s = (const cuzk_fr *)s;
+    cuzk_fr pub[1024];
+    assert_true(p.num_inputs <= 1024);
+    memcpy(pub, p.inputs, p.num_inputs * sizeof *pub);
+    cuzk_job h;
+    assert_int_equal(cuzk_submit_partition(e, srs, &p, &h), CUZK_OK);
+    cuzk_result res = {.struct_size = sizeof res};
+    assert_int_equal(cuzk_poll_result(e, &res, 120 * 1000000000ll), CUZK_OK);
+    if (res.status) fprintf(stderr, "partition: %s: %s\n", cuzk_strerror(res.status), cuzk_last_error());
+    assert_int_equal(res.status, CUZK_OK);
+    assert_int_equal(cuzk_verify(k->vk, k->vk_len, res.proof, pub + 1, p.num_inputs - 1, CUZK_FR_MONTGOMERY), CUZK_OK);
+    memcpy(proof, res.proof, 192);
+}
+
+/* A pinned key on a device the first key filled: the first key (idle, not pinned) gives way
+ * with its H bases, cheapest to stream, and nothing more; it goes on proving, streamed, the
+ * same bytes as when resident (same witness, r and s); both keys' proofs verify. */
+static void test_pinned_evicts_idle_key(void **state)
+{
+    (void)state;
+    synth_cfg cfg;
+    uint8_t seed[32];
+    test_key big, small;
+    test_rand_bytes(seed, sizeof seed);
+    synth_cfg_default(&cfg, 6000, seed);
+    assert_int_equal(test_key_make(&big, &cfg, "evict-big", -1), CUZK_OK);
+    test_rand_bytes(seed, sizeof seed);
+    synth_cfg_default(&cfg, 300, seed);
+    assert_int_equal(test_key_make(&small, &cfg, "evict-small", -1), CUZK_OK);
+    /* what each takes with the whole device */
+    cuzk_engine *e = engine_with(0, 2, 1);
+    cuzk_srs *sb, *ss;
+    cuzk_placement pb = {.struct_size = sizeof pb}, ps = {.struct_size = sizeof ps};
+    assert_int_equal(cuzk_srs_load(e, big.path, 0, &sb), CUZK_OK);
+    assert_int_equal(cuzk_srs_load(e, small.path, CUZK_SRS_PIN, &ss), CUZK_OK);
+    assert_int_equal(cuzk_srs_placement(sb, 0, &pb), CUZK_OK);
+    assert_int_equal(cuzk_srs_placement(ss, 0, &ps), CUZK_OK);
+    assert_int_equal(pb.kind, CUZK_PLACEMENT_RESIDENT);
+    assert_int_equal(ps.kind, CUZK_PLACEMENT_RESIDENT);
+    assert_true(pb.slot_bytes == ps.slot_bytes); /* the small key grew nothing */
+    assert_true(pb.vector_bytes[0] > ps.resident_bytes); /* the big key's H alone makes room */
+    cuzk_srs_release(ss);
+    cuzk_srs_release(sb);
+    cuzk_engine_destroy(e);
+    /* a budget where the small key fits resident only if the big one gives way */
+    const uint64_t budget = pb.resident_bytes + (uint64_t)pb.slots * pb.slot_bytes + ps.resident_bytes / 2;
+    e = engine_with(budget, 2, 1);
+    assert_int_equal(cuzk_srs_load(e, big.path, 0, &sb), CUZK_OK);
+    assert_int_equal(cuzk_srs_placement(sb, 0, &pb), CUZK_OK);
+    assert_int_equal(pb.kind, CUZK_PLACEMENT_RESIDENT);
+    fr_t r, s;
+    ft_rand_fr(&r), ft_rand_fr(&s);
+    uint8_t before[192], after[192], pinned[192];
+    prove_real(e, sb, &big, &r, &s, before);
+    assert_int_equal(cuzk_srs_load(e, small.path, CUZK_SRS_PIN, &ss), CUZK_OK);
+    assert_int_equal(cuzk_srs_placement(ss, 0, &ps), CUZK_OK);
+    assert_int_equal(ps.kind, CUZK_PLACEMENT_RESIDENT);
+    assert_int_equal(cuzk_srs_placement(sb, 0, &pb), CUZK_OK);
+    printf("evicted: big key %s, H resident %llu of %llu bytes, L %llu of %llu\n",
+           pb.kind == CUZK_PLACEMENT_PARTIAL ? "partial" : "?", (unsigned long long)pb.vector_resident_bytes[0],
+           (unsigned long long)pb.vector_bytes[0], (unsigned long long)pb.vector_resident_bytes[1],
+           (unsigned long long)pb.vector_bytes[1]);
+    assert_int_equal(pb.kind, CUZK_PLACEMENT_PARTIAL);
+    assert_int_equal(pb.working_set, CUZK_WORKING_SET_LEAN);
+    assert_int_equal(pb.vector_resident_bytes[0], 0);                  /* H gave way */
+    assert_int_equal(pb.vector_resident_bytes[1], pb.vector_bytes[1]); /* nothing more */
+    assert_true(pb.pinned_host_bytes > 0);                             /* it streams from there */
+    prove_real(e, sb, &big, &r, &s, after);
+    prove_real(e, ss, &small, &r, &s, pinned);
+    /* synth_partition gives the same witness for the same key: the streamed proof's bytes are
+     * the resident one's */
+    assert_memory_equal(before, after, 192);
+    /* a second pinned load finds only the pinned key and the big key's remaining bases: the
+     * pinned one never gives way */
+    cuzk_srs *ss2;
+    assert_int_equal(cuzk_srs_load(e, small.path, CUZK_SRS_PIN, &ss2), CUZK_OK);
+    assert_int_equal(cuzk_srs_placement(ss, 0, &ps), CUZK_OK);
+    assert_int_equal(ps.kind, CUZK_PLACEMENT_RESIDENT);
+    cuzk_srs_release(ss2);
+    cuzk_srs_release(ss);
+    cuzk_srs_release(sb);
+    cuzk_engine_destroy(e);
+    test_key_free(&small);
+    test_key_free(&big);
+}
+
 int main(void)
 {
     if (gpu_test_begin()) return 77;
@@ -276,6 +368,7 @@ int main(void)
         cmocka_unit_test(test_sweep_20),
         cmocka_unit_test(test_sweep_22),
         cmocka_unit_test(test_real_key_streamed),
+        cmocka_unit_test(test_pinned_evicts_idle_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,57 @@
+/*
+ * Eviction (cuda_placement.h, "Eviction"): a key being loaded takes device memory from the
+ * resident bases of keys loaded before it, whole vectors at a time, when that is what lets it
+ * load at all or, pinned, be resident. The policy (which vectors, how many) is
+ * placement_with_evictions; this is the backend's side: who may give way, and the
+ * bookkeeping when they do. A victim keeps working: its later partitions run the lean flow
+ * and copy what it lost from its pinned host copy, as a key placed partial from the start.
+ */
+#if CUZK_HAVE_CUDA
+#include <string.h>
+
+#include "backend/cuda_internal.h"
+
+/* Whether the device's slots can run k streamed (what k needs after losing a vector). */
+static int slots_stream(const cuda_dev *d, const cuda_key *k)
+{
+    return d->nslots && cuda_slot_need(k, 1, 1, d->piece_bytes) <= d->slot_bytes;
+}
+
+static int host_copy(const cuda_key *k) { return k->registered || k->pinned_block; }
+
+uint32_t cuda_evict_candidates(cuda_backend *b, const cuda_key *k, uint32_t i, int host_needed, pl_victim *victims,
+                               cuda_key **owners)
+{
+    const cuda_dev *d = &b->dev[i];
+    uint32_t n = 0;
+    for (cuda_key *o = b->keys; o && n < PL_MAX_VICTIMS; o = o->next) {
+        if (o == k || o->ndev <= i) continue;
+        const cuda_key_dev *od = &o->dev[i];
+        if (!od->pl.resident_total) continue;
+        pl_victim *v = &victims[n];
+        memcpy(v->resident, od->pl.resident, sizeof v->resident);
+        v->last_used = od->last_used;
+        v->evictable = !o->pinned && !od->running && (!host_needed || host_copy(o)) && slots_stream(d, o);
+        owners[n++] = o;
+    }
+    return n;
+}
+
+void cuda_evict_apply(cuda_dev *d, uint32_t i, cuda_key **owners, const pl_eviction *ev, uint32_t n,
+                      msm_gpu_bases **stash, uint32_t *nstash)
+{
+    for (uint32_t j = 0; j < n; j++) {
+        cuda_key_dev *od = &owners[ev[j].victim]->dev[i];
+        const int v = ev[j].vector;
+        const uint64_t bytes = od->pl.resident[v];
+        stash[(*nstash)++] = od->whole[v];
+        od->whole[v] = NULL;
+        od->res[v] = NULL;
+        od->pl.resident[v] = 0;
+        od->pl.resident_total -= bytes;
+        od->pl.kind = od->pl.resident_total ? PL_PARTIAL : PL_STREAMED;
+        od->pl.ws = PL_LEAN; /* what streams runs lean (cuda_flow_lean) */
+        d->resident -= bytes;
+    }
+}
+#endif
