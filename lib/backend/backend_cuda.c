@@ -161,7 +161,11 @@ static int place_resident(cuda_key *k, cuda_key_dev *kd, int ordinal, int v)
 int cuda_key_pin_host(cuda_key *k, int ordinal)
 {
     int rc;
+    uint64_t total = 0;
     if (k->registered || k->pinned_block) return CUZK_OK;
+    for (int v = 0; v < PL_N; v++) total += k->n[v] * pl_point_bytes(v);
+    /* a failure leaves nothing behind (no bytes counted, no block): a load that fails to pin a
+     * would-be victim tries again later, and eviction trusts a pinned copy to hold the bases */
     if (!k->synthetic) {
         for (int v = 0; v < PL_N; v++) {
             if (!k->n[v]) continue;
@@ -170,36 +174,37 @@ int cuda_key_pin_host(cuda_key *k, int ordinal)
                     if (k->n[u]) gpu_host_unregister((void *)k->host[u]);
                 return rc;
             }
-            k->pinned_bytes += k->n[v] * pl_point_bytes(v);
         }
+        k->pinned_bytes = total;
         k->registered = 1;
         return CUZK_OK;
     }
-    uint64_t total = 0;
-    for (int v = 0; v < PL_N; v++) total += k->n[v] * pl_point_bytes(v);
-    if ((rc = gpu_host_alloc(&k->pinned_block, total))) return err_set(CUZK_ENOMEM, "CUDA backend: %s", cuzk_last_error());
-    k->pinned_bytes = total;
+    uint8_t *block = NULL;
+    if ((rc = gpu_host_alloc((void **)&block, total))) return err_set(CUZK_ENOMEM, "CUDA backend: %s", cuzk_last_error());
     void *tmp = NULL;
     uint64_t piece = cuda_piece_bytes(k);
-    if ((rc = gpu_set_device(ordinal)) || (rc = gpu_malloc(&tmp, piece))) return rc;
-    uint8_t *at = k->pinned_block;
-    for (int v = 0; v < PL_N && !rc; v++) {
-        uint64_t pb = pl_point_bytes(v), per = piece / pb;
-        k->host[v] = at;
-        for (uint64_t i = 0; i < k->n[v] && !rc; i += per) {
-            uint64_t cnt = k->n[v] - i < per ? k->n[v] - i : per;
-            if (!(rc = synth_into(tmp, v, i, cnt))) rc = gpu_memcpy_to_host(at + i * pb, tmp, cnt * pb);
+    const uint8_t *host[PL_N];
+    if (!(rc = gpu_set_device(ordinal)) && !(rc = gpu_malloc(&tmp, piece))) {
+        uint8_t *at = block;
+        for (int v = 0; v < PL_N && !rc; v++) {
+            uint64_t pb = pl_point_bytes(v), per = piece / pb;
+            host[v] = at;
+            for (uint64_t i = 0; i < k->n[v] && !rc; i += per) {
+                uint64_t cnt = k->n[v] - i < per ? k->n[v] - i : per;
+                if (!(rc = synth_into(tmp, v, i, cnt))) rc = gpu_memcpy_to_host(at + i * pb, tmp, cnt * pb);
+            }
+            at += k->n[v] * pb;
         }
-        at += k->n[v] * pb;
+        gpu_free(tmp);
     }
-    gpu_free(tmp);
-    if (rc) { /* no half-made copy: eviction trusts a pinned block to hold the bases */
-        gpu_host_free(k->pinned_block);
-        k->pinned_block = NULL;
-        k->pinned_bytes = 0;
-        for (int v = 0; v < PL_N; v++) k->host[v] = NULL;
+    if (rc) {
+        gpu_host_free(block);
+        return rc;
     }
-    return rc;
+    memcpy(k->host, host, sizeof host);
+    k->pinned_bytes = total;
+    k->pinned_block = block;
+    return CUZK_OK;
 }
 
 static void fill_pl_input(const cuda_backend *b, const cuda_dev *d, const cuda_key *k, pl_input *in)
