@@ -228,7 +228,9 @@ static void fill_pl_input(const cuda_backend *b, const cuda_dev *d, const cuda_k
  * give way to it; a larger urgent partition gets its own slot where the card has room left.
  * Where k cannot load at all, or pinned cannot be resident, idle keys loaded before it give
  * way (cuda_evict.c): their host copies are pinned first, outside the device's lock, and the
- * choice is made again once they are. b->keys_lock is held. */
+ * choice is made again once they are. b->keys_lock is held from the first choice to the
+ * bookkeeping (the victims stay loaded), not for the uploads: a key freed meanwhile (its last
+ * partition's finisher) waits for the choice, not for gigabytes of bases. */
 static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
 {
     cuda_dev *d = &b->dev[i];
@@ -240,6 +242,7 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
     msm_gpu_bases *stash[PL_MAX_VICTIMS * PL_N];
     uint32_t nev = 0, nstash = 0;
     int rc;
+    pthread_mutex_lock(&b->keys_lock);
     for (int host_ready = 0;; host_ready = 1) {
         pthread_mutex_lock(&d->lock);
         fill_pl_input(b, d, k, &in);
@@ -253,7 +256,10 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
         pthread_mutex_unlock(&d->lock); /* pin the victims' host copies, then choose again */
         for (uint32_t j = 0; j < nev; j++)
             (void)cuda_key_pin_host(owners[ev[j].victim], d->ordinal); /* failed: not a victim then */
-        if ((rc = gpu_set_device(d->ordinal))) return rc;
+        if ((rc = gpu_set_device(d->ordinal))) {
+            pthread_mutex_unlock(&b->keys_lock);
+            return rc;
+        }
     }
     if (rc == CUZK_OK) {
         cuda_evict_apply(d, i, owners, ev, nev, stash, &nstash);
@@ -266,7 +272,9 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
         d->resident += kd->pl.resident_total;
     }
     pthread_mutex_unlock(&d->lock);
-    for (uint32_t j = 0; j < nstash; j++) msm_gpu_bases_free(stash[j]); /* no partition of theirs runs */
+    pthread_mutex_unlock(&b->keys_lock);
+    /* no partition of theirs reads them: none ran at the choice, later ones read the new placement */
+    for (uint32_t j = 0; j < nstash; j++) msm_gpu_bases_free(stash[j]);
     if (rc) {
         uint64_t need = kd->pl.need;
         memset(&kd->pl, 0, sizeof kd->pl);
@@ -319,18 +327,18 @@ static int load_common(cuda_backend *b, cuda_key *k, int pinned)
     key_vectors(k);
     k->pinned = pinned;
     int rc = CUZK_OK;
-    pthread_mutex_lock(&b->keys_lock); /* one load at a time: the victims it sees stay */
     for (uint32_t i = 0; i < b->ndev && !rc; i++) {
         k->ndev = i + 1;
         if ((rc = gpu_set_device(b->dev[i].ordinal)) == CUZK_OK) rc = place_key(b, k, i);
         if (!rc && pinned) rc = check_pinned(b, k, i);
     }
     if (!rc && key_streams(k)) rc = cuda_key_pin_host(k, b->dev[0].ordinal);
-    if (!rc) {
+    if (!rc) { /* loaded: a later load may take from it */
+        pthread_mutex_lock(&b->keys_lock);
         k->next = b->keys;
         b->keys = k;
+        pthread_mutex_unlock(&b->keys_lock);
     }
-    pthread_mutex_unlock(&b->keys_lock);
     if (rc) {
         char msg[600];
         snprintf(msg, sizeof msg, "%s", cuzk_last_error());

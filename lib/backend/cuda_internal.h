@@ -136,8 +136,9 @@ typedef struct cuda_backend {
     uint32_t workers_per_device;
     uint32_t urgent_workers;     /* per device (CUZK_OPT_URGENT_PRIORITY): keep room for their slot */
     uint64_t budget;             /* CUZK_OPT_DEVICE_BUDGET_BYTES, 0 = the device's free memory */
-    /* key loads and frees, one at a time (before any device's lock): the list eviction
-     * walks for keys that may give way to the one being loaded */
+    /* the loaded keys, which eviction walks for ones that may give way to a key being loaded;
+     * held (before any device's lock) while a load chooses, pins and takes its victims, so
+     * they stay loaded, and while a key joins or leaves the list */
     pthread_mutex_t keys_lock;
     cuda_key *keys;
     cuda_dev dev[CUDA_BE_MAX_DEV];
