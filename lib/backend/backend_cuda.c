@@ -175,7 +175,7 @@ int cuda_key_pin_host(cuda_key *k, int ordinal)
                 return rc;
             }
         }
-        k->pinned_bytes = total;
+        atomic_store_explicit(&k->pinned_bytes, total, memory_order_relaxed); /* a statistic */
         k->registered = 1;
         return CUZK_OK;
     }
@@ -202,7 +202,7 @@ int cuda_key_pin_host(cuda_key *k, int ordinal)
         return rc;
     }
     memcpy(k->host, host, sizeof host);
-    k->pinned_bytes = total;
+    atomic_store_explicit(&k->pinned_bytes, total, memory_order_relaxed);
     k->pinned_block = block;
     return CUZK_OK;
 }
@@ -418,7 +418,7 @@ static int cuda_key_placement(void *be, void *key, uint32_t device_index, cuzk_p
               : pl->kind == PL_PARTIAL  ? CUZK_PLACEMENT_PARTIAL : CUZK_PLACEMENT_STREAMED;
     out->working_set = pl->ws == PL_FULL ? CUZK_WORKING_SET_FULL : CUZK_WORKING_SET_LEAN;
     out->device_budget_bytes = b->dev[device_index].cap;
-    out->pinned_host_bytes = k->pinned_bytes;
+    out->pinned_host_bytes = atomic_load_explicit(&k->pinned_bytes, memory_order_relaxed);
     out->resident_bytes = pl->resident_total;
     out->streamed_bytes = 0;
     for (int i = 0; i < 5; i++) {

@@ -63,7 +63,8 @@ typedef struct cuda_key {
     uint64_t n[PL_N];            /* points per vector                                      */
     void *pinned_block;          /* synthetic keys: the pinned host copy we allocated       */
     int registered;              /* file keys: the params' arrays are registered (pinned)  */
-    uint64_t pinned_bytes;
+    _Atomic uint64_t pinned_bytes; /* set once pinned; read by cuzk_srs_placement any time (a
+                                    load may pin it as a victim meanwhile)               */
     unsigned log_m;
     int pinned;                  /* CUZK_SRS_PIN: resident, never evicted                   */
     struct cuda_key *next;       /* the backend's loaded keys (under keys_lock)             */
