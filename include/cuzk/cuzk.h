@@ -415,6 +415,11 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  *     An urgent partition whose slot is busy waits for it or for a shared slot, whichever
  *     frees first, ahead of the ordinary workers; where its slot does not fit, for a shared
  *     slot, i.e. for a running partition to end.
+ *     Host staging: arrays in page-locked memory (cuzk_host_alloc) are copied to the device
+ *     directly; others through the worker's page-locked staging (4 MiB made with the
+ *     worker), which grows at the first partition that needs more and stays. Growing it
+ *     waits for the device's work in flight (2.2 s behind a PoRep backlog on the H200), so
+ *     build urgent partitions in cuzk_host_alloc memory.
  *   - CUDA hardware queues: streams share the GPU's CUDA_DEVICE_MAX_CONNECTIONS work queues
  *     (8 by default), and work in one queue runs in the order it was enqueued, whatever the
  *     stream. Each worker slot has three streams, so the library sets the variable to 32 (the
