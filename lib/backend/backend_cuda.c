@@ -282,8 +282,8 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
             return err_set(CUZK_EBUDGET,
                            "CUDA backend: device %d cannot hold a streaming worker for this key (2^%u domain): "
                            "its %u worker slots of %llu bytes must grow to %llu, which needs %llu bytes; %llu are "
-                           "available (device budget %llu, %llu held by other keys and slots, of which keys in use "
-                           "or pinned do not give way)",
+                           "available (device budget %llu, %llu held by other keys and slots, of which keys in use, "
+                           "pinned or that these slots cannot stream do not give way)",
                            d->ordinal, k->log_m, in.max_slots, (unsigned long long)in.slot_bytes,
                            (unsigned long long)(in.ws_lean + in.stream_bufs), (unsigned long long)need,
                            (unsigned long long)in.avail, (unsigned long long)d->cap,
