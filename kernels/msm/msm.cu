@@ -255,8 +255,11 @@ extern "C" int msm_gpu_ctx_create(msm_gpu_ctx **out, int device, void *stream, s
     if (e == cudaSuccess) e = cudaEventCreate(&c->ev[0]);
     if (e == cudaSuccess) e = cudaEventCreate(&c->ev[1]);
     if (e == cudaSuccess) e = cudaHostAlloc(&c->x.landing, dev_exec::landing_cap, cudaHostAllocPortable);
-    if (e != cudaSuccess) {
+    if (e != cudaSuccess) { /* what was made before the failure (the landing area fails most: pinned memory) */
         if (c->x.landing) cudaFreeHost(c->x.landing);
+        if (c->ev[1]) cudaEventDestroy(c->ev[1]);
+        if (c->ev[0]) cudaEventDestroy(c->ev[0]);
+        if (c->own_stream && c->x.stream) cudaStreamDestroy(c->x.stream);
         delete c;
         return gpu_error(e, "msm_gpu_ctx_create", __FILE__, __LINE__);
     }
