@@ -268,8 +268,6 @@ extern "C" int msm_gpu_ctx_create(msm_gpu_ctx **out, int device, void *stream, s
     const char *mode = getenv("CUZK_MSM_ACC"), *mb = getenv("CUZK_MSM_AFF_MIN_BATCH"), *km = getenv("CUZK_MSM_AFF_KMUL");
     msm_gpu_ctx_set_accumulation(c, mode && !strcmp(mode, "affine") ? MSM_ACC_AFFINE : MSM_ACC_XYZZ,
                                  mb ? (unsigned)atoi(mb) : 0, km ? (unsigned)atoi(km) : 0);
-    const char *sl = getenv("CUZK_MSM_SLICES"); /* a measuring knob until the backend sets it */
-    msm_gpu_ctx_set_slices(c, sl ? (unsigned)atoi(sl) : 1);
     memset(&c->last, 0, sizeof c->last);
     *out = c;
     return CUZK_OK;
@@ -304,11 +302,6 @@ extern "C" void msm_gpu_ctx_set_accumulation(msm_gpu_ctx *c, int mode, unsigned 
     c->x.acc.kind = mode == MSM_ACC_AFFINE ? MSM_ACC_AFFINE : MSM_ACC_XYZZ;
     c->x.acc.min_batch = min_batch ? min_batch : acc_mode{}.min_batch;
     c->x.acc.kmul = kmul ? kmul : 1;
-}
-
-extern "C" void msm_gpu_ctx_set_slices(msm_gpu_ctx *c, unsigned slices)
-{
-    c->x.acc.slices = acc_slices_clamp(slices);
 }
 
 extern "C" void *msm_gpu_ctx_stream(const msm_gpu_ctx *c) { return c ? (void *)c->x.stream : nullptr; }
