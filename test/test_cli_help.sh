@@ -40,3 +40,9 @@ for args in "--mul --chains 3" "--chains 2" "--mul --backend cpu"; do
   [ "$rc" = 2 ] && echo "$out" | grep -q -- "--" && echo "ok - cuzk-bench ntt $args: exit 2" \
     || echo "not ok - cuzk-bench ntt $args: exit $rc: $(echo "$out" | head -2)"
 done
+# msm --precompute times its copies under one accumulation: a list of them is refused, not cut
+if [ -x "$BUILD/bin/cuzk-bench" ] && "$BUILD/bin/cuzk-bench" msm --backend cuda --help 2>&1 | grep -q -- "--precompute"; then
+  out=$(timeout 20 "$BUILD/bin/cuzk-bench" msm --backend cuda --log 4 --precompute 2 --acc xyzz,affine 2>&1); rc=$?
+  [ "$rc" = 2 ] && echo "$out" | grep -q "precompute" && echo "ok - cuzk-bench msm --precompute with two --acc: exit 2" \
+    || echo "not ok - cuzk-bench msm --precompute with two --acc: exit $rc: $(echo "$out" | head -2)"
+fi
