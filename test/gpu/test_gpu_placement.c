@@ -323,17 +323,24 @@ static uint64_t evict_setup(test_key *big, test_key *small)
     return pb.resident_bytes + (uint64_t)pb.slots * pb.slot_bytes + ps.resident_bytes / 2;
 }
 
+/* evict_setup's keys, an engine with its budget, and the big key loaded there: resident. */
+static cuzk_engine *evict_engine(test_key *big, test_key *small, cuzk_srs **sb)
+{
+    cuzk_engine *e = engine_with(evict_setup(big, small), 2, 1);
+    cuzk_placement pb = {.struct_size = sizeof pb};
+    assert_int_equal(cuzk_srs_load(e, big->path, 0, sb), CUZK_OK);
+    assert_int_equal(cuzk_srs_placement(*sb, 0, &pb), CUZK_OK);
+    assert_int_equal(pb.kind, CUZK_PLACEMENT_RESIDENT);
+    return e;
+}
+
 static void test_pinned_evicts_idle_key(void **state)
 {
     (void)state;
     test_key big, small;
-    const uint64_t budget = evict_setup(&big, &small);
-    cuzk_engine *e = engine_with(budget, 2, 1);
     cuzk_srs *sb, *ss;
+    cuzk_engine *e = evict_engine(&big, &small, &sb);
     cuzk_placement pb = {.struct_size = sizeof pb}, ps = {.struct_size = sizeof ps};
-    assert_int_equal(cuzk_srs_load(e, big.path, 0, &sb), CUZK_OK);
-    assert_int_equal(cuzk_srs_placement(sb, 0, &pb), CUZK_OK);
-    assert_int_equal(pb.kind, CUZK_PLACEMENT_RESIDENT);
     fr_t r, s;
     ft_rand_fr(&r), ft_rand_fr(&s);
     uint8_t before[192], after[192], pinned[192];
@@ -377,25 +384,25 @@ static void test_key_in_use_not_evicted(void **state)
 {
     (void)state;
     test_key big, small;
-    const uint64_t budget = evict_setup(&big, &small);
-    cuzk_engine *e = engine_with(budget, 2, 1);
     cuzk_srs *sb, *ss;
+    cuzk_engine *e = evict_engine(&big, &small, &sb);
     cuzk_placement pb = {.struct_size = sizeof pb};
-    assert_int_equal(cuzk_srs_load(e, big.path, 0, &sb), CUZK_OK);
     cuzk_partition p;
     assert_int_equal(synth_partition(&big.scfg, CUZK_FR_MONTGOMERY, &p), CUZK_OK);
     fault_arm(FAULT_CUDA_HOLD, 1, 1);
     cuzk_job h;
     assert_int_equal(cuzk_submit_partition(e, sb, &p, &h), CUZK_OK);
     for (int i = 0; i < 20000 && fault_hits(FAULT_CUDA_HOLD) < 1; i++) usleep(1000);
-    assert_int_equal(fault_hits(FAULT_CUDA_HOLD), 1); /* in flight on the device */
+    const uint64_t held = fault_hits(FAULT_CUDA_HOLD); /* 1: in flight on the device */
     int rc = cuzk_srs_load(e, small.path, CUZK_SRS_PIN, &ss);
     printf("pinned load beside a key in use: %s: %s\n", cuzk_strerror(rc), rc ? cuzk_last_error() : "");
-    assert_int_equal(rc, CUZK_EBUDGET);
-    assert_int_equal(cuzk_srs_placement(sb, 0, &pb), CUZK_OK);
-    assert_int_equal(pb.kind, CUZK_PLACEMENT_RESIDENT);
-    fault_hold_release();
+    int prc = cuzk_srs_placement(sb, 0, &pb);
+    fault_hold_release(); /* before any assert: a failed one must not leave the partition held */
     fault_disarm_all();
+    assert_int_equal(held, 1);
+    assert_int_equal(rc, CUZK_EBUDGET);
+    assert_int_equal(prc, CUZK_OK);
+    assert_int_equal(pb.kind, CUZK_PLACEMENT_RESIDENT);
     cuzk_result res = {.struct_size = sizeof res};
     assert_int_equal(cuzk_poll_result(e, &res, 120 * 1000000000ll), CUZK_OK);
     assert_int_equal(res.status, CUZK_OK);
