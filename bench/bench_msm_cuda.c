@@ -160,6 +160,10 @@ int bench_msm_cuda(int argc, char **argv)
     if ((!g2 && strcmp(curve, "g1")) || log_n < 0 || log_n > 30 || reps < 1 || streams < 1 || streams > 16 ||
         frac < 0 || frac > 1 || (strcmp(where, "host") && strcmp(where, "device")))
         return usage();
+    if (npre && nacc > 1) { /* the copies are timed under one accumulation: the rest would be dropped */
+        fprintf(stderr, "cuzk-bench msm: --precompute with %d --acc modes (give one)\n", nacc);
+        return 2;
+    }
     if (gpu_device_count() <= device) {
         fprintf(stderr, "cuzk-bench msm: no CUDA device %d\n", device);
         return 2;

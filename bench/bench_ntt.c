@@ -190,6 +190,15 @@ int bench_ntt(int argc, char **argv)
     }
     if (!strcmp(backend, "cpu")) cuda = 0;
     else if (strcmp(backend, "cuda")) { fprintf(stderr, "cuzk-bench ntt: unknown backend %s\n", backend); return 2; }
+    /* a --chains that matches no row would print only the header and exit 0 */
+    if (chains && (!mul || (chains != 1 && chains != 2 && chains != 4))) {
+        fprintf(stderr, "cuzk-bench ntt: bad --chains %d (1, 2 or 4, with --mul)\n", chains);
+        return 2;
+    }
+    if (mul && !cuda) {
+        fprintf(stderr, "cuzk-bench ntt: --mul times the device's multipliers; not with --backend cpu\n");
+        return 2;
+    }
     if (runs < 1) runs = 1;
     if (runs > MAX_RUNS) runs = MAX_RUNS;
     setvbuf(stdout, NULL, _IOLBF, 0);

@@ -33,3 +33,16 @@ for args in "cuzk-bench mixed --log 10 --seconds 0.1" "cuzk-bench pipeline --log
   [ "$rc" = 2 ] && echo "$out" | grep -qi "backend" && echo "ok - $args --backend cdua: exit 2, named" \
     || echo "not ok - $args --backend cdua: exit $rc: $(echo "$out" | head -2)"
 done
+# ntt's multiplier options: a --chains no row has, or one without --mul, and --mul on the CPU
+# are refused, not a header alone with exit 0 (or the NTT timed instead)
+for args in "--mul --chains 3" "--chains 2" "--mul --backend cpu"; do
+  out=$(timeout 20 "$BUILD/bin/cuzk-bench" ntt $args 2>&1); rc=$?
+  [ "$rc" = 2 ] && echo "$out" | grep -q -- "--" && echo "ok - cuzk-bench ntt $args: exit 2" \
+    || echo "not ok - cuzk-bench ntt $args: exit $rc: $(echo "$out" | head -2)"
+done
+# msm --precompute times its copies under one accumulation: a list of them is refused, not cut
+if [ -x "$BUILD/bin/cuzk-bench" ] && "$BUILD/bin/cuzk-bench" msm --backend cuda --help 2>&1 | grep -q -- "--precompute"; then
+  out=$(timeout 20 "$BUILD/bin/cuzk-bench" msm --backend cuda --log 4 --precompute 2 --acc xyzz,affine 2>&1); rc=$?
+  [ "$rc" = 2 ] && echo "$out" | grep -q "precompute" && echo "ok - cuzk-bench msm --precompute with two --acc: exit 2" \
+    || echo "not ok - cuzk-bench msm --precompute with two --acc: exit $rc: $(echo "$out" | head -2)"
+fi

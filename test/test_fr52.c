@@ -123,6 +123,23 @@ static void fr52_corrections(void **state)
             if (l >> b & 1) r[(52 * j + b) / 64] |= 1ull << ((52 * j + b) % 64);
     }
     assert_memory_equal(r, FR_MODULUS, sizeof r);
+    /* fr52_reduce_once's own copy of r: r -> 0, r - 1 stays, 2r - 1 -> r - 1 */
+    uint64_t x[4], rm1[4], two_rm1[4], carry = 0;
+    memcpy(rm1, FR_MODULUS, sizeof rm1);
+    rm1[0] -= 1; /* r is odd */
+    for (int i = 0; i < 4; i++) {
+        const uint64_t s = rm1[i] + FR_MODULUS[i], c = s < rm1[i];
+        two_rm1[i] = s + carry;
+        carry = c | (two_rm1[i] < s);
+    }
+    memcpy(x, FR_MODULUS, sizeof x);
+    fr52_reduce_once(x);
+    assert_true(!(x[0] | x[1] | x[2] | x[3]));
+    memcpy(x, rm1, sizeof x);
+    fr52_reduce_once(x);
+    assert_memory_equal(x, rm1, sizeof x);
+    fr52_reduce_once(two_rm1);
+    assert_memory_equal(two_rm1, rm1, sizeof rm1);
 }
 
 int main(void)

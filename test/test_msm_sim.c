@@ -90,24 +90,49 @@ static void make_bases(int g2, void *out, size_t n, int shaped)
 static int acc_kind = MSM_ACC_XYZZ;
 static unsigned acc_min_batch;
 
+/* One case's inputs: n bases, their scalars k (canonical, for the CPU MSM) and the same in
+ * the form the plan is given (mk, canonical or Montgomery at random). */
+typedef struct {
+    void *bases;
+    fr_t *k, *mk;
+    int form;
+} case_inputs;
+
+static void make_inputs(case_inputs *in, int g2, size_t n, int kind, int shaped)
+{
+    in->bases = malloc((n ? n : 1) * sizeof(g2_aff));
+    in->k = malloc((n ? n : 1) * sizeof *in->k);
+    in->mk = malloc((n ? n : 1) * sizeof *in->mk);
+    assert_non_null(in->bases);
+    assert_non_null(in->k);
+    assert_non_null(in->mk);
+    make_bases(g2, in->bases, n, shaped);
+    for (size_t i = 0; i < n; i++) scalar(&in->k[i], kind);
+    in->form = (int)(test_rand64() & 1);
+    for (size_t i = 0; i < n; i++) {
+        if (in->form == CUZK_FR_CANONICAL) in->mk[i] = in->k[i];
+        else assert_true(fr_to_mont(&in->mk[i], &in->k[i]));
+    }
+}
+
+static void free_inputs(case_inputs *in)
+{
+    free(in->bases);
+    free(in->k);
+    free(in->mk);
+}
+
 /* piece = 0: one MSM; else the same accumulated in pieces of that many points (the streamed
  * bases' path, msm_gpu_acc_*). */
 static void run_case_pieces(int g2, size_t n, int kind, int shaped, unsigned window, size_t max_entries, size_t threads,
                             size_t piece)
 {
     int persist = piece && (test_rand64() & 1); /* both ways of accumulating pieces */
-    void *bases = malloc((n ? n : 1) * sizeof(g2_aff));
-    fr_t *k = malloc((n ? n : 1) * sizeof *k), *mk = malloc((n ? n : 1) * sizeof *k);
-    assert_non_null(bases);
-    assert_non_null(k);
-    assert_non_null(mk);
-    make_bases(g2, bases, n, shaped);
-    for (size_t i = 0; i < n; i++) scalar(&k[i], kind);
-    int form = (int)(test_rand64() & 1);
-    for (size_t i = 0; i < n; i++) {
-        if (form == CUZK_FR_CANONICAL) mk[i] = k[i];
-        else assert_true(fr_to_mont(&mk[i], &k[i]));
-    }
+    case_inputs in;
+    make_inputs(&in, g2, n, kind, shaped);
+    void *bases = in.bases;
+    const fr_t *k = in.k, *mk = in.mk;
+    const int form = in.form;
     int ok;
     if (!g2) {
         g1_jac want, got;
@@ -127,9 +152,7 @@ static void run_case_pieces(int g2, size_t n, int kind, int shaped, unsigned win
                "persist=%d\n",
                g2 + 1, n, kind, shaped, window, max_entries, threads, form, piece, acc_kind, acc_min_batch, persist);
     assert_true(ok);
-    free(bases);
-    free(k);
-    free(mk);
+    free_inputs(&in);
 }
 
 static void run_case(int g2, size_t n, int kind, int shaped, unsigned window, size_t max_entries, size_t threads)
@@ -274,18 +297,11 @@ static void test_affine_special(void **state)
 static void run_case_pre(int g2, size_t n, int kind, int shaped, unsigned copies, unsigned window,
                          size_t max_entries, size_t threads, unsigned shift, int mode)
 {
-    void *bases = malloc((n ? n : 1) * sizeof(g2_aff));
-    fr_t *k = malloc((n ? n : 1) * sizeof *k), *mk = malloc((n ? n : 1) * sizeof *k);
-    assert_non_null(bases);
-    assert_non_null(k);
-    assert_non_null(mk);
-    make_bases(g2, bases, n, shaped);
-    for (size_t i = 0; i < n; i++) scalar(&k[i], kind);
-    int form = (int)(test_rand64() & 1);
-    for (size_t i = 0; i < n; i++) {
-        if (form == CUZK_FR_CANONICAL) mk[i] = k[i];
-        else assert_true(fr_to_mont(&mk[i], &k[i]));
-    }
+    case_inputs in;
+    make_inputs(&in, g2, n, kind, shaped);
+    void *bases = in.bases;
+    const fr_t *k = in.k, *mk = in.mk;
+    const int form = in.form;
     int ok;
     if (!g2) {
         g1_jac want, got;
@@ -307,9 +323,7 @@ static void run_case_pre(int g2, size_t n, int kind, int shaped, unsigned copies
                shift ? "WRONG SHIFT ACCEPTED" : "MISMATCH", g2 + 1, n, kind, shaped, copies, window, max_entries,
                threads, form, shift);
     assert_int_equal(ok, !shift);
-    free(bases);
-    free(k);
-    free(mk);
+    free_inputs(&in);
 }
 
 static void test_precompute(void **state)

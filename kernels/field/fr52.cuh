@@ -20,23 +20,19 @@ __device__ __forceinline__ void fr52_to_u64(uint64_t *x, const fr_gpu &a)
     for (int i = 0; i < 4; i++) x[i] = (uint64_t)a.v[2 * i] | (uint64_t)a.v[2 * i + 1] << 32;
 }
 
-__device__ __forceinline__ fr52_op fr52_left(const fr_gpu &a)
+/* the limbs of a·2^shift (fr52_from_u64) */
+__device__ __forceinline__ fr52_op fr52_limbs(const fr_gpu &a, unsigned shift)
 {
     uint64_t x[4];
     fr52_to_u64(x, a);
     fr52_op r;
-    fr52_from_u64(r.l, x, 4);
+    fr52_from_u64(r.l, x, shift);
     return r;
 }
 
-__device__ __forceinline__ fr52_op fr52_right(const fr_gpu &a)
-{
-    uint64_t x[4];
-    fr52_to_u64(x, a);
-    fr52_op r;
-    fr52_from_u64(r.l, x, 0);
-    return r;
-}
+__device__ __forceinline__ fr52_op fr52_left(const fr_gpu &a) { return fr52_limbs(a, 4); }
+
+__device__ __forceinline__ fr52_op fr52_right(const fr_gpu &a) { return fr52_limbs(a, 0); }
 
 /* a·b (Montgomery, R = 2^256) from a left and a right operand */
 __device__ __forceinline__ fr_gpu fr52_mul_gpu(const fr52_op &a16, const fr52_op &b)

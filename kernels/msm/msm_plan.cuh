@@ -229,6 +229,21 @@ struct aff_spare {
     uint32_t *codes, *starts;
 };
 
+/* The digits' (key, point) pairs sorted by bucket: *sk, *sv the sorted ones; the sort's other
+ * buffers are free until the next group, the affine run table (*spare). */
+template <class X>
+int sort_digits(X &x, msm_bufs &b, size_t m, int bits, uint32_t **sk, const uint32_t **sv, aff_spare *spare)
+{
+    uint32_t *k0 = (uint32_t *)b.keys[0], *k1 = (uint32_t *)b.keys[1], *v0 = (uint32_t *)b.vals[0],
+             *v1 = (uint32_t *)b.vals[1], *v;
+    const int rc = x.sort(k0, k1, v0, v1, m, bits, sk, &v);
+    if (rc) return rc;
+    x.mark("sort");
+    *sv = v;
+    *spare = aff_spare{*sk == k0 ? k1 : k0, v == v0 ? v1 : v0};
+    return 0;
+}
+
 /* Runs accumulation levels until one thread remains; results land in buckets (level 0
  * stores when store0, every later level adds). */
 template <class F, class X, class Src>
@@ -368,14 +383,10 @@ int plan_rest_pre(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalar
                              (uint32_t *)b.keys[0], (uint32_t *)b.vals[0]};
             if ((rc = x.template launch<F>(np, df, "digits"))) return rc;
             x.mark("digits");
-            uint32_t *sk, *sv;
-            if ((rc = x.sort((uint32_t *)b.keys[0], (uint32_t *)b.keys[1], (uint32_t *)b.vals[0],
-                             (uint32_t *)b.vals[1], m, (int)(c - 1 + bit_length(gg)), &sk, &sv)))
-                return rc;
-            x.mark("sort");
-            aff_spare spare{sk == (uint32_t *)b.keys[0] ? (uint32_t *)b.keys[1] : (uint32_t *)b.keys[0],
-                            sv == (uint32_t *)b.vals[0] ? (uint32_t *)b.vals[1] : (uint32_t *)b.vals[0]};
-            src_bases<F> src{bases, sv, (const affine<F> *)p.pre, p.split};
+            uint32_t *sk;
+            aff_spare spare;
+            src_bases<F> src{bases, nullptr, (const affine<F> *)p.pre, p.split};
+            if ((rc = sort_digits(x, b, m, (int)(c - 1 + bit_length(gg)), &sk, &src.vals, &spare))) return rc;
             if ((rc = accumulate_level0<F>(x, b, sk, src, m, bk, true, spare))) return rc;
             x.mark("accumulate");
             if (p0 && (rc = x.template launch<F>(gg * B, merge_fn<F>{(xyzz<F> *)b.buckets, bk}, "bucket merge")))
@@ -463,15 +474,11 @@ int plan_add(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, si
                          (uint32_t *)b.keys[0], (uint32_t *)b.vals[0]};
             if ((rc = x.template launch<F>(np, df, "digits"))) return rc;
             x.mark("digits");
-            uint32_t *sk, *sv;
-            if ((rc = x.sort((uint32_t *)b.keys[0], (uint32_t *)b.keys[1], (uint32_t *)b.vals[0],
-                             (uint32_t *)b.vals[1], m, (int)(c - 1 + bit_length(g)), &sk, &sv)))
-                return rc;
-            x.mark("sort");
+            uint32_t *sk;
+            const uint32_t *sv;
+            aff_spare spare;
+            if ((rc = sort_digits(x, b, m, (int)(c - 1 + bit_length(g)), &sk, &sv, &spare))) return rc;
             if (!st->persist && (rc = x.zero(b.buckets, g * B * sizeof(xyzz<F>)))) return rc;
-            /* the sort's other buffers are free until the next group: the affine run table */
-            aff_spare spare{sk == (uint32_t *)b.keys[0] ? (uint32_t *)b.keys[1] : (uint32_t *)b.keys[0],
-                            sv == (uint32_t *)b.vals[0] ? (uint32_t *)b.vals[1] : (uint32_t *)b.vals[0]};
             if ((rc = accumulate_level0<F>(x, b, sk, src_bases<F>{bases, sv}, m, (xyzz<F> *)b.buckets, !st->persist,
                                            spare)))
                 return rc;
