@@ -4,7 +4,10 @@
  * the device); prints the median of the CUDA-event times (scalar upload included) and what the
  * plan chose. --bits-fraction F makes a fraction F of the scalars 0 or 1 (the PoRep shape);
  * --streams S runs S contexts from S threads at once; --acc xyzz,affine times the bucket
- * accumulations side by side on the same data and checks that they agree.
+ * accumulations side by side on the same data and checks that they agree; --precompute 1,2,13
+ * does the same with that many precomputed shifted copies of the bases (1 = none; the copies'
+ * window from --window or chosen for the size), timing how long making them took;
+ * --entries L caps the context's sort entries at 2^L (the backend's full slot: 26).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -69,9 +72,13 @@ static void *work(void *arg)
 }
 
 #define MSM_CUDA_USAGE "--backend cuda --curve g1|g2 --log N [--reps R] [--bits-fraction F] [--window C] " \
-                       "[--streams S] [--scalars host|device] [--device D] [--acc LIST] [--json]"
+                       "[--streams S] [--scalars host|device] [--device D] [--acc LIST] [--precompute LIST] " \
+                       "[--entries L] [--json]"
 #define MSM_CUDA_ACC "  --acc: bucket accumulations to time one after another on the same data, comma-separated,\n" \
-                     "         each xyzz or affine[:MIN_BATCH[:KMUL]] (default: the context's, from CUZK_MSM_ACC)\n"
+                     "         each xyzz or affine[:MIN_BATCH[:KMUL]] (default: the context's, from CUZK_MSM_ACC)\n" \
+                     "  --precompute: shifted copies of the bases to time one after another, comma-separated\n" \
+                     "         counts (1 = none, the plain plan; more: the run forced onto them), first accumulation\n" \
+                     "  --entries: the context's digit-sort entries, 2^L (default 28; the backend's full slot 26)\n"
 
 static int usage(void)
 {
@@ -108,10 +115,28 @@ static int parse_acc(const char *list, acc_choice *out, int max)
     return *list ? -1 : n;
 }
 
+/* --precompute: "1,2,13" */
+static int parse_counts(const char *list, unsigned *out, int max)
+{
+    int n = 0;
+    while (*list && n < max) {
+        char *end;
+        long v = strtol(list, &end, 10);
+        if (end == list || v < 1 || v > 64) return -1;
+        out[n++] = (unsigned)v;
+        list = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',') return -1;
+    }
+    return *list ? -1 : n;
+}
+
 int bench_msm_cuda(int argc, char **argv)
 {
     const char *curve = "g1", *where = "host", *backend = "cuda";
-    int log_n = -1, reps = 5, json = 0, streams = 1, device = 0, window_i = 0;
+    int log_n = -1, reps = 5, json = 0, streams = 1, device = 0, window_i = 0, entries_log = 0;
+    const char *pre_s = NULL;
+    unsigned pre[16];
+    int npre = 0;
     double frac = 0;
     acc_choice accs[8];
     const char *env_acc = getenv("CUZK_MSM_ACC"), *acc_s = NULL;
@@ -121,12 +146,15 @@ int bench_msm_cuda(int argc, char **argv)
                               {"bits-fraction", BOPT_DOUBLE, &frac}, {"window", BOPT_INT, &window_i},
                               {"streams", BOPT_INT, &streams},  {"device", BOPT_INT, &device},
                               {"scalars", BOPT_STR, &where},    {"acc", BOPT_STR, &acc_s},
+                              {"precompute", BOPT_STR, &pre_s}, {"entries", BOPT_INT, &entries_log},
                               {"json", BOPT_FLAG, &json},       {NULL, 0, NULL}};
     int parsed = bench_args("msm", MSM_CUDA_USAGE,
                         "CUDA MSM over 2^N resident bases made on the device; median of the CUDA-event times, scalar "
                         "upload included\n" MSM_CUDA_ACC, argc, argv, opts);
     if (parsed >= 0) return parsed;
-    if (strcmp(backend, "cuda") || window_i < 0 || (acc_s && (nacc = parse_acc(acc_s, accs, 8)) < 1)) return usage();
+    if (strcmp(backend, "cuda") || window_i < 0 || (acc_s && (nacc = parse_acc(acc_s, accs, 8)) < 1) ||
+        (pre_s && (npre = parse_counts(pre_s, pre, 16)) < 1) || entries_log < 0 || entries_log > 30)
+        return usage();
     unsigned window = (unsigned)window_i;
     int g2 = !strcmp(curve, "g2");
     if ((!g2 && strcmp(curve, "g1")) || log_n < 0 || log_n > 30 || reps < 1 || streams < 1 || streams > 16 ||
@@ -174,16 +202,32 @@ int bench_msm_cuda(int argc, char **argv)
         w[s].n = n;
         w[s].ms = calloc((size_t)reps + 1, sizeof(double));
         w[s].out = malloc(sizeof(g2_jac));
-        if (msm_gpu_ctx_create(&w[s].ctx, device, NULL, 0)) {
+        if (msm_gpu_ctx_create(&w[s].ctx, device, NULL, entries_log ? (size_t)1 << entries_log : 0)) {
             fprintf(stderr, "cuzk-bench msm: context: %s\n", cuzk_last_error());
             return 1;
         }
         if (window) msm_gpu_ctx_set_window(w[s].ctx, window);
     }
-    /* each accumulation mode over the same bases and scalars; results compared across modes */
+    /* each accumulation mode (or count of copies) over the same bases and scalars; results
+     * compared across them */
     g2_jac first_out;
-    for (int a = 0; a < nacc && !rc; a++) {
+    const int nvar = npre ? npre : nacc;
+    for (int vi = 0; vi < nvar && !rc; vi++) {
+        const int a = npre ? 0 : vi;
+        double pre_s_made = 0;
+        char label[48];
+        snprintf(label, sizeof label, "%.31s", accs[a].name);
+        if (npre) {
+            uint64_t tp0 = bench_now_ns();
+            if (msm_gpu_bases_precompute(gb, pre[vi], window)) {
+                fprintf(stderr, "cuzk-bench msm: precompute %u: %s\n", pre[vi], cuzk_last_error());
+                return 1;
+            }
+            pre_s_made = (double)(bench_now_ns() - tp0) / 1e9;
+            snprintf(label, sizeof label, "%.31s, %u cop%s", accs[a].name, pre[vi], pre[vi] == 1 ? "y" : "ies");
+        }
         for (int s = 0; s < streams; s++) {
+            msm_gpu_ctx_set_precompute(w[s].ctx, npre && pre[vi] > 1 ? MSM_PRE_FORCE : MSM_PRE_AUTO);
             msm_gpu_ctx_set_accumulation(w[s].ctx, accs[a].mode, accs[a].min_batch, accs[a].kmul);
             /* warm-up: module load, scratch allocation */
             w[s].reps = 1;
@@ -205,10 +249,10 @@ int bench_msm_cuda(int argc, char **argv)
                 rc = 1;
             }
         int same = 1;
-        if (a == 0) memcpy(&first_out, w[0].out, sizeof first_out);
+        if (vi == 0) memcpy(&first_out, w[0].out, sizeof first_out);
         else same = g2 ? g2_jac_eq(&first_out, w[0].out) : g1_jac_eq((const g1_jac *)&first_out, w[0].out);
         if (!same) {
-            fprintf(stderr, "cuzk-bench msm: %s gave a different result than %s\n", accs[a].name, accs[0].name);
+            fprintf(stderr, "cuzk-bench msm: %s gave a different result than the first\n", label);
             rc = 1;
         }
         msm_gpu_stats st;
@@ -219,21 +263,24 @@ int bench_msm_cuda(int argc, char **argv)
         double per = wall_ms / (reps * streams);
         if (json)
             printf("{\"bench\":\"msm\",\"backend\":\"cuda\",\"curve\":\"%s\",\"log_n\":%d,\"bits_fraction\":%.3f,"
-                   "\"scalars\":\"%s\",\"acc\":\"%s\",\"streams\":%d,\"reps\":%d,\"median_ms\":%.3f,\"min_ms\":%.3f,"
-                   "\"wall_per_msm_ms\":%.3f,\"window\":%u,\"groups\":%u,\"n_zero\":%llu,\"n_one\":%llu,\"n_rest\":%llu,"
-                   "\"same_result\":%d,\"device\":\"%s\"}\n",
-                   curve, log_n, frac, where, accs[a].name, streams, reps, med, lo, per, st.window_bits, st.window_groups,
-                   (unsigned long long)st.n_zero, (unsigned long long)st.n_one, (unsigned long long)st.n_rest, same, name);
+                   "\"scalars\":\"%s\",\"acc\":\"%s\",\"copies\":%u,\"copies_made_s\":%.3f,\"streams\":%d,\"reps\":%d,"
+                   "\"median_ms\":%.3f,\"min_ms\":%.3f,\"wall_per_msm_ms\":%.3f,\"window\":%u,\"groups\":%u,"
+                   "\"n_zero\":%llu,\"n_one\":%llu,\"n_rest\":%llu,\"same_result\":%d,\"device\":\"%s\"}\n",
+                   curve, log_n, frac, where, accs[a].name, st.copies, pre_s_made, streams, reps, med, lo, per,
+                   st.window_bits, st.window_groups, (unsigned long long)st.n_zero, (unsigned long long)st.n_one,
+                   (unsigned long long)st.n_rest, same, name);
         else
             printf("msm %s cuda 2^%d (bits fraction %.2f, scalars on %s, buckets %s): median %.2f ms (min %.2f, %d reps, "
-                   "CUDA events); %d stream%s: %.2f ms per MSM wall; window %u, %u groups; 0/1/rest = %llu/%llu/%llu; "
-                   "result %s; bases made in %.1f s; on %s\n"
+                   "CUDA events); %d stream%s: %.2f ms per MSM wall; window %u, %u groups, %u cop%s (made in %.2f s); "
+                   "0/1/rest = %llu/%llu/%llu; result %s; bases made in %.1f s; on %s\n"
                    "  cuzk-bench msm --backend cuda --curve %s --log %d --bits-fraction %g --reps %d --streams %d --scalars %s "
-                   "--acc %s%s\n",
-                   curve, log_n, frac, where, accs[a].name, med, lo, reps, streams, streams == 1 ? "" : "s", per,
-                   st.window_bits, st.window_groups, (unsigned long long)st.n_zero, (unsigned long long)st.n_one,
-                   (unsigned long long)st.n_rest, a ? (same ? "equal to the first mode's" : "DIFFERENT") : "reference",
-                   gen_s, name, curve, log_n, frac, reps, streams, where, accs[a].name, window ? " --window (forced)" : "");
+                   "--acc %s%s%s%s\n",
+                   curve, log_n, frac, where, label, med, lo, reps, streams, streams == 1 ? "" : "s", per,
+                   st.window_bits, st.window_groups, st.copies, st.copies == 1 ? "y" : "ies", pre_s_made,
+                   (unsigned long long)st.n_zero, (unsigned long long)st.n_one, (unsigned long long)st.n_rest,
+                   vi ? (same ? "equal to the first's" : "DIFFERENT") : "reference", gen_s, name, curve, log_n, frac,
+                   reps, streams, where, accs[a].name, window ? " --window (forced)" : "", pre_s ? " --precompute " : "",
+                   pre_s ? pre_s : "");
         fflush(stdout);
     }
     for (int s = 0; s < streams; s++) {

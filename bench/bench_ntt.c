@@ -2,6 +2,7 @@
  * cuzk-bench ntt: Fr NTT timings, GPU (CUDA events, median of several runs after warm-up,
  * data resident on the device) or CPU (wall clock, lib/ntt/ntt_cpu.h), over a range of sizes.
  *   cuzk-bench ntt --log 20..27 [--backend cuda|cpu] [--runs N] [--json]
+ *   cuzk-bench ntt --mul [--chains 1|2|4] [--json]   (the Fr multipliers: integer, FP64, both at once)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,48 @@ static int time_gpu(double *ms_out, void *d, unsigned L, int dir, int coset, int
         if (r >= 0) v[r] = ms;
     }
     *ms_out = bench_median(v, runs);
+    return 0;
+}
+
+/* --mul: Fr products/s of the integer multiplier, the FP64 one (kernels/field/fr52.h) and both
+ * in one kernel, over 1, 2 or 4 independent chains per thread; the latency of one product from
+ * a single warp. */
+static int bench_mul(int only_chains, int json)
+{
+    char name[256] = "?";
+    if (gpu_device_count() == 0) {
+        fprintf(stderr, "cuzk-bench ntt: no CUDA device\n");
+        return 1;
+    }
+    gpu_device_describe(0, name, sizeof name);
+    double base_y = 0, base_s = 0; /* the integer multiplier's, same chains */
+    if (!json) {
+        printf("cuzk-bench ntt --mul on %s: Fr products/s, whole device (best of 4 after a warm-up)\n", name);
+        printf("x·y: y's 52-bit limbs converted once (a twiddle); x·x': both operands converted per product;\n"
+               "vs int: against fp64 = 0 at the same chains; latency: x·y / x·x' in one warp's dependent chain\n");
+        printf("%7s %5s %12s %7s %12s %7s %14s\n", "chains", "fp64", "x·y /s", "vs int", "x·x' /s", "vs int",
+               "latency ns");
+    }
+    for (int chains = 1; chains <= 4; chains *= 2)
+        for (int f = 0; f <= chains && (!only_chains || only_chains == chains); f++) {
+            double ry = 0, rs = 0, lat = 0, lat_s = 0;
+            int rc = gpu_fr_mul_mix_rate(chains, f, 0, &ry, chains == 1 ? &lat : NULL);
+            if (!rc) rc = gpu_fr_mul_mix_rate(chains, f, 1, &rs, chains == 1 ? &lat_s : NULL);
+            if (rc) {
+                fprintf(stderr, "cuzk-bench ntt: %s\n", cuzk_last_error());
+                return 1;
+            }
+            if (f == 0) base_y = ry, base_s = rs;
+            if (json)
+                printf("{\"bench\":\"ntt-mul\",\"device\":\"%s\",\"chains\":%d,\"fp64_chains\":%d,"
+                       "\"xy_per_s\":%.4g,\"xx_per_s\":%.4g,\"xy_latency_ns\":%.1f,\"xx_latency_ns\":%.1f}\n",
+                       name, chains, f, ry, rs, lat, lat_s);
+            else if (chains == 1)
+                printf("%7d %5d %12.3g %6.2fx %12.3g %6.2fx %6.0f / %5.0f\n", chains, f, ry, ry / base_y, rs,
+                       rs / base_s, lat, lat_s);
+            else
+                printf("%7d %5d %12.3g %6.2fx %12.3g %6.2fx\n", chains, f, ry, ry / base_y, rs, rs / base_s);
+        }
     return 0;
 }
 
@@ -132,12 +175,14 @@ static int bench_cpu(unsigned lo, unsigned hi, int runs, int json)
 int bench_ntt(int argc, char **argv)
 {
     unsigned lo = 20, hi = 24;
-    int runs = 10, json = 0, cuda = 1;
+    int runs = 10, json = 0, cuda = 1, mul = 0, chains = 0;
     const char *log_s = NULL, *backend = "cuda";
     const bench_opt opts[] = {{"log", BOPT_STR, &log_s}, {"backend", BOPT_STR, &backend},
-                              {"runs", BOPT_INT, &runs}, {"json", BOPT_FLAG, &json}, {NULL, 0, NULL}};
-    int parsed = bench_args("ntt", "--log 20..27 [--backend cuda|cpu] [--runs N] [--json]",
-                        "forward, inverse and coset NTTs over Fr", argc, argv, opts);
+                              {"runs", BOPT_INT, &runs}, {"json", BOPT_FLAG, &json}, {"mul", BOPT_FLAG, &mul},
+                              {"chains", BOPT_INT, &chains}, {NULL, 0, NULL}};
+    int parsed = bench_args("ntt", "--log 20..27 [--backend cuda|cpu] [--runs N] [--json] [--mul [--chains 1|2|4]]",
+                        "forward, inverse and coset NTTs over Fr; --mul: the device's Fr multipliers (integer, FP64, both) instead",
+                        argc, argv, opts);
     if (parsed >= 0) return parsed;
     if (log_s && bench_parse_log_range(log_s, &lo, &hi)) {
         fprintf(stderr, "cuzk-bench ntt: bad --log %s (N or LO..HI, 1..28)\n", log_s);
@@ -150,6 +195,7 @@ int bench_ntt(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (!cuda) return bench_cpu(lo, hi, runs, json);
 #ifdef CUZK_HAVE_CUDA
+    if (mul) return bench_mul(chains, json);
     return bench_gpu(lo, hi, runs, json);
 #else
     fprintf(stderr, "cuzk-bench ntt: built without CUDA; use --backend cpu\n");

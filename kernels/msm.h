@@ -32,6 +32,19 @@ int msm_gpu_bases_generate(msm_gpu_bases **out, int device, int curve, size_t n,
  * the split), written to d_out (device memory of the current device). */
 int msm_gpu_bases_generate_into(void *d_out, int curve, size_t first, size_t count, const void *gen, uint64_t a,
                                 uint64_t b);
+/* Precomputed shifted copies (issue 14): after this, bases holds copies - 1 more vectors on
+ * its device, copy j = 2^(c·g·j)·bases (c = window_bits, 0 = chosen for n points as
+ * msm_gpu_run would; g = ceil(windows / copies)), made from the resident bases by doublings
+ * (done once, e.g. at key load; freed with the bases; copies that would hold no window are
+ * not made: msm_gpu_bases_copies says how many were). msm_gpu_run then sums window j·g + l
+ * of every scalar as merged window l of copy j: g bucket reductions instead of one per window,
+ * whenever its cost model says that pays (msm_gpu_ctx_set_precompute). copies <= 1 frees
+ * them; copies · n < 2^31. Errors: CUZK_EINVAL, CUZK_EDEVICE (out of memory among them). */
+int msm_gpu_bases_precompute(msm_gpu_bases *bases, unsigned copies, unsigned window_bits);
+/* Device bytes msm_gpu_bases_precompute(copies) adds for n points (0 when copies <= 1). */
+size_t msm_gpu_precompute_bytes(int curve, size_t n, unsigned copies);
+/* Copies a base vector holds (1 = just itself) and their window size (0 = none). */
+unsigned msm_gpu_bases_copies(const msm_gpu_bases *bases, unsigned *window_bits);
 /* Device pointer of a resident base vector's first point. */
 const void *msm_gpu_bases_data(const msm_gpu_bases *bases);
 /* d_flags[k] (device memory, ceil(n / piece) bytes) = 1 when any of scalars[k·piece ..
@@ -49,6 +62,10 @@ int msm_gpu_ctx_create(msm_gpu_ctx **out, int device, void *stream, size_t max_e
 void msm_gpu_ctx_free(msm_gpu_ctx *ctx);
 /* Forces the window size (bits, 4..22) for benchmarks; 0 = chosen by size (the default). */
 void msm_gpu_ctx_set_window(msm_gpu_ctx *ctx, unsigned bits);
+/* Whether msm_gpu_run uses bases' precomputed copies: MSM_PRE_AUTO (the default: when the cost
+ * model says they pay for this run's scalars other than 0 and 1), MSM_PRE_OFF, MSM_PRE_FORCE. */
+enum { MSM_PRE_OFF = 0, MSM_PRE_AUTO = 1, MSM_PRE_FORCE = 2 };
+void msm_gpu_ctx_set_precompute(msm_gpu_ctx *ctx, int mode);
 
 /* How buckets are accumulated: MSM_ACC_XYZZ (mixed XYZZ additions, 10 products each) or
  * MSM_ACC_AFFINE (each thread advances its buckets together in affine coordinates, one shared
@@ -120,6 +137,7 @@ typedef struct {
     float device_ms;
     uint32_t window_bits;
     uint32_t window_groups;
+    uint32_t copies; /* 1, or the precomputed copies the run summed over */
     uint64_t n_zero, n_one, n_rest;
 } msm_gpu_stats;
 void msm_gpu_last_stats(const msm_gpu_ctx *ctx, msm_gpu_stats *out);
@@ -147,6 +165,13 @@ void msm_count_classes_host(const void *scalars, size_t n, int scalar_form, uint
 int msm_sim_run_counted(int curve, const void *bases, const void *scalars, size_t n, int scalar_form,
                         unsigned window_bits, size_t max_entries, size_t acc_threads, const uint32_t counts[2],
                         void *out);
+/* msm_sim_run over precomputed copies: copies shifted bases made on the host by the device's
+ * shift (window_bits c, 0 = chosen for n; shift_bits = doublings between copies, 0 = the right
+ * c·g: anything else makes a wrong result, for tests that must be able to fail), the plan
+ * forced onto them (MSM_PRE_FORCE) or by its cost model (MSM_PRE_AUTO). */
+int msm_sim_run_pre(int curve, const void *bases, const void *scalars, size_t n, int scalar_form, unsigned copies,
+                    unsigned window_bits, unsigned shift_bits, int mode, size_t max_entries, size_t acc_threads,
+                    void *out);
 /* out[i] = in[i]^-1 (Fp, Montgomery form, 0 -> 0) by the device's inversion run on the host. */
 void msm_sim_fp_inv(void *out, const void *in, size_t n);
 

@@ -41,6 +41,8 @@ static pl_input porep(uint64_t avail, uint32_t workers)
     return in;
 }
 
+static uint64_t in_h_bytes(void) { return (((uint64_t)1 << 27) - 1) * 96; }
+
 static uint64_t key_bytes(const pl_input *in)
 {
     uint64_t t = 0;
@@ -264,6 +266,97 @@ static void test_urgent_room(void **state)
     assert_int_equal(in.keep, 0);
 }
 
+/* placement_copies after an accepted placement: copies only when resident, each one H's
+ * bytes, within what the slots, the resident bases and max(keep, room) leave; the placement
+ * itself (layout, slots, residency) untouched. */
+static void check_copies(const pl_input *in, uint64_t room, uint32_t max_copies, const pl_result *before)
+{
+    pl_result r = *before;
+    placement_copies(in, room, max_copies, &r);
+    pl_result same = r;
+    memset(same.copies, 0, sizeof same.copies);
+    same.copies_bytes = 0;
+    assert_memory_equal(&same, before, sizeof same); /* nothing else moved */
+    for (int v = 0; v < PL_N; v++)
+        if (v != PL_H) assert_int_equal(r.copies[v], 0);
+    const uint64_t n = in->max_slots ? in->max_slots : 1;
+    uint64_t slots = in->slot_bytes ? (r.slot_bytes > in->slot_bytes ? n * (r.slot_bytes - in->slot_bytes) : 0)
+                                    : (uint64_t)r.slots * r.slot_bytes;
+    uint64_t kept = in->keep > room ? in->keep : room, used = r.resident_total + slots + kept;
+    uint64_t left = in->avail > used ? in->avail - used : 0;
+    if (r.copies[PL_H] == 0) {
+        assert_int_equal(r.copies_bytes, 0);
+        /* none although one more would have fitted: only when streaming, or not allowed */
+        if (before->kind == PL_RESIDENT && max_copies >= 2 && in->base_bytes[PL_H])
+            assert_true(in->base_bytes[PL_H] > left);
+        return;
+    }
+    assert_int_equal(r.kind, PL_RESIDENT);
+    assert_true(r.copies[PL_H] >= 2 && r.copies[PL_H] <= max_copies);
+    assert_int_equal(r.copies_bytes, (uint64_t)(r.copies[PL_H] - 1) * in->base_bytes[PL_H]);
+    assert_true(r.copies_bytes <= left); /* never the slots' or the urgent room's bytes */
+    if (r.copies[PL_H] < max_copies) assert_true(left - r.copies_bytes < in->base_bytes[PL_H]); /* greedy */
+}
+
+static void test_copies(void **state)
+{
+    (void)state;
+    const uint64_t room = 1ull << 30, H = in_h_bytes();
+    pl_result r;
+    /* H200, 2 workers: ~49 GiB left over: the default 2 copies, and up to 5 when asked */
+    pl_input in = porep(139 * GiB, 2);
+    assert_int_equal(placement_decide_urgent(&in, room, &r), CUZK_OK);
+    pl_result c = r;
+    placement_copies(&in, room, 2, &c);
+    assert_int_equal(c.copies[PL_H], 2);
+    assert_int_equal(c.copies_bytes, H);
+    check_copies(&in, room, 2, &r);
+    placement_copies(&in, room, 16, &c);
+    printf("H200 (139 GiB), 2 workers: H copies %u (max 16), %.1f GiB\n", c.copies[PL_H], (double)c.copies_bytes / GiB);
+    assert_int_equal(c.copies[PL_H], 4); /* 3 extra of 12 GiB in the ~48 GiB left */
+    check_copies(&in, room, 16, &r);
+    placement_copies(&in, room, 1, &c); /* CUZK_MSM_PRECOMPUTE=0/1 */
+    assert_int_equal(c.copies[PL_H], 0);
+    /* exactly one copy's bytes short, with and without the room: none */
+    in = porep(0, 2);
+    in.avail = key_bytes(&in) + 2 * in.ws_full + room + H - 1;
+    assert_int_equal(placement_decide_urgent(&in, room, &r), CUZK_OK);
+    assert_int_equal(r.slots, 2);
+    c = r;
+    placement_copies(&in, room, 2, &c);
+    assert_int_equal(c.copies[PL_H], 0);
+    in.keep = 0; /* without urgent workers the room is free: one copy */
+    assert_int_equal(placement_decide(&in, &r), CUZK_OK);
+    c = r;
+    placement_copies(&in, 0, 2, &c);
+    assert_int_equal(c.copies[PL_H], 2);
+    check_copies(&in, 0, 2, &r);
+    /* streamed or partial cards: never */
+    in = porep(31 * GiB, 2);
+    assert_int_equal(placement_decide(&in, &r), CUZK_OK);
+    c = r;
+    placement_copies(&in, 0, 16, &c);
+    assert_int_equal(c.copies[PL_H], 0);
+    /* a second key beside existing slots: only what their growth leaves */
+    in = porep(0, 2);
+    in.slot_bytes = in.ws_lean;
+    in.avail = key_bytes(&in) + 2 * (in.ws_full - in.ws_lean) + H / 2;
+    assert_int_equal(placement_decide(&in, &r), CUZK_OK);
+    assert_int_equal(r.ws, PL_FULL);
+    check_copies(&in, 0, 4, &r);
+    c = r;
+    placement_copies(&in, 0, 4, &c);
+    assert_int_equal(c.copies[PL_H], 0);
+    /* random budgets, rooms, slots */
+    for (int it = 0; it < 5000; it++) {
+        pl_input x = porep(test_rand64() % (200 * GiB), 1 + (uint32_t)(test_rand64() % 2));
+        if (test_rand64() % 3 == 0) x.slot_bytes = 1 + test_rand64() % (1ull << 35);
+        uint64_t rm = test_rand64() % 3 ? 0 : test_rand64() % (4 * GiB);
+        if (placement_decide_urgent(&x, rm, &r) != CUZK_OK) continue;
+        check_copies(&x, rm, 1 + (uint32_t)(test_rand64() % 8), &r);
+    }
+}
+
 /* A WinningPoSt-sized key (2^19, ~184 MiB of bases) loaded after a resident PoRep key, around
  * the PoRep key's slots. */
 static pl_input winning_after(uint64_t avail, uint64_t slot_bytes)
@@ -413,6 +506,7 @@ int main(void)
         cmocka_unit_test(test_second_key),
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_urgent_room),
+        cmocka_unit_test(test_copies),
         cmocka_unit_test(test_evictions),
         cmocka_unit_test(test_evictions_random),
     };

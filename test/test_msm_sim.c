@@ -323,6 +323,71 @@ static void test_counted(void **state)
         free(k);
         free(mk);
     }
+
+/* The plan over precomputed shifted copies of the bases (msm_sim_run_pre, copies made by the
+ * device's shift run on the host): shift = 0 is the right one and must match the CPU MSM; any
+ * other shift must not (so a wrong shift, or copies the plan ignored, fail). */
+static void run_case_pre(int g2, size_t n, int kind, int shaped, unsigned copies, unsigned window,
+                         size_t max_entries, size_t threads, unsigned shift, int mode)
+{
+    void *bases = malloc((n ? n : 1) * sizeof(g2_aff));
+    fr_t *k = malloc((n ? n : 1) * sizeof *k), *mk = malloc((n ? n : 1) * sizeof *k);
+    assert_non_null(bases);
+    assert_non_null(k);
+    assert_non_null(mk);
+    make_bases(g2, bases, n, shaped);
+    for (size_t i = 0; i < n; i++) scalar(&k[i], kind);
+    int form = (int)(test_rand64() & 1);
+    for (size_t i = 0; i < n; i++) {
+        if (form == CUZK_FR_CANONICAL) mk[i] = k[i];
+        else assert_true(fr_to_mont(&mk[i], &k[i]));
+    }
+    int ok;
+    if (!g2) {
+        g1_jac want, got;
+        msm_g1(&want, bases, k, n, NULL);
+        int rc = msm_sim_run_pre(MSM_CURVE_G1, bases, mk, n, form, copies, window, shift, mode, max_entries, threads,
+                                 &got);
+        if (rc) printf("msm_sim_run_pre: %s\n", cuzk_last_error());
+        assert_int_equal(rc, 0);
+        ok = g1_jac_eq(&want, &got);
+    } else {
+        g2_jac want, got;
+        msm_g2(&want, bases, k, n, NULL);
+        assert_int_equal(msm_sim_run_pre(MSM_CURVE_G2, bases, mk, n, form, copies, window, shift, mode, max_entries,
+                                         threads, &got), 0);
+        ok = g2_jac_eq(&want, &got);
+    }
+    if (ok != !shift)
+        printf("%s G%d n=%zu kind=%d shaped=%d copies=%u window=%u max_entries=%zu threads=%zu form=%d shift=%u\n",
+               shift ? "WRONG SHIFT ACCEPTED" : "MISMATCH", g2 + 1, n, kind, shaped, copies, window, max_entries,
+               threads, form, shift);
+    assert_int_equal(ok, !shift);
+    free(bases);
+    free(k);
+    free(mk);
+}
+
+static void test_precompute(void **state)
+{
+    (void)state;
+    for (int aff = 0; aff < 2; aff++) {
+        setenv("CUZK_MSM_ACC", aff ? "affine" : "xyzz", 1);
+        for (int kind = 0; kind < 5; kind++) run_case_pre(0, 64, kind, kind != 1, 2, 5, 0, 7, 0, MSM_PRE_FORCE);
+        run_case_pre(0, 1, 3, 0, 2, 6, 0, 3, 0, MSM_PRE_FORCE);       /* r - 1 alone */
+        run_case_pre(0, 100, 4, 1, 3, 6, 0, 5, 0, MSM_PRE_FORCE);     /* 43 windows: 45 slots, 2 empty */
+        run_case_pre(0, 100, 0, 1, 32, 8, 0, 9, 0, MSM_PRE_FORCE);    /* one copy per window: g = 1 */
+        run_case_pre(0, 300, 4, 1, 2, 6, 100, 3, 0, MSM_PRE_FORCE);   /* point chunks adding into buckets */
+        run_case_pre(0, 100, 0, 0, 4, 5, 2000, 4, 0, MSM_PRE_FORCE);  /* merged-window groups of 5 */
+        run_case_pre(0, 120, 0, 0, 2, 7, 0, 240, 0, MSM_PRE_FORCE);   /* about one entry per thread */
+        run_case_pre(1, 20, 4, 1, 2, 5, 0, 3, 0, MSM_PRE_FORCE);
+        run_case_pre(0, 200, 4, 1, 2, 0, 0, 7, 0, MSM_PRE_AUTO);      /* the cost model's choice */
+    }
+    setenv("CUZK_MSM_ACC", "xyzz", 1);
+    /* must be able to fail: copies one doubling off, or shifted by the plain window size */
+    run_case_pre(0, 40, 0, 0, 2, 5, 0, 7, 5 * 26 + 1, MSM_PRE_FORCE);
+    run_case_pre(0, 40, 0, 0, 3, 6, 0, 7, 6, MSM_PRE_FORCE);
+    run_case_pre(1, 10, 0, 0, 2, 5, 0, 3, 5 * 26 - 1, MSM_PRE_FORCE);
 }
 
 int main(void)
@@ -337,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_affine),
         cmocka_unit_test(test_affine_special),
         cmocka_unit_test(test_counted),
+        cmocka_unit_test(test_precompute),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

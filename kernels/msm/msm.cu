@@ -223,6 +223,7 @@ struct msm_gpu_ctx {
     size_t scalars_cap = 0;
     size_t max_entries;
     unsigned window_fix = 0;
+    int pre_mode = MSM_PRE_AUTO; /* msm_gpu_ctx_set_precompute */
     cudaEvent_t ev[2];
     msm_gpu_stats last;
     /* counts for the next run (msm_gpu_ctx_set_counts) */
@@ -303,6 +304,11 @@ extern "C" void msm_gpu_ctx_set_window(msm_gpu_ctx *c, unsigned bits)
     c->window_fix = bits >= 4 && bits <= 22 ? bits : 0;
 }
 
+extern "C" void msm_gpu_ctx_set_precompute(msm_gpu_ctx *c, int mode)
+{
+    c->pre_mode = mode == MSM_PRE_OFF || mode == MSM_PRE_FORCE ? mode : MSM_PRE_AUTO;
+}
+
 extern "C" void msm_gpu_ctx_set_accumulation(msm_gpu_ctx *c, int mode, unsigned min_batch, unsigned kmul)
 {
     c->x.acc.kind = mode == MSM_ACC_AFFINE ? MSM_ACC_AFFINE : MSM_ACC_XYZZ;
@@ -341,6 +347,7 @@ template <class F> static void result_combine(msm_gpu_ctx *c, unsigned i)
     msm_horner((jacobian<F> *)p.out, w, p.st.nwin, p.st.c);
     c->last.window_bits = p.st.c;
     c->last.window_groups = p.st.groups;
+    c->last.copies = p.st.copies;
     c->last.n_one = p.st.n_one;
     c->last.n_rest = p.st.n_rest;
     c->last.n_zero = p.n - p.st.n_one - p.st.n_rest;
@@ -378,11 +385,19 @@ extern "C" void msm_gpu_ctx_set_counts(msm_gpu_ctx *c, uint32_t n_one, uint32_t 
 }
 
 template <class F>
-static int run_typed(msm_gpu_ctx *c, const void *bases, const void *scalars, size_t n, int mont, void *out,
-                     plan_stats st)
+static int run_typed(msm_gpu_ctx *c, const msm_gpu_bases *gb, size_t first, const void *scalars, size_t n, int mont,
+                     void *out, plan_stats st)
 {
-    int rc = plan_run<F>(c->x, c->b, (const affine<F> *)bases, (const sc256 *)scalars, n, mont, c->window_fix,
-                         c->max_entries, &st);
+    msm_pre pre; /* the bases' precomputed copies, from point first on */
+    if (gb->d_pre && c->pre_mode != MSM_PRE_OFF) {
+        pre.pre = (const affine<F> *)gb->d_pre + first;
+        pre.split = (uint32_t)gb->n;
+        pre.copies = gb->copies;
+        pre.c = gb->pre_c;
+        pre.force = c->pre_mode == MSM_PRE_FORCE;
+    }
+    int rc = plan_run<F>(c->x, c->b, (const affine<F> *)gb->d + first, (const sc256 *)scalars, n, mont,
+                         c->window_fix, c->max_entries, &st, pre);
     return rc ? rc : result_enqueue<F>(c, st, n, out);
 }
 
@@ -429,8 +444,8 @@ static int run_enqueue(msm_gpu_ctx *c, const msm_gpu_bases *bases, size_t first,
     int rc;
     c->x.profile = getenv("CUZK_MSM_PROFILE") && *getenv("CUZK_MSM_PROFILE") == '1';
     c->x.mark("upload");
-    if (bases->curve == MSM_CURVE_G1) rc = run_typed<fp>(c, (const affine<fp> *)bases->d + first, sc, n, mont, out, st);
-    else rc = run_typed<fp2>(c, (const affine<fp2> *)bases->d + first, sc, n, mont, out, st);
+    if (bases->curve == MSM_CURVE_G1) rc = run_typed<fp>(c, bases, first, sc, n, mont, out, st);
+    else rc = run_typed<fp2>(c, bases, first, sc, n, mont, out, st);
     return rc ? run_failed(c, rc) : CUZK_OK;
 }
 
@@ -471,7 +486,8 @@ template <class F> static size_t scratch_typed(size_t n, size_t max_entries, siz
     size_t wg = persist ? nwin : max_entries / chunk;
     wg = wg < 1 ? 1 : wg > nwin ? nwin : wg;
     /* buckets: with few scalars other than 0 and 1 a group grows to every window, at a
-     * smaller window size; nwin·B·P bounds both */
+     * smaller window size; nwin·B·P bounds both, and the precomputed copies' two arrays of
+     * one merged window each when they run in point chunks */
     size_t buckets = nwin * B * P, ent = persist ? max_entries : chunk * wg, segs = B < MSM_SEG ? 1 : B / 2;
     /* level-0 threads are one wave: ~132 SMs x 8 blocks x 128 on an H200; 2^18 bounds them */
     size_t T = ent / 2 < ((size_t)1 << 18) ? ent / 2 + 1 : ((size_t)1 << 18);

@@ -74,7 +74,7 @@ template <class F> FPM_HD aff_step<F> aff_classify(const affine<F> &a, const aff
 template <class F> FPM_HD F aff_den(const affine<F> *slot, const src_bases<F> &src, size_t e)
 {
     const uint32_t v = src.vals[e];
-    const F px = load16(&src.bases[v & ~MSM_NEG_BIT].x), ax = ld_slot(&slot->x);
+    const F px = load16(&src.at(v & ~MSM_NEG_BIT)->x), ax = ld_slot(&slot->x);
     if (!f_is_zero(px) && !f_is_zero(ax)) {
         F dx = f_sub(px, ax);
         if (!f_is_zero(dx)) return dx;

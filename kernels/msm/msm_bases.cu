@@ -46,6 +46,7 @@ extern "C" void msm_gpu_bases_free(msm_gpu_bases *b)
     if (!b) return;
     cudaSetDevice(b->device);
     cudaFree(b->d);
+    if (b->d_pre) cudaFree(b->d_pre);
     delete b;
 }
 

@@ -15,6 +15,10 @@ struct msm_gpu_bases {
     int curve; /* MSM_CURVE_G1 / MSM_CURVE_G2 */
     size_t n;
     void *d;   /* affine points, g1_aff / g2_aff layout */
+    /* msm_gpu_bases_precompute: copies - 1 shifted copies after d's (copy j of point i at
+     * d_pre[(j - 1)·n + i] = 2^(pre_c·g·j)·d[i]), NULL when copies <= 1 */
+    void *d_pre;
+    unsigned copies, pre_c;
 };
 
 /* out = sum over w < nwin of 2^(c·w)·w[w], plus w[nwin] (the ones), with lib/field's Jacobian

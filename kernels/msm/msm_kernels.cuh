@@ -83,29 +83,62 @@ FPM_HD uint32_t scalar_bits(const sc256 &s, unsigned pos, unsigned c)
 /* Signed digits of window w0..w1-1 for rest scalar k (original index idx): digit d of window w
  * lies in (-2^(c-1), 2^(c-1)]; d != 0 goes to bucket |d| - 1 of window w, written at
  * [(w - w0)·n + k] as key ((w - w0) << (c-1)) | (|d| - 1) and value idx | sign. */
+/* The signed digit of window w (windows taken in order, carry threaded through): magnitude
+ * and sign bit. Past bit 255 the digits are 0 (r < 2^255: the top window never carries). */
+FPM_HD uint32_t signed_digit(const sc256 &s, unsigned w, unsigned c, uint32_t &carry, uint32_t &neg)
+{
+    const uint32_t half = 1u << (c - 1), v = scalar_bits(s, w * c, c) + carry;
+    if (v > half) {
+        neg = MSM_NEG_BIT;
+        carry = 1;
+        return (1u << c) - v;
+    }
+    neg = 0;
+    carry = 0;
+    return v;
+}
+
 FPM_HD void digits_thread(size_t k, size_t n, const sc256 &s, uint32_t idx, unsigned c, unsigned w0,
                           unsigned w1, uint32_t *keys, uint32_t *vals)
 {
     uint32_t carry = 0;
-    const uint32_t half = 1u << (c - 1);
     for (unsigned w = 0; w < w1; w++) {
-        uint32_t v = scalar_bits(s, w * c, c) + carry;
-        uint32_t mag, neg;
-        if (v > half) {
-            mag = (1u << c) - v;
-            neg = MSM_NEG_BIT;
-            carry = 1;
-        } else {
-            mag = v;
-            neg = 0;
-            carry = 0;
-        }
+        uint32_t neg, mag = signed_digit(s, w, c, carry, neg);
         if (w >= w0) {
             size_t at = (size_t)(w - w0) * n + k;
             keys[at] = mag ? (((uint32_t)(w - w0) << (c - 1)) | (mag - 1)) : MSM_KEY_SKIP;
             vals[at] = idx | neg;
         }
     }
+}
+
+/* Over t copies of g windows each (t·g >= nwin > (t - 1)·g), the entries per point of merged
+ * windows 0..l-1: t each, but the last copy holds only the first nwin - (t - 1)·g of them. */
+FPM_HD size_t pre_slots_before(unsigned l, unsigned t, unsigned g, unsigned nwin)
+{
+    const unsigned r = nwin - (t - 1) * g;
+    return (size_t)l * t - (l > r ? l - r : 0);
+}
+
+/* Digits over t precomputed copies of the bases (copy j = 2^(c·g·j)·bases, index j·split + i):
+ * window w = j·g + l < nwin of rest scalar k (original index idx) goes to merged window l as a
+ * point of copy j. Merged windows l0..l1-1 are written, packed (no slots for windows past the
+ * last): entry (pre_slots_before(l) - pre_slots_before(l0) + j)·n + k, key
+ * ((l - l0) << (c-1)) | (|d| - 1). */
+FPM_HD void digits_pre_thread(size_t k, size_t n, const sc256 &s, uint32_t idx, unsigned c, unsigned t,
+                              unsigned g, unsigned nwin, unsigned l0, unsigned l1, uint32_t split, uint32_t *keys,
+                              uint32_t *vals)
+{
+    uint32_t carry = 0;
+    const size_t s0 = pre_slots_before(l0, t, g, nwin);
+    for (unsigned j = 0, w = 0; j < t; j++)
+        for (unsigned l = 0; l < g && w < nwin; l++, w++) {
+            uint32_t neg, mag = signed_digit(s, w, c, carry, neg);
+            if (l < l0 || l >= l1) continue;
+            size_t at = (pre_slots_before(l, t, g, nwin) - s0 + j) * n + k;
+            keys[at] = mag ? (((uint32_t)(l - l0) << (c - 1)) | (mag - 1)) : MSM_KEY_SKIP;
+            vals[at] = (j * split + idx) | neg;
+        }
 }
 
 /* Loads with 16-byte accesses (points are multiples of 16 bytes, arrays 256-byte aligned);
@@ -143,10 +176,14 @@ template <class T> FPM_HD void store16(T *p, const T &v)
 template <class F> struct src_bases {
     const affine<F> *bases;
     const uint32_t *vals;
+    /* precomputed copies (msm_gpu_bases_precompute): indices from split on are pre[i - split] */
+    const affine<F> *pre = nullptr;
+    uint32_t split = 0xffffffffu;
+    FPM_HD const affine<F> *at(uint32_t i) const { return i < split ? bases + i : pre + (i - split); }
     FPM_HD affine<F> point(size_t e) const
     {
         uint32_t v = vals[e];
-        affine<F> q = load16(bases + (v & ~MSM_NEG_BIT));
+        affine<F> q = load16(at(v & ~MSM_NEG_BIT));
         return (v & MSM_NEG_BIT) ? aff_neg(q) : q;
     }
     FPM_HD xyzz<F> add_to(const xyzz<F> &acc, size_t e) const

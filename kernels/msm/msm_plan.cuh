@@ -47,6 +47,29 @@ struct digits_fn {
     }
 };
 
+/* digits_fn over precomputed copies (digits_pre_thread) */
+struct digits_pre_fn {
+    const sc256 *s;
+    int mont;
+    const uint32_t *idx;
+    size_t n;
+    unsigned c, t, g, nwin, l0, l1;
+    uint32_t split;
+    uint32_t *keys, *vals;
+    FPM_HD void operator()(size_t k) const
+    {
+        uint32_t i = idx[k];
+        digits_pre_thread(k, n, load_canonical(s, i, mont), i, c, t, g, nwin, l0, l1, split, keys, vals);
+    }
+};
+
+/* dst[i] += src[i] over buckets: a point chunk's buckets into the merged windows' own */
+template <class F> struct merge_fn {
+    xyzz<F> *dst;
+    const xyzz<F> *src;
+    FPM_HD void operator()(size_t i) const { store16(dst + i, add(load16(dst + i), load16(src + i))); }
+};
+
 /* Resident blocks asked of the compiler for the accumulation kernels (1 = no register cap).
  * Measured on the H200: capping G1 at 128 registers (4 blocks) gained nothing, capping G2 at
  * 204 (5 blocks of 64) lost 16 %; the carry chains need the registers. */
@@ -134,6 +157,7 @@ static inline unsigned bit_length(size_t v)
 struct msm_bufs {
     void *is_one, *is_rest, *idx_one, *idx_rest, *keys[2], *vals[2], *buckets;
     void *pk[2], *pp[2], *red_pts[2], *windows, *ones, *result, *counts;
+    void *buckets2; /* precomputed copies over point chunks: a later chunk's buckets */
 };
 
 /* What a run did; the result is nwin window sums and the ones' sum (b.result, Jacobian), which
@@ -147,6 +171,7 @@ struct plan_stats {
      * (a backlog's level-0 wave lives ~35 ms), so an urgent MSM without them waits once. */
     bool known = false;
     uint32_t known_one = 0, known_rest = 0;
+    unsigned copies; /* > 1: the rest ran over precomputed copies, nwin merged windows */
 };
 
 /* The classes of n scalars as classify_fn sorts them: ones, then the rest (not 0 or 1). */
@@ -157,6 +182,54 @@ FPM_HD void count_classes_range(const sc256 *s, size_t i0, size_t i1, int mont, 
         *ones += c == 1;
         *rest += c == 2;
     }
+}
+
+/* Precomputed shifted copies of the bases (msm_gpu_bases_precompute): copies - 1 of them in
+ * pre (copy j of point i at pre[(j - 1)·split + i]), window size c fixed when they were made. */
+struct msm_pre {
+    const void *pre = nullptr;
+    uint32_t split = 0;
+    unsigned copies = 1, c = 0;
+    bool force = false; /* MSM_PRE_FORCE: whatever the cost model says */
+};
+
+/* Merged windows of t copies at window size c. */
+static inline unsigned msm_pre_windows(unsigned c, unsigned t) { return (msm_windows(c) + t - 1) / t; }
+/* The copies that windows of c bits use when asked for t (every copy holds a window). */
+static inline unsigned msm_pre_copies(unsigned c, unsigned t)
+{
+    const unsigned g = msm_pre_windows(c, t ? t : 1);
+    return (msm_windows(c) + g - 1) / g;
+}
+
+/* The cost model of msm_choose_window for nr scalars in runs of at most max_entries sort
+ * entries, counting every bucket reduction the plan runs: the plain plan reduces each window
+ * once per point chunk; over t copies (t > 1) each merged window is reduced once, a point
+ * chunk after the first adding its buckets into the merged window's (a full addition each). */
+static inline double msm_plan_cost(size_t nr, unsigned c, unsigned t, size_t max_entries)
+{
+    const double B = (double)(1u << (c - 1)), seg = B < MSM_SEG ? B : MSM_SEG;
+    const double per_red = B * 30 + (B / seg) * 18 * (c - 1);
+    const unsigned W = msm_windows(c);
+    if (t <= 1) {
+        const size_t chunk = nr < max_entries ? nr : max_entries;
+        const double chunks = chunk ? (double)((nr + chunk - 1) / chunk) : 1;
+        return (double)nr * W * 13 + chunks * W * per_red;
+    }
+    const unsigned g = msm_pre_windows(c, t);
+    const size_t chunk = nr * t <= max_entries ? nr : (max_entries / t ? max_entries / t : 1);
+    const double chunks = (double)((nr + chunk - 1) / chunk);
+    return (double)nr * W * 13 + g * per_red + (chunks - 1) * g * B * 15;
+}
+
+/* Whether nr scalars other than 0 and 1 run faster over the copies than by the plain plan
+ * (the copies fix the window size; few such scalars want a smaller one). */
+static inline bool msm_pre_pays(size_t nr, const msm_pre &p, size_t max_entries)
+{
+    if (p.copies <= 1 || !p.pre || !nr) return false;
+    if (p.force) return true;
+    return msm_plan_cost(nr, p.c, p.copies, max_entries) <
+           msm_plan_cost(nr, msm_choose_window(nr), 1, max_entries);
 }
 
 /* How level 0 adds into buckets (MSM_ACC_XYZZ: accumulate_thread; MSM_ACC_AFFINE: batched
@@ -219,16 +292,18 @@ int accumulate_levels(X &x, msm_bufs &b, const uint32_t *keys, Src src, size_t m
  * (XYZZ, at least x.acc.slice_min entries per thread): every slice adds, a run split between
  * two slices lands in its bucket in two additions. */
 template <class F, class X>
-int accumulate_sliced(X &x, msm_bufs &b, const uint32_t *sk, const affine<F> *bases, const uint32_t *sv, size_t m,
-                      xyzz<F> *buckets, bool store0, aff_spare spare)
+int accumulate_sliced(X &x, msm_bufs &b, const uint32_t *sk, src_bases<F> src, size_t m, xyzz<F> *buckets,
+                      bool store0, aff_spare spare)
 {
     size_t kper = x.template level0_kper<F, src_bases<F>>(m), s = x.acc.kind == MSM_ACC_XYZZ ? x.acc.slices : 1;
     if (s > kper / x.acc.slice_min) s = kper / x.acc.slice_min;
-    if (s <= 1) return accumulate_levels<F>(x, b, sk, src_bases<F>{bases, sv}, m, kper, buckets, store0, spare);
+    if (s <= 1) return accumulate_levels<F>(x, b, sk, src, m, kper, buckets, store0, spare);
     const size_t ms = (m + s - 1) / s;
     for (size_t off = 0; off < m; off += ms) {
         const size_t mm = m - off < ms ? m - off : ms;
-        int rc = accumulate_levels<F>(x, b, sk + off, src_bases<F>{bases, sv + off}, mm,
+        src_bases<F> part = src;
+        part.vals += off;
+        int rc = accumulate_levels<F>(x, b, sk + off, part, mm,
                                       x.template level0_kper<F, src_bases<F>>(mm), buckets, false);
         if (rc) return rc;
     }
@@ -251,6 +326,7 @@ template <class F, class X> int plan_begin(X &x, msm_bufs &b, unsigned cfix, boo
     st->groups = 0;
     st->n_one = st->n_rest = 0;
     st->nwin = 0;
+    st->copies = 1;
     st->persist = persist && cfix;
     if ((rc = x.ensure(&b.ones, sizeof(xyzz<F>))) || (rc = x.zero(b.ones, sizeof(xyzz<F>))) ||
         (rc = x.ensure(&b.windows, MSM_MAX_WINDOWS * sizeof(xyzz<F>))) ||
@@ -293,11 +369,67 @@ template <class F, class X> int plan_reduce(X &x, msm_bufs &b, unsigned c, unsig
     return 0;
 }
 
+/* Pippenger over precomputed copies for the nr rest scalars (b.idx_rest): merged windows in
+ * groups while every point's entries fit in max_entries, else one merged window over point
+ * chunks, each later chunk's buckets added into the first's; each group reduced once. */
+template <class F, class X>
+int plan_rest_pre(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, int mont, size_t nr,
+                  size_t max_entries, const msm_pre &p, plan_stats *st)
+{
+    int rc;
+    const unsigned c = p.c, t = p.copies, g = msm_pre_windows(c, t), nwin = msm_windows(c);
+    const size_t B = (size_t)1 << (c - 1);
+    st->c = c;
+    st->copies = t;
+    size_t chunk = nr * t <= max_entries ? nr : max_entries / t;
+    if (chunk < 1) chunk = 1;
+    const size_t wgs = chunk == nr ? max_entries / (nr * t) : 1;
+    const unsigned wg = wgs < 1 ? 1 : wgs > g ? g : (unsigned)wgs;
+    const size_t ent = chunk * t * wg;
+    if ((rc = x.ensure(&b.buckets, wg * B * sizeof(xyzz<F>)))) return rc;
+    if (chunk < nr && (rc = x.ensure(&b.buckets2, wg * B * sizeof(xyzz<F>)))) return rc;
+    for (int i = 0; i < 2; i++)
+        if ((rc = x.ensure(&b.keys[i], ent * sizeof(uint32_t))) || (rc = x.ensure(&b.vals[i], ent * sizeof(uint32_t))))
+            return rc;
+    for (unsigned l0 = 0; l0 < g; l0 += wg) {
+        const unsigned l1 = l0 + wg < g ? l0 + wg : g, gg = l1 - l0;
+        const size_t per = pre_slots_before(l1, t, g, nwin) - pre_slots_before(l0, t, g, nwin);
+        for (size_t p0 = 0; p0 < nr; p0 += chunk) {
+            const size_t np = nr - p0 < chunk ? nr - p0 : chunk, m = np * per;
+            /* the first chunk into the merged windows' buckets, later ones beside them, added
+             * in after (a level-0 load and addition per bucket run measured 5-7x slower) */
+            xyzz<F> *bk = (xyzz<F> *)(p0 ? b.buckets2 : b.buckets);
+            if ((rc = x.zero(bk, gg * B * sizeof(xyzz<F>)))) return rc;
+            st->groups++;
+            digits_pre_fn df{scalars, mont, (const uint32_t *)b.idx_rest + p0, np, c, t, g, nwin, l0, l1, p.split,
+                             (uint32_t *)b.keys[0], (uint32_t *)b.vals[0]};
+            if ((rc = x.template launch<F>(np, df, "digits"))) return rc;
+            x.mark("digits");
+            uint32_t *sk, *sv;
+            if ((rc = x.sort((uint32_t *)b.keys[0], (uint32_t *)b.keys[1], (uint32_t *)b.vals[0],
+                             (uint32_t *)b.vals[1], m, (int)(c - 1 + bit_length(gg)), &sk, &sv)))
+                return rc;
+            x.mark("sort");
+            aff_spare spare{sk == (uint32_t *)b.keys[0] ? (uint32_t *)b.keys[1] : (uint32_t *)b.keys[0],
+                            sv == (uint32_t *)b.vals[0] ? (uint32_t *)b.vals[1] : (uint32_t *)b.vals[0]};
+            src_bases<F> src{bases, sv, (const affine<F> *)p.pre, p.split};
+            if ((rc = accumulate_sliced<F>(x, b, sk, src, m, bk, true, spare))) return rc;
+            x.mark("accumulate");
+            if (p0 && (rc = x.template launch<F>(gg * B, merge_fn<F>{(xyzz<F> *)b.buckets, bk}, "bucket merge")))
+                return rc;
+            x.mark("merge");
+        }
+        if ((rc = plan_reduce<F>(x, b, c, l0, gg))) return rc;
+    }
+    return 0;
+}
+
 /* Adds sum scalars[i]·bases[i] over one piece (executor memory, n points). The window size
- * is st->c, or chosen from this piece's count of scalars other than 0 and 1 when 0. */
+ * is st->c, or chosen from this piece's count of scalars other than 0 and 1 when 0;
+ * over the bases' precomputed copies (pre) when the cost model says they pay. */
 template <class F, class X>
 int plan_add(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, size_t n, int mont,
-             size_t max_entries, plan_stats *st)
+             size_t max_entries, plan_stats *st, const msm_pre &pre = msm_pre{})
 {
     int rc;
     if (n == 0) return 0;
@@ -336,6 +468,8 @@ int plan_add(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, si
     /* 3. Pippenger on the rest: window groups of wg windows over point chunks; persistent
      * buckets take every window at once and are neither cleared nor reduced here */
     if (!nr) return 0;
+    if (!st->persist && msm_pre_pays(nr, pre, max_entries))
+        return plan_rest_pre<F>(x, b, bases, scalars, mont, nr, max_entries, pre, st);
     if (!st->c) st->c = msm_choose_window(nr);
     const unsigned c = st->c, nwin = msm_windows(c);
     const size_t B = (size_t)1 << (c - 1);
@@ -376,7 +510,8 @@ int plan_add(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, si
             /* the sort's other buffers are free until the next group: the affine run table */
             aff_spare spare{sk == (uint32_t *)b.keys[0] ? (uint32_t *)b.keys[1] : (uint32_t *)b.keys[0],
                             sv == (uint32_t *)b.vals[0] ? (uint32_t *)b.vals[1] : (uint32_t *)b.vals[0]};
-            if ((rc = accumulate_sliced<F>(x, b, sk, bases, sv, m, (xyzz<F> *)b.buckets, !st->persist, spare)))
+            if ((rc = accumulate_sliced<F>(x, b, sk, src_bases<F>{bases, sv}, m, (xyzz<F> *)b.buckets, !st->persist,
+                                           spare)))
                 return rc;
             x.mark("accumulate");
             if (!st->persist && (rc = plan_reduce<F>(x, b, c, w0, g))) return rc;
@@ -390,7 +525,7 @@ int plan_add(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, si
 template <class F, class X> int plan_end(X &x, msm_bufs &b, plan_stats *st)
 {
     int rc;
-    st->nwin = st->c ? msm_windows(st->c) : 0;
+    st->nwin = !st->c ? 0 : st->copies > 1 ? msm_pre_windows(st->c, st->copies) : msm_windows(st->c);
     if (st->persist && st->n_rest && (rc = plan_reduce<F>(x, b, st->c, 0, st->nwin))) return rc;
     if ((rc = x.ensure(&b.result, (st->nwin + 1) * sizeof(jacobian<F>)))) return rc;
     rc = x.template launch<F>(st->nwin + 1, tojac_fn<F>{(xyzz<F> *)b.windows, st->nwin, (xyzz<F> *)b.ones,
@@ -402,11 +537,11 @@ template <class F, class X> int plan_end(X &x, msm_bufs &b, plan_stats *st)
 /* One MSM whose bases and scalars are all in executor memory. */
 template <class F, class X>
 int plan_run(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, size_t n, int mont,
-             unsigned cfix, size_t max_entries, plan_stats *st)
+             unsigned cfix, size_t max_entries, plan_stats *st, const msm_pre &pre = msm_pre{})
 {
     int rc;
     if ((rc = plan_begin<F>(x, b, cfix, false, st)) ||
-        (rc = plan_add<F>(x, b, bases, scalars, n, mont, max_entries, st)))
+        (rc = plan_add<F>(x, b, bases, scalars, n, mont, max_entries, st, pre)))
         return rc;
     return plan_end<F>(x, b, st);
 }

@@ -13,6 +13,7 @@
 #include "msm.h"
 #include "msm/msm_internal.cuh"
 #include "msm/msm_plan.cuh"
+#include "msm/msm_shift.cuh"
 
 extern "C" {
 #include "error.h"
@@ -186,6 +187,60 @@ extern "C" int msm_sim_run_acc(int curve, int acc, unsigned min_batch, const voi
     m.min_batch = min_batch;
     return sim_run(curve, m, bases, scalars, n, scalar_form, window_bits, max_entries, acc_threads, piece, persist,
                    out);
+}
+
+/* Copies 1 .. copies - 1 of the bases shifted by dbls doublings each (msm_shift.cuh on the
+ * host), then the plan over them. */
+template <class F>
+static int sim_pre_typed(host_exec &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, size_t n, int mont,
+                         msm_pre &pre, unsigned dbls, size_t max_entries, jacobian<F> *out)
+{
+    std::vector<affine<F>> copies((pre.copies - 1) * n);
+    std::vector<xyzz<F>> scratch(n);
+    for (unsigned j = 1; j < pre.copies; j++) {
+        const affine<F> *src = j == 1 ? bases : copies.data() + (size_t)(j - 2) * n;
+        for (size_t th = 0; th * MSM_SHIFT_RUN < n; th++)
+            shift_thread<F>(th, n, dbls, src, copies.data() + (size_t)(j - 1) * n, scratch.data());
+    }
+    pre.pre = copies.data();
+    pre.split = (uint32_t)n;
+    plan_stats st;
+    int rc = plan_run<F>(x, b, bases, scalars, n, mont, 0, max_entries, &st, pre);
+    if (!rc) msm_horner(out, (const jacobian<F> *)b.result, st.nwin, st.c);
+    if (!rc && pre.force && st.n_rest && st.copies != pre.copies)
+        rc = err_set(CUZK_EINVAL, "msm_sim_run_pre: forced onto %u copies, the plan used %u", pre.copies, st.copies);
+    return rc;
+}
+
+extern "C" int msm_sim_run_pre(int curve, const void *bases, const void *scalars, size_t n, int scalar_form,
+                               unsigned copies, unsigned window_bits, unsigned shift_bits, int mode,
+                               size_t max_entries, size_t acc_threads, void *out)
+{
+    if (curve != MSM_CURVE_G1 && curve != MSM_CURVE_G2) return err_set(CUZK_EINVAL, "msm_sim_run_pre: curve %d", curve);
+    const unsigned c = window_bits ? window_bits : msm_choose_window(n ? n : 1);
+    if (copies < 2 || c < 4 || c > 22 || copies > msm_windows(c) || !n)
+        return err_set(CUZK_EINVAL, "msm_sim_run_pre: %u copies of %u-bit windows over %zu points", copies, c, n);
+    copies = msm_pre_copies(c, copies);
+    host_exec x;
+    x.acc_threads = acc_threads ? acc_threads : 64;
+    const char *acc = getenv("CUZK_MSM_ACC"); /* as the device context reads it */
+    if (acc && !strcmp(acc, "affine")) x.acc.kind = MSM_ACC_AFFINE, x.acc.min_batch = 0;
+    msm_bufs b;
+    memset(&b, 0, sizeof b);
+    msm_pre pre;
+    pre.copies = copies;
+    pre.c = c;
+    pre.force = mode == MSM_PRE_FORCE;
+    const unsigned dbls = shift_bits ? shift_bits : c * msm_pre_windows(c, copies);
+    if (!max_entries) max_entries = (size_t)1 << 20;
+    int rc = curve == MSM_CURVE_G1
+                 ? sim_pre_typed<fp>(x, b, (const affine<fp> *)bases, (const sc256 *)scalars, n, scalar_form == 0, pre,
+                                     dbls, max_entries, (jacobian<fp> *)out)
+                 : sim_pre_typed<fp2>(x, b, (const affine<fp2> *)bases, (const sc256 *)scalars, n, scalar_form == 0,
+                                      pre, dbls, max_entries, (jacobian<fp2> *)out);
+    void **all = (void **)&b;
+    for (size_t i = 0; i < sizeof b / sizeof(void *); i++) free(all[i]);
+    return rc;
 }
 
 extern "C" void msm_sim_fp_inv(void *out, const void *in, size_t n)

@@ -113,7 +113,7 @@ static void cuda_key_free(void *be, void *key)
         gpu_set_device(d->ordinal);
         for (int v = 0; v < PL_N; v++) msm_gpu_bases_free(k->dev[i].whole[v]);
         pthread_mutex_lock(&d->lock);
-        d->resident -= k->dev[i].pl.resident_total;
+        d->resident -= k->dev[i].pl.resident_total + k->dev[i].pl.copies_bytes;
         pthread_mutex_unlock(&d->lock);
     }
     if (k->registered)
@@ -244,6 +244,8 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
         rc = placement_with_evictions(&in, room, k->pinned, vs, nv, ev, &nev, &kd->pl);
         if (rc == CUZK_EBUDGET && k->pinned) /* placed as it fits, evicting nothing: check_pinned refuses it */
             rc = placement_with_evictions(&in, room, 0, vs, 0, ev, &nev, &kd->pl);
+        /* precomputed copies in what is left over, never from what an eviction freed */
+        if (rc == CUZK_OK && !nev) placement_copies(&in, room, cuda_copies_max(), &kd->pl);
         if (rc != CUZK_OK || !nev || host_ready) break;
         pthread_mutex_unlock(&d->lock); /* pin the victims' host copies, then choose again */
         for (uint32_t j = 0; j < nev; j++)
@@ -258,7 +260,7 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
             slot_pool_add(&d->pool, kd->pl.slots);
         }
         d->slot_bytes = kd->pl.slot_bytes; /* set, or grown for this key */
-        d->resident += kd->pl.resident_total;
+        d->resident += kd->pl.resident_total + kd->pl.copies_bytes;
     }
     pthread_mutex_unlock(&d->lock);
     for (uint32_t j = 0; j < nstash; j++) msm_gpu_bases_free(stash[j]); /* no partition of theirs runs */
@@ -283,6 +285,7 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
                        (unsigned long long)d->cap, (unsigned long long)(d->cap - in.avail));
     }
     for (int v = 0; v < PL_N && !rc; v++) rc = place_resident(k, kd, d->ordinal, v);
+    if (!rc) cuda_make_copies(d, kd);
     return rc;
 }
 

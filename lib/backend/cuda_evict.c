@@ -29,7 +29,7 @@ uint32_t cuda_evict_candidates(cuda_backend *b, const cuda_key *k, uint32_t i, i
         const cuda_key_dev *od = &o->dev[i];
         if (!od->pl.resident_total) continue;
         pl_victim *v = &victims[n];
-        memcpy(v->resident, od->pl.resident, sizeof v->resident);
+        for (int x = 0; x < PL_N; x++) v->resident[x] = od->pl.resident[x] + cuda_copies_bytes(od, x); /* + copies */
         v->last_used = od->last_used;
         v->evictable = !o->pinned && !od->running && (!host_needed || host_copy(o)) && slots_stream(d, o);
         owners[n++] = o;
@@ -43,15 +43,17 @@ void cuda_evict_apply(cuda_dev *d, uint32_t i, cuda_key **owners, const pl_evict
     for (uint32_t j = 0; j < n; j++) {
         cuda_key_dev *od = &owners[ev[j].victim]->dev[i];
         const int v = ev[j].vector;
-        const uint64_t bytes = od->pl.resident[v];
+        const uint64_t bytes = od->pl.resident[v], copies = cuda_copies_bytes(od, v); /* freed with it */
         stash[(*nstash)++] = od->whole[v];
         od->whole[v] = NULL;
         od->res[v] = NULL;
         od->pl.resident[v] = 0;
         od->pl.resident_total -= bytes;
+        od->pl.copies_bytes -= copies;
+        od->pl.copies[v] = 0;
         od->pl.kind = od->pl.resident_total ? PL_PARTIAL : PL_STREAMED;
         od->pl.ws = PL_LEAN; /* what streams runs lean (cuda_flow_lean) */
-        d->resident -= bytes;
+        d->resident -= bytes + copies;
     }
 }
 #endif

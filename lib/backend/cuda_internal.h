@@ -167,6 +167,13 @@ typedef struct cuda_inputs {
     int canon;
 } cuda_inputs;
 
+/* ---- cuda_copies.c: precomputed shifted copies of resident bases (placement_copies) ---- */
+#define CUDA_COPIES_DEFAULT 2
+uint32_t cuda_copies_max(void);
+void cuda_make_copies(cuda_dev *d, cuda_key_dev *kd);
+/* Device bytes vector v's copies beyond its bases take (they leave with it when evicted). */
+uint64_t cuda_copies_bytes(const cuda_key_dev *kd, int v);
+
 /* ---- backend_cuda.c ---- */
 /* Pinned host bases for streaming (idempotent): the params' arrays registered in place, or
  * (synthetic keys) a pinned copy made on device `ordinal`. */

@@ -115,6 +115,28 @@ int placement_decide_urgent(pl_input *in, uint64_t room, pl_result *out)
     return CUZK_OK;
 }
 
+void placement_copies(const pl_input *in, uint64_t room, uint32_t max_copies, pl_result *out)
+{
+    memset(out->copies, 0, sizeof out->copies);
+    out->copies_bytes = 0;
+    if (out->kind != PL_RESIDENT || max_copies < 2) return;
+    /* what the slots take of avail: all of them when this key creates them, else their growth */
+    const uint64_t n = in->max_slots ? in->max_slots : 1;
+    uint64_t slots = in->slot_bytes ? (out->slot_bytes > in->slot_bytes ? n * (out->slot_bytes - in->slot_bytes) : 0)
+                                    : (uint64_t)out->slots * out->slot_bytes;
+    uint64_t kept = in->keep > room ? in->keep : room, used = out->resident_total + slots + kept;
+    uint64_t left = in->avail > used ? in->avail - used : 0, per = in->base_bytes[PL_H];
+    if (!per) return;
+    uint32_t t = 1;
+    while (t < max_copies && per <= left) {
+        left -= per;
+        t++;
+    }
+    if (t < 2) return;
+    out->copies[PL_H] = t;
+    out->copies_bytes = (uint64_t)(t - 1) * per;
+}
+
 /* Accepted: a placement, and resident when asked. */
 static int placement_ok(pl_input *in, uint64_t room, int must_be_resident, pl_result *out)
 {

@@ -45,6 +45,9 @@ typedef struct pl_result {
     uint64_t resident_total;
     uint64_t need;               /* on CUZK_EBUDGET: the bytes the streamed slot(s) need:    */
                                  /* one slot, or what the existing slots must grow by        */
+    uint32_t copies[PL_N];       /* placement_copies: shifted copies of each vector's bases  */
+                                 /* (the bases count as one; 0 = none chosen)               */
+    uint64_t copies_bytes;       /* device bytes the copies beyond the first take           */
 } pl_result;
 
 /* CUZK_OK with *out filled, or CUZK_EBUDGET when not even one lean slot with streamed bases
@@ -55,6 +58,16 @@ int placement_decide(const pl_input *in, pl_result *out);
  * where that keeps the layout (full or lean) and the slot count: only resident bases give
  * way to it. in->keep says whether it was kept (room) or not (0). */
 int placement_decide_urgent(pl_input *in, uint64_t room, pl_result *out);
+
+/* Precomputed shifted copies of bases (issue 14, kernels/msm.h msm_gpu_bases_precompute)
+ * in what an accepted resident placement leaves over: H, whose MSM sums full-width scalars
+ * every partition, gets up to max_copies copies of its bases (the bases are the first; each
+ * further one takes H's bytes again) while they fit beside the resident bases, the slots (as
+ * created or grown) and max(in->keep, room) bytes kept free. Never when anything streams, and
+ * never at the slots' or the urgent room's expense. L and A get none: their scalars are mostly
+ * 0 and 1 (PoRep: ~10 % others), a window fixed at load for n points is too wide for those,
+ * and the merged windows would not pay (the plan would not use them). */
+void placement_copies(const pl_input *in, uint64_t room, uint32_t max_copies, pl_result *out);
 
 /* Eviction: a key being loaded may take device memory from the resident bases of keys loaded
  * before it, whole vectors at a time, when that is what lets it load at all or, for a pinned

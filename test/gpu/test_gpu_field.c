@@ -1,7 +1,7 @@
 /*
- * GPU Fr, Fp and Fp2 arithmetic (kernels/field) against a slow big-integer reference
- * (test/gpu/bigref.h) on fresh random inputs plus edge values (0, 1, p-1, carry-heavy
- * patterns). Exits 77 without a CUDA device.
+ * GPU Fr, Fp and Fp2 arithmetic (kernels/field), the FP64 Fr product too, against a slow
+ * big-integer reference (test/gpu/bigref.h) on fresh random inputs plus edge values (0, 1,
+ * p-1, carry-heavy patterns). Exits 77 without a CUDA device.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -196,6 +196,68 @@ static void test_fp2(void **state)
     free(a), free(b), free(am), free(bm), free(out);
 }
 
+/* x + r when that stays below 2^255 (the same residue; the FP64 product takes inputs up to 2^255) */
+static void widen(uint32_t *x)
+{
+    uint32_t t[8];
+    uint64_t carry = 0;
+    for (int i = 0; i < 8; i++) {
+        uint64_t s = (uint64_t)x[i] + FR_M[i] + carry;
+        t[i] = (uint32_t)s;
+        carry = s >> 32;
+    }
+    if (!(t[7] >> 31)) memcpy(x, t, sizeof t);
+}
+
+/* The Fr product on the FP64 pipe (kernels/field/fr52.h): got·R = a·b (mod r) and got < r
+ * against the big-integer reference, on Montgomery-form inputs below 2^255 (random, edge
+ * values, the same plus r, 2^255 - 1 - k, all-ones 52-bit limbs), and bit-identical to the
+ * integer product where both inputs are below r. */
+static void test_fr_fp64(void **state)
+{
+    (void)state;
+    const int n = 8;
+    size_t bytes = (size_t)COUNT * n * 4;
+    uint32_t *am = malloc(bytes), *bm = malloc(bytes), *out = malloc(bytes), *ref = malloc(bytes);
+    assert_non_null(am && bm && out && ref);
+    for (size_t i = 0; i < COUNT; i++) {
+        uint32_t x[8], *pa = am + i * n, *pb = bm + i * n;
+        rand_elem(x, FR_M, n);
+        big_to_mont(pa, x, FR_M, n);
+        rand_elem(x, FR_M, n);
+        big_to_mont(pb, x, FR_M, n);
+        if (i < 16) { /* 2^255 - 1 - k, and all-ones 52-bit limbs (bits 52j..52j+51 for j in mask) */
+            memset(pa, 0xff, 32), pa[7] = 0x7fffffff, pa[0] -= (uint32_t)i;
+            memset(pb, 0, 32);
+            for (int b = 0; b < 255; b++)
+                if ((i + 1) >> (b / 52) & 1) pb[b / 32] |= 1u << (b % 32);
+        }
+    }
+    /* bit-identical to the integer product on the inputs below r (before any widening) */
+    assert_int_equal(gpu_field_op(GPU_FR_MUL_FP64, am + 16 * n, bm + 16 * n, out, COUNT - 16), 0);
+    assert_int_equal(gpu_field_op(GPU_FR_MUL, am + 16 * n, bm + 16 * n, ref, COUNT - 16), 0);
+    size_t bad = 0;
+    for (size_t i = 0; i < COUNT - 16; i++)
+        if (big_cmp(out + i * n, ref + i * n, n) != 0 && bad++ < 3) fail_dump("fp64 vs integer mul", i, out + i * n, ref + i * n, n);
+    assert_int_equal(bad, 0);
+    for (size_t i = 16; i < COUNT; i++) {
+        if (i % 3 == 1) widen(am + i * n);
+        if (i % 5 == 2) widen(bm + i * n);
+    }
+    assert_int_equal(gpu_field_op(GPU_FR_MUL_FP64, am, bm, out, COUNT), 0);
+    for (size_t i = 0; i < COUNT; i++) {
+        uint32_t want[8], got_r[8];
+        const uint32_t *g = out + i * n;
+        big_mulmod(want, am + i * n, bm + i * n, FR_M, n);
+        big_to_mont(got_r, g, FR_M, n);
+        if ((big_cmp(g, FR_M, n) >= 0 || big_cmp(got_r, want, n) != 0) && bad++ < 3)
+            fail_dump("fp64 mul (got·R vs a·b)", i, got_r, want, n);
+    }
+    if (bad) fprintf(stderr, "fp64 mul: %zu of %d wrong\n", bad, COUNT);
+    assert_int_equal(bad, 0);
+    free(am), free(bm), free(out), free(ref);
+}
+
 /* A device allocation that cannot succeed is an error with a message, not a crash. */
 static void test_alloc_failure(void **state)
 {
@@ -216,6 +278,7 @@ int main(void)
     hex_to_limbs(FP_M, 12, FP_HEX);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fr),
+        cmocka_unit_test(test_fr_fp64),
         cmocka_unit_test(test_fp),
         cmocka_unit_test(test_fp2),
         cmocka_unit_test(test_alloc_failure),

@@ -27,6 +27,20 @@
 
 static threadpool *tp;
 static msm_gpu_ctx *ctx;
+/* test_precompute: every base vector the cases make gets this many shifted copies (window
+ * pre_window, 0 = chosen for its size), and the context is forced onto them */
+static unsigned pre_copies, pre_window;
+
+static void with_copies(msm_gpu_bases *gb)
+{
+    if (pre_copies < 2) return;
+    int rc = msm_gpu_bases_precompute(gb, pre_copies, pre_window);
+    if (rc) printf("precompute: %s\n", cuzk_last_error());
+    assert_int_equal(rc, 0);
+    unsigned c = 0;
+    assert_int_equal(msm_gpu_bases_copies(gb, &c), pre_copies);
+    assert_true(c >= 4);
+}
 
 static const fr_t R_MINUS_1 = {{0xffffffff00000000ull, 0x53bda402fffe5bfeull, 0x3339d80809a1d805ull,
                                 0x73eda753299d7d48ull}};
@@ -109,10 +123,12 @@ static void check(int curve, const msm_gpu_bases *gb, const void *host_bases, co
     msm_gpu_stats st;
     msm_gpu_last_stats(ctx, &st);
     if (!ok)
-        printf("MISMATCH %s: G%d n=%zu form=%d where=%d window=%u groups=%u zero=%llu one=%llu rest=%llu\n", what,
-               curve, n, form, where, st.window_bits, st.window_groups, (unsigned long long)st.n_zero,
+        printf("MISMATCH %s: G%d n=%zu form=%d where=%d window=%u groups=%u copies=%u zero=%llu one=%llu rest=%llu\n",
+               what, curve, n, form, where, st.window_bits, st.window_groups, st.copies, (unsigned long long)st.n_zero,
                (unsigned long long)st.n_one, (unsigned long long)st.n_rest);
     assert_true(ok);
+    /* forced onto the copies: every run with scalars other than 0 and 1 summed over them */
+    if (pre_copies > 1 && st.n_rest) assert_int_equal(st.copies, pre_copies);
     if (dev) gpu_free(dev);
     free(g);
 }
@@ -138,6 +154,7 @@ static msm_gpu_bases *gen_bases(int curve, size_t n, void **host)
     *host = malloc(n * pb);
     assert_non_null(*host);
     assert_int_equal(msm_gpu_bases_download(gb, 0, n, *host), 0);
+    with_copies(gb);
     for (int t = 0; t < 3; t++) {
         size_t i = t == 0 ? 0 : t == 1 ? n - 1 : test_rand64() % n;
         fr_t c, ta, tb, ti;
@@ -235,6 +252,7 @@ static void edges(int curve)
     }
     msm_gpu_bases *gs = NULL;
     assert_int_equal(msm_gpu_bases_upload(&gs, 0, curve, shaped, n), 0);
+    with_copies(gs);
     const int kinds2[] = {S_RANDOM, S_MIXED, S_ONE, S_RMINUS1};
     for (int t = 0; t < 4; t++) {
         for (size_t j = 0; j < n; j++) make_scalar(&k[j], kinds2[t]);
@@ -340,6 +358,7 @@ static void big(int curve, int log_n)
     int rc = msm_gpu_bases_generate(&gb, 0, curve, n, gen, a, b);
     if (rc) printf("generate: %s\n", cuzk_last_error());
     assert_int_equal(rc, 0);
+    with_copies(gb);
     fr_t *k = malloc(n * sizeof *k), sum = FR_ZERO, ta, tb, c, ci, t;
     assert_non_null(k);
     fr_from_u64(&ta, a);
@@ -369,8 +388,8 @@ static void big(int curve, int log_n)
     }
     msm_gpu_stats st;
     msm_gpu_last_stats(ctx, &st);
-    printf("G%d 2^%d: %s, window %u, %u groups, %.1f ms\n", curve, log_n, ok ? "ok" : "MISMATCH", st.window_bits,
-           st.window_groups, (double)st.device_ms);
+    printf("G%d 2^%d: %s, window %u, %u groups, %u copies, %.1f ms\n", curve, log_n, ok ? "ok" : "MISMATCH",
+           st.window_bits, st.window_groups, st.copies, (double)st.device_ms);
     assert_true(ok);
     free(k);
     msm_gpu_bases_free(gb);
@@ -529,6 +548,78 @@ static void test_counted_deferred(void **state)
     free(h2);
     msm_gpu_bases_free(g1);
     msm_gpu_bases_free(g2);
+
+/* Precomputed shifted copies (msm_gpu_bases_precompute), the context forced onto them: the
+ * sizes, edge cases (zero, one, r - 1, repeated, opposite and infinite bases) and 2^24 cases
+ * above with 2 copies, 3 (empty window slots), one per window (a single merged window), a
+ * capped context (merged windows over point chunks adding into their buckets), bases from an
+ * offset, the copies freed again, and the default (cost model) choosing them for full scalars. */
+static void test_precompute(void **state)
+{
+    (void)state;
+    msm_gpu_ctx_set_precompute(ctx, MSM_PRE_FORCE);
+    const int logs1[] = {4, 10, 16, 20}, logs2[] = {5, 12};
+    pre_copies = 2;
+    sizes(MSM_CURVE_G1, logs1, 4);
+    edges(MSM_CURVE_G1);
+    edges(MSM_CURVE_G2);
+    pre_copies = 3;
+    pre_window = 9; /* 29 windows: 30 slots, one empty */
+    edges(MSM_CURVE_G1);
+    sizes(MSM_CURVE_G2, logs2, 2);
+    pre_copies = 32;
+    pre_window = 8; /* one copy per window: g = 1 */
+    sizes(MSM_CURVE_G1, logs1, 3);
+    pre_window = 0;
+    pre_copies = 13; /* 2^24 at its chosen 20-bit window: one merged window */
+    big(MSM_CURVE_G1, 24);
+    pre_copies = 2;
+    big(MSM_CURVE_G2, 22);
+
+    /* a capped context (2^18 entries) over 2^20 points: 8 chunks add into each merged window */
+    const size_t n = ((size_t)1 << 20) + 7;
+    void *host;
+    pre_copies = 2;
+    pre_window = 16;
+    msm_gpu_bases *gb = gen_bases(MSM_CURVE_G1, n, &host);
+    fr_t *k = malloc(n * sizeof *k);
+    assert_non_null(k);
+    msm_gpu_ctx *saved = ctx, *small = NULL;
+    assert_int_equal(msm_gpu_ctx_create(&small, 0, NULL, (size_t)1 << 18), 0);
+    msm_gpu_ctx_set_precompute(small, MSM_PRE_FORCE);
+    ctx = small;
+    for (size_t j = 0; j < n; j++) make_scalar(&k[j], S_MIXED);
+    check(MSM_CURVE_G1, gb, host, k, n - 7, MSM_SCALARS_HOST, "copies, capped entries");
+    ctx = saved;
+    msm_gpu_ctx_free(small);
+    /* from an offset: copy j of point first + i */
+    const size_t first = 7, m = 5000;
+    g1_jac want, got;
+    for (size_t j = 0; j < m; j++) make_scalar(&k[j], S_RANDOM);
+    msm_g1(&want, (const g1_aff *)host + first, k, m, tp);
+    assert_int_equal(msm_gpu_run(ctx, gb, first, k, m, CUZK_FR_CANONICAL, MSM_SCALARS_HOST, &got), 0);
+    assert_true(g1_jac_eq(&want, &got));
+    /* the cost model's choice: full-width scalars over all points take the copies */
+    msm_gpu_ctx_set_precompute(ctx, MSM_PRE_AUTO);
+    for (size_t j = 0; j < n; j++) make_scalar(&k[j], S_RANDOM);
+    msm_gpu_stats st;
+    pre_copies = 0; /* check() must not insist */
+    check(MSM_CURVE_G1, gb, host, k, n, MSM_SCALARS_HOST, "copies by the cost model");
+    msm_gpu_last_stats(ctx, &st);
+    printf("2^20 + 7 full-width scalars, 16-bit copies x2: the cost model took %u copies\n", st.copies);
+    /* freed: the plain plan again */
+    assert_int_equal(msm_gpu_bases_precompute(gb, 1, 0), 0);
+    assert_int_equal(msm_gpu_bases_copies(gb, NULL), 1);
+    check(MSM_CURVE_G1, gb, host, k, n, MSM_SCALARS_HOST, "copies freed");
+    msm_gpu_last_stats(ctx, &st);
+    assert_int_equal(st.copies, 1);
+    /* too many copies, or a window out of range */
+    assert_int_equal(msm_gpu_bases_precompute(gb, 40, 8), CUZK_EINVAL);
+    assert_int_equal(msm_gpu_bases_precompute(gb, 2, 30), CUZK_EINVAL);
+    pre_window = 0;
+    free(k);
+    free(host);
+    msm_gpu_bases_free(gb);
 }
 
 int main(void)
@@ -552,6 +643,7 @@ int main(void)
         cmocka_unit_test(test_big_g2),
         cmocka_unit_test(test_affine),
         cmocka_unit_test(test_affine_special),
+        cmocka_unit_test(test_precompute),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     msm_gpu_ctx_free(ctx);
