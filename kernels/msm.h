@@ -76,10 +76,6 @@ void msm_gpu_ctx_set_precompute(msm_gpu_ctx *ctx, int mode);
  * CUZK_MSM_AFF_KMUL from the environment (default XYZZ). */
 enum { MSM_ACC_XYZZ = 0, MSM_ACC_AFFINE = 1 };
 void msm_gpu_ctx_set_accumulation(msm_gpu_ctx *ctx, int mode, unsigned min_batch, unsigned kmul);
-/* XYZZ bucket accumulation in `slices` launches (1..64, default 1 or CUZK_MSM_SLICES) whose
- * blocks live 1/slices as long, so kernels on a higher-priority stream (urgent partitions) get
- * SMs sooner; same result. Not measured yet: the backend does not set it. */
-void msm_gpu_ctx_set_slices(msm_gpu_ctx *ctx, unsigned slices);
 
 enum { MSM_SCALARS_HOST = 0, MSM_SCALARS_DEVICE = 1 };
 

@@ -1,7 +1,8 @@
 /* Memory budgets: the atomic counter alone (fit, refuse, wait, give up), then an engine
  * with a small budget — partitions wait in the queue and never overlap beyond the budget,
  * the a/b/c share comes back after the H step, a partition that can never fit is refused
- * with CUZK_EBUDGET, and resident memory returns after a burst without malloc_trim. */
+ * with CUZK_EBUDGET, keys that gave way on a GPU count their page-locked host copies, and
+ * resident memory returns after a burst without malloc_trim. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -190,6 +191,95 @@ static void abc_share_comes_back_after_h(void **state)
     assert_true(overlaps >= 1);
 }
 
+/* ---- keys that give way: their page-locked host copies count ---- */
+
+/* The trivial backend as the engine sees a GPU one that evicts: each key reports the host
+ * memory it holds page-locked; a load makes the first key loaded before it pin `gives` more
+ * (a CUDA key that gave way streams from then on). */
+static struct {
+    void *key;
+    uint64_t pinned;
+} pin_tab[4];
+static uint64_t next_pins, next_gives;
+
+static int ev_load(void *be, const char *path, uint32_t flags, void **key)
+{
+    for (int i = 0; i < 4; i++)
+        if (pin_tab[i].key) {
+            pin_tab[i].pinned += next_gives;
+            break;
+        }
+    int rc = backend_trivial_ops.key_load(be, path, flags, key); /* may fail, having taken */
+    if (rc) return rc;
+    for (int i = 0; i < 4; i++)
+        if (!pin_tab[i].key) {
+            pin_tab[i].key = *key, pin_tab[i].pinned = next_pins;
+            break;
+        }
+    return CUZK_OK;
+}
+
+static void ev_free(void *be, void *key)
+{
+    for (int i = 0; i < 4; i++)
+        if (pin_tab[i].key == key) pin_tab[i].key = NULL;
+    backend_trivial_ops.key_free(be, key);
+}
+
+static int ev_placement(void *be, void *key, uint32_t device_index, cuzk_placement *out)
+{
+    (void)be, (void)device_index;
+    out->kind = CUZK_PLACEMENT_PARTIAL;
+    for (int i = 0; i < 4; i++)
+        if (pin_tab[i].key == key) out->pinned_host_bytes = pin_tab[i].pinned;
+    return CUZK_OK;
+}
+
+static uint64_t host_reserved(cuzk_engine *e)
+{
+    cuzk_stats st = {.struct_size = sizeof st};
+    assert_int_equal(cuzk_engine_stats(e, &st), CUZK_OK);
+    return st.host_reserved_bytes;
+}
+
+static void evicted_keys_pinned_count(void **state)
+{
+    (void)state;
+    memset(pin_tab, 0, sizeof pin_tab);
+    backend_ops ops = backend_trivial_ops;
+    ops.key_load = ev_load, ops.key_free = ev_free, ops.key_placement = ev_placement;
+    cuzk_config *cfg;
+    assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_HOST_BUDGET_BYTES, (int64_t)(100 * MiB)), CUZK_OK);
+    cuzk_engine *e;
+    assert_int_equal(engine_create_with_backend(cfg, &ops, NULL, &e), CUZK_OK);
+    cuzk_config_free(cfg);
+    cuzk_srs *first, *second, *third;
+    next_pins = 0, next_gives = 0;
+    assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=0", 0, &first), CUZK_OK); /* resident */
+    assert_int_equal(host_reserved(e), 0);
+    next_pins = 10 * MiB, next_gives = 30 * MiB; /* streamed itself, and the first gives way */
+    assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=0", 0, &second), CUZK_OK);
+    assert_int_equal(host_reserved(e), 40 * MiB);
+    run_jobs(e, first, 2); /* it proves, its reservation standing */
+    assert_int_equal(host_reserved(e), 40 * MiB);
+    next_gives = 5 * MiB; /* a load that fails after the first gave way */
+    assert_int_equal(cuzk_srs_load(e, "nonsense", 0, &third), CUZK_EFORMAT);
+    assert_int_equal(host_reserved(e), 45 * MiB);
+    next_pins = 60 * MiB, next_gives = 0; /* a streamed key the budget cannot hold beside them */
+    assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=0", 0, &third), CUZK_EBUDGET);
+    assert_int_equal(host_reserved(e), 45 * MiB);
+    next_pins = 0, next_gives = 75 * MiB; /* beyond the budget: counted all the same */
+    assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=0", 0, &third), CUZK_OK);
+    assert_int_equal(host_reserved(e), 120 * MiB);
+    cuzk_srs_release(first); /* gives back all it held */
+    assert_int_equal(host_reserved(e), 10 * MiB);
+    cuzk_srs_release(third);
+    cuzk_srs_release(second);
+    assert_int_equal(host_reserved(e), 0);
+    cuzk_engine_destroy(e);
+}
+
 /* ---- resident memory after a burst ---- */
 
 static _Atomic int sampling;
@@ -246,6 +336,7 @@ int main(void)
         cmocka_unit_test(counter_alone),
         cmocka_unit_test(waits_and_never_fits),
         cmocka_unit_test(abc_share_comes_back_after_h),
+        cmocka_unit_test(evicted_keys_pinned_count),
         cmocka_unit_test(rss_returns_after_burst),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

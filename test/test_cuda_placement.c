@@ -445,10 +445,53 @@ static void test_evictions(void **state)
     assert_int_equal(n, 1);
     assert_int_equal(ev[0].victim, 1);
     assert_int_equal(ev[0].vector, PL_L);
+    /* the least recently used key is small (a WinningPoSt key, not pinned): all of it would
+     * not do (it holds half as much as the new one), the next key's H alone does: the small
+     * key keeps everything */
+    pl_victim two[2];
+    memset(two, 0, sizeof two);
+    for (int v = 0; v < PL_N; v++) two[0].resident[v] = win.base_bytes[v] / 2;
+    two[0].last_used = 1, two[0].evictable = 1;
+    memcpy(two[1].resident, first.resident, sizeof first.resident);
+    two[1].last_used = 2, two[1].evictable = 1;
+    w = win;
+    w.avail = 0; /* needs more than the small key holds */
+    assert_int_equal(placement_with_evictions(&w, 0, 1, two, 2, ev, &n, &r), CUZK_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(ev[0].victim, 1);
+    assert_int_equal(ev[0].vector, PL_H);
+    assert_int_equal(w.avail, first.resident[PL_H]);
+    assert_int_equal(r.kind, PL_RESIDENT);
+    /* what the only idle key holds would not make it resident (though more of it would fit):
+     * refused, nothing taken, the placement as without it (what check_pinned then names) */
+    pl_victim tiny;
+    memset(&tiny, 0, sizeof tiny);
+    tiny.resident[PL_H] = 20 << 20, tiny.evictable = 1;
+    w = win;
+    w.avail = key_bytes(&win) / 2;
+    pl_input alone = w, more = w;
+    more.avail += tiny.resident[PL_H];
+    assert_int_equal(placement_decide(&alone, &plain), CUZK_OK);
+    assert_int_equal(placement_decide(&more, &r), CUZK_OK);
+    assert_true(r.kind != PL_RESIDENT && r.resident_total > plain.resident_total);
+    assert_int_equal(placement_with_evictions(&w, 0, 1, &tiny, 1, ev, &n, &r), CUZK_EBUDGET);
+    assert_int_equal(n, 0);
+    assert_int_equal(w.avail, alone.avail);
+    assert_int_equal(r.resident_total, plain.resident_total);
 }
 
-/* Random victims: an accepted eviction list is minimal (all but its last eviction do not
- * suffice), takes only evictable resident vectors, each once; a refusal means even every
+static void same_placement(const pl_result *a, const pl_result *b)
+{
+    assert_int_equal(a->ws, b->ws);
+    assert_int_equal(a->kind, b->kind);
+    assert_int_equal(a->slots, b->slots);
+    assert_int_equal(a->slot_bytes, b->slot_bytes);
+    assert_int_equal(a->resident_total, b->resident_total);
+    for (int v = 0; v < PL_N; v++) assert_int_equal(a->resident[v], b->resident[v]);
+}
+
+/* Random victims: an accepted eviction list is minimal (without any one of its evictions it
+ * does not suffice), takes only evictable resident vectors, each once; a refusal means even every
  * evictable byte would not do. */
 static void test_evictions_random(void **state)
 {
@@ -473,6 +516,11 @@ static void test_evictions_random(void **state)
         int rc = placement_with_evictions(&w, room, must, vs, nv, ev, &n, &r);
         if (rc == CUZK_EBUDGET) {
             assert_int_equal(n, 0);
+            pl_input as_passed = in; /* nothing taken: avail and *out as without victims */
+            int rc0 = placement_decide_urgent(&as_passed, room, &check);
+            assert_int_equal(w.avail, in.avail);
+            if (rc0 == CUZK_OK) same_placement(&r, &check);
+            else assert_int_equal(r.need, check.need);
             pl_input everything = in;
             everything.avail += all;
             assert_false(placement_decide_urgent(&everything, room, &check) == CUZK_OK &&
@@ -482,6 +530,11 @@ static void test_evictions_random(void **state)
         assert_int_equal(rc, CUZK_OK);
         assert_int_equal(w.avail, in.avail + evicted_bytes(vs, ev, n));
         assert_true(!must || r.kind == PL_RESIDENT);
+        pl_input freed = in; /* *out: the placement with what these evictions free */
+        freed.avail = w.avail;
+        assert_int_equal(placement_decide_urgent(&freed, room, &check), CUZK_OK);
+        same_placement(&r, &check);
+        assert_int_equal(w.keep, freed.keep);
         uint8_t seen[4][PL_N] = {{0}};
         for (uint32_t i = 0; i < n; i++) {
             assert_true(ev[i].victim < nv);
@@ -490,9 +543,10 @@ static void test_evictions_random(void **state)
             assert_false(seen[ev[i].victim][ev[i].vector]);
             seen[ev[i].victim][ev[i].vector] = 1;
         }
-        if (n) { /* minimal: one fewer does not do */
+        /* minimal: without any one of them it does not do (none needed: n = 0) */
+        for (uint32_t skip = 0; skip < n; skip++) {
             pl_input less = in;
-            less.avail += evicted_bytes(vs, ev, n - 1);
+            less.avail += evicted_bytes(vs, ev, n) - vs[ev[skip].victim].resident[ev[skip].vector];
             assert_false(placement_decide_urgent(&less, room, &check) == CUZK_OK && (!must || check.kind == PL_RESIDENT));
         }
     }

@@ -96,11 +96,6 @@ static void run_case_pieces(int g2, size_t n, int kind, int shaped, unsigned win
                             size_t piece)
 {
     int persist = piece && (test_rand64() & 1); /* both ways of accumulating pieces */
-    static const unsigned slice_choice[5] = {1, 1, 2, 3, 8}; /* level 0 in one launch or several */
-    unsigned slices = slice_choice[test_rand64() % 5];
-    char sl[8];
-    snprintf(sl, sizeof sl, "%u", slices);
-    setenv("CUZK_MSM_SLICES", sl, 1);
     void *bases = malloc((n ? n : 1) * sizeof(g2_aff));
     fr_t *k = malloc((n ? n : 1) * sizeof *k), *mk = malloc((n ? n : 1) * sizeof *k);
     assert_non_null(bases);
@@ -129,9 +124,8 @@ static void run_case_pieces(int g2, size_t n, int kind, int shaped, unsigned win
     }
     if (!ok)
         printf("MISMATCH G%d n=%zu kind=%d shaped=%d window=%u max_entries=%zu threads=%zu form=%d piece=%zu acc=%d/%u "
-               "persist=%d slices=%u\n",
-               g2 + 1, n, kind, shaped, window, max_entries, threads, form, piece, acc_kind, acc_min_batch, persist,
-               slices);
+               "persist=%d\n",
+               g2 + 1, n, kind, shaped, window, max_entries, threads, form, piece, acc_kind, acc_min_batch, persist);
     assert_true(ok);
     free(bases);
     free(k);

@@ -313,14 +313,19 @@ enum {
  * is placed by what fits, see cuzk_srs_placement.
  * Eviction (CUDA): a key is placed at its load, around the workers and the keys loaded before
  * it. Where a new key would not load at all (CUZK_EBUDGET), or pinned would not be resident,
- * keys loaded before it give way some of their resident bases: whole vectors, the cheapest to
- * stream first (H, then L, A, B_G2, B_G1), least recently used key first, no more than the
- * new key needs. Only keys that are not pinned and have no partition on that device at the
- * moment give way; a key in use is never evicted. The key that gave way keeps working: its
- * later partitions copy what it lost from host memory, which is page-locked for it then (its
- * cuzk_srs_placement says partial or streamed). It is not made resident again later (release
+ * keys loaded before it give way some of their resident bases, whole vectors: the least
+ * recently used key first, each key's vectors the cheapest to stream first (H, then L, A,
+ * B_G2, B_G1), and no more than the new key needs (without any one of the vectors taken it
+ * would not load, or be resident). Only keys that are not pinned, have no partition on that
+ * device at the moment, and whose partitions fit the device's worker slots when streamed give
+ * way; a key in use is never evicted. The key that gave way keeps working: its later
+ * partitions copy what it lost from host memory, page-locked for it during the load that took
+ * from it (the params' arrays registered in place, seconds for a PoRep key) and counted in
+ * the host budget (CUZK_OPT_HOST_BUDGET_BYTES) from then on, beyond it if it must; its
+ * cuzk_srs_placement says partial or streamed. It is not made resident again later (release
  * and load it again for that). Freeing its device memory waits for the device's work in
- * flight. */
+ * flight. A load that fails on a later device (several GPUs), or while uploading, leaves the
+ * keys it took from on earlier devices as they became. */
 CUZK_API int cuzk_srs_load(cuzk_engine *engine, const char *params_path, uint32_t flags,
                            cuzk_srs **out);
 
@@ -410,12 +415,20 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  *     An urgent partition whose slot is busy waits for it or for a shared slot, whichever
  *     frees first, ahead of the ordinary workers; where its slot does not fit, for a shared
  *     slot, i.e. for a running partition to end.
+ *     Host staging: arrays in page-locked memory (cuzk_host_alloc) are copied to the device
+ *     directly; others through the worker's page-locked staging (4 MiB made with the
+ *     worker), which grows at the first partition that needs more and stays. Growing it
+ *     waits for the device's work in flight (2.2 s behind a PoRep backlog on the H200), so
+ *     build urgent partitions in cuzk_host_alloc memory.
  *   - CUDA hardware queues: streams share the GPU's CUDA_DEVICE_MAX_CONNECTIONS work queues
  *     (8 by default), and work in one queue runs in the order it was enqueued, whatever the
  *     stream. Each worker slot has three streams, so the library sets the variable to 32 (the
  *     most) before its first CUDA call unless the environment sets it. A host that uses CUDA
  *     itself before its first cuzk_engine_create must set CUDA_DEVICE_MAX_CONNECTIONS=32 first,
- *     or an urgent partition can wait for a running partition's whole enqueued work.
+ *     or an urgent partition can wait for a running partition's whole enqueued work. The
+ *     library sets it with setenv(3) while the first engine that may use CUDA is created
+ *     (CUZK_BACKEND_AUTO or CUDA); a host whose other threads read or change the environment
+ *     at that moment must set it itself first (setenv is not safe beside them).
  *   - After its device work a partition is finished (assembly, self-check: milliseconds)
  *     by the finisher threads in arrival order, whatever its priority.
  *   - Results are posted in the order partitions finish, not by priority. No deadline, no

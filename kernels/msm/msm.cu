@@ -268,8 +268,11 @@ extern "C" int msm_gpu_ctx_create(msm_gpu_ctx **out, int device, void *stream, s
     if (e == cudaSuccess) e = cudaEventCreate(&c->ev[0]);
     if (e == cudaSuccess) e = cudaEventCreate(&c->ev[1]);
     if (e == cudaSuccess) e = cudaHostAlloc(&c->x.landing, dev_exec::landing_cap, cudaHostAllocPortable);
-    if (e != cudaSuccess) {
+    if (e != cudaSuccess) { /* what was made before the failure (the landing area fails most: pinned memory) */
         if (c->x.landing) cudaFreeHost(c->x.landing);
+        if (c->ev[1]) cudaEventDestroy(c->ev[1]);
+        if (c->ev[0]) cudaEventDestroy(c->ev[0]);
+        if (c->own_stream && c->x.stream) cudaStreamDestroy(c->x.stream);
         delete c;
         return gpu_error(e, "msm_gpu_ctx_create", __FILE__, __LINE__);
     }
@@ -278,8 +281,6 @@ extern "C" int msm_gpu_ctx_create(msm_gpu_ctx **out, int device, void *stream, s
     const char *mode = getenv("CUZK_MSM_ACC"), *mb = getenv("CUZK_MSM_AFF_MIN_BATCH"), *km = getenv("CUZK_MSM_AFF_KMUL");
     msm_gpu_ctx_set_accumulation(c, mode && !strcmp(mode, "affine") ? MSM_ACC_AFFINE : MSM_ACC_XYZZ,
                                  mb ? (unsigned)atoi(mb) : 0, km ? (unsigned)atoi(km) : 0);
-    const char *sl = getenv("CUZK_MSM_SLICES"); /* a measuring knob until the backend sets it */
-    msm_gpu_ctx_set_slices(c, sl ? (unsigned)atoi(sl) : 1);
     memset(&c->last, 0, sizeof c->last);
     *out = c;
     return CUZK_OK;
@@ -314,11 +315,6 @@ extern "C" void msm_gpu_ctx_set_accumulation(msm_gpu_ctx *c, int mode, unsigned 
     c->x.acc.kind = mode == MSM_ACC_AFFINE ? MSM_ACC_AFFINE : MSM_ACC_XYZZ;
     c->x.acc.min_batch = min_batch ? min_batch : acc_mode{}.min_batch;
     c->x.acc.kmul = kmul ? kmul : 1;
-}
-
-extern "C" void msm_gpu_ctx_set_slices(msm_gpu_ctx *c, unsigned slices)
-{
-    c->x.acc.slices = acc_slices_clamp(slices);
 }
 
 extern "C" void *msm_gpu_ctx_stream(const msm_gpu_ctx *c) { return c ? (void *)c->x.stream : nullptr; }

@@ -238,15 +238,7 @@ struct acc_mode {
     int kind = MSM_ACC_XYZZ;
     unsigned min_batch = 24; /* affine steps while at least this many runs are left */
     unsigned kmul = 1;       /* entries per level-0 thread: this times a full wave's share */
-    unsigned slices = 1;     /* XYZZ level 0 in this many launches over consecutive entries, each
-                              * a full wave with 1/slices of the work per thread: blocks live
-                              * that much shorter, so a higher-priority stream's kernels get SMs
-                              * sooner (level 0 is otherwise one wave of threads that live as
-                              * long as the launch: 30-40 ms at 2^27) */
-    unsigned slice_min = 64; /* entries per level-0 thread a slice keeps at least            */
 };
-/* acc_mode.slices as a context accepts it: 1 to 64 (msm_gpu_ctx_set_slices, the simulation) */
-static inline unsigned acc_slices_clamp(unsigned s) { return s < 1 ? 1 : s > 64 ? 64 : s; }
 
 struct aff_spare {
     uint32_t *codes, *starts;
@@ -288,26 +280,12 @@ int accumulate_levels(X &x, msm_bufs &b, const uint32_t *keys, Src src, size_t m
     return 0;
 }
 
-/* Level 0 over m sorted entries into zeroed buckets, in x.acc.slices launches when asked
- * (XYZZ, at least x.acc.slice_min entries per thread): every slice adds, a run split between
- * two slices lands in its bucket in two additions. */
+/* Level 0 over m sorted entries, one full wave (level0_kper), and the partial levels. */
 template <class F, class X>
-int accumulate_sliced(X &x, msm_bufs &b, const uint32_t *sk, src_bases<F> src, size_t m, xyzz<F> *buckets,
+int accumulate_level0(X &x, msm_bufs &b, const uint32_t *sk, src_bases<F> src, size_t m, xyzz<F> *buckets,
                       bool store0, aff_spare spare)
 {
-    size_t kper = x.template level0_kper<F, src_bases<F>>(m), s = x.acc.kind == MSM_ACC_XYZZ ? x.acc.slices : 1;
-    if (s > kper / x.acc.slice_min) s = kper / x.acc.slice_min;
-    if (s <= 1) return accumulate_levels<F>(x, b, sk, src, m, kper, buckets, store0, spare);
-    const size_t ms = (m + s - 1) / s;
-    for (size_t off = 0; off < m; off += ms) {
-        const size_t mm = m - off < ms ? m - off : ms;
-        src_bases<F> part = src;
-        part.vals += off;
-        int rc = accumulate_levels<F>(x, b, sk + off, part, mm,
-                                      x.template level0_kper<F, src_bases<F>>(mm), buckets, false);
-        if (rc) return rc;
-    }
-    return 0;
+    return accumulate_levels<F>(x, b, sk, src, m, x.template level0_kper<F, src_bases<F>>(m), buckets, store0, spare);
 }
 
 /* The most windows any window size gives (c >= 4): begin zeroes them all, so an accumulated
@@ -413,7 +391,7 @@ int plan_rest_pre(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalar
             aff_spare spare{sk == (uint32_t *)b.keys[0] ? (uint32_t *)b.keys[1] : (uint32_t *)b.keys[0],
                             sv == (uint32_t *)b.vals[0] ? (uint32_t *)b.vals[1] : (uint32_t *)b.vals[0]};
             src_bases<F> src{bases, sv, (const affine<F> *)p.pre, p.split};
-            if ((rc = accumulate_sliced<F>(x, b, sk, src, m, bk, true, spare))) return rc;
+            if ((rc = accumulate_level0<F>(x, b, sk, src, m, bk, true, spare))) return rc;
             x.mark("accumulate");
             if (p0 && (rc = x.template launch<F>(gg * B, merge_fn<F>{(xyzz<F> *)b.buckets, bk}, "bucket merge")))
                 return rc;
@@ -510,7 +488,7 @@ int plan_add(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, si
             /* the sort's other buffers are free until the next group: the affine run table */
             aff_spare spare{sk == (uint32_t *)b.keys[0] ? (uint32_t *)b.keys[1] : (uint32_t *)b.keys[0],
                             sv == (uint32_t *)b.vals[0] ? (uint32_t *)b.vals[1] : (uint32_t *)b.vals[0]};
-            if ((rc = accumulate_sliced<F>(x, b, sk, src_bases<F>{bases, sv}, m, (xyzz<F> *)b.buckets, !st->persist,
+            if ((rc = accumulate_level0<F>(x, b, sk, src_bases<F>{bases, sv}, m, (xyzz<F> *)b.buckets, !st->persist,
                                            spare)))
                 return rc;
             x.mark("accumulate");

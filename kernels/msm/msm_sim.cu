@@ -127,9 +127,6 @@ static int sim_run(int curve, const acc_mode &acc, const void *bases, const void
     host_exec x;
     x.acc_threads = acc_threads ? acc_threads : 64;
     x.acc = acc;
-    const char *sl = getenv("CUZK_MSM_SLICES"); /* as the device context reads it */
-    if (sl) x.acc.slices = acc_slices_clamp((unsigned)atoi(sl));
-    x.acc.slice_min = 1; /* small simulations slice too */
     msm_bufs b;
     memset(&b, 0, sizeof b);
     plan_stats st;

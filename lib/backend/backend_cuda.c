@@ -161,7 +161,11 @@ static int place_resident(cuda_key *k, cuda_key_dev *kd, int ordinal, int v)
 int cuda_key_pin_host(cuda_key *k, int ordinal)
 {
     int rc;
+    uint64_t total = 0;
     if (k->registered || k->pinned_block) return CUZK_OK;
+    for (int v = 0; v < PL_N; v++) total += k->n[v] * pl_point_bytes(v);
+    /* a failure leaves nothing behind (no bytes counted, no block): a load that fails to pin a
+     * would-be victim tries again later, and eviction trusts a pinned copy to hold the bases */
     if (!k->synthetic) {
         for (int v = 0; v < PL_N; v++) {
             if (!k->n[v]) continue;
@@ -170,36 +174,37 @@ int cuda_key_pin_host(cuda_key *k, int ordinal)
                     if (k->n[u]) gpu_host_unregister((void *)k->host[u]);
                 return rc;
             }
-            k->pinned_bytes += k->n[v] * pl_point_bytes(v);
         }
+        atomic_store_explicit(&k->pinned_bytes, total, memory_order_relaxed); /* a statistic */
         k->registered = 1;
         return CUZK_OK;
     }
-    uint64_t total = 0;
-    for (int v = 0; v < PL_N; v++) total += k->n[v] * pl_point_bytes(v);
-    if ((rc = gpu_host_alloc(&k->pinned_block, total))) return err_set(CUZK_ENOMEM, "CUDA backend: %s", cuzk_last_error());
-    k->pinned_bytes = total;
+    uint8_t *block = NULL;
+    if ((rc = gpu_host_alloc((void **)&block, total))) return err_set(CUZK_ENOMEM, "CUDA backend: %s", cuzk_last_error());
     void *tmp = NULL;
     uint64_t piece = cuda_piece_bytes(k);
-    if ((rc = gpu_set_device(ordinal)) || (rc = gpu_malloc(&tmp, piece))) return rc;
-    uint8_t *at = k->pinned_block;
-    for (int v = 0; v < PL_N && !rc; v++) {
-        uint64_t pb = pl_point_bytes(v), per = piece / pb;
-        k->host[v] = at;
-        for (uint64_t i = 0; i < k->n[v] && !rc; i += per) {
-            uint64_t cnt = k->n[v] - i < per ? k->n[v] - i : per;
-            if (!(rc = synth_into(tmp, v, i, cnt))) rc = gpu_memcpy_to_host(at + i * pb, tmp, cnt * pb);
+    const uint8_t *host[PL_N];
+    if (!(rc = gpu_set_device(ordinal)) && !(rc = gpu_malloc(&tmp, piece))) {
+        uint8_t *at = block;
+        for (int v = 0; v < PL_N && !rc; v++) {
+            uint64_t pb = pl_point_bytes(v), per = piece / pb;
+            host[v] = at;
+            for (uint64_t i = 0; i < k->n[v] && !rc; i += per) {
+                uint64_t cnt = k->n[v] - i < per ? k->n[v] - i : per;
+                if (!(rc = synth_into(tmp, v, i, cnt))) rc = gpu_memcpy_to_host(at + i * pb, tmp, cnt * pb);
+            }
+            at += k->n[v] * pb;
         }
-        at += k->n[v] * pb;
+        gpu_free(tmp);
     }
-    gpu_free(tmp);
-    if (rc) { /* no half-made copy: eviction trusts a pinned block to hold the bases */
-        gpu_host_free(k->pinned_block);
-        k->pinned_block = NULL;
-        k->pinned_bytes = 0;
-        for (int v = 0; v < PL_N; v++) k->host[v] = NULL;
+    if (rc) {
+        gpu_host_free(block);
+        return rc;
     }
-    return rc;
+    memcpy(k->host, host, sizeof host);
+    atomic_store_explicit(&k->pinned_bytes, total, memory_order_relaxed);
+    k->pinned_block = block;
+    return CUZK_OK;
 }
 
 static void fill_pl_input(const cuda_backend *b, const cuda_dev *d, const cuda_key *k, pl_input *in)
@@ -223,7 +228,9 @@ static void fill_pl_input(const cuda_backend *b, const cuda_dev *d, const cuda_k
  * give way to it; a larger urgent partition gets its own slot where the card has room left.
  * Where k cannot load at all, or pinned cannot be resident, idle keys loaded before it give
  * way (cuda_evict.c): their host copies are pinned first, outside the device's lock, and the
- * choice is made again once they are. b->keys_lock is held. */
+ * choice is made again once they are. b->keys_lock is held from the first choice to the
+ * bookkeeping (the victims stay loaded), not for the uploads: a key freed meanwhile (its last
+ * partition's finisher) waits for the choice, not for gigabytes of bases. */
 static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
 {
     cuda_dev *d = &b->dev[i];
@@ -235,6 +242,7 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
     msm_gpu_bases *stash[PL_MAX_VICTIMS * PL_N];
     uint32_t nev = 0, nstash = 0;
     int rc;
+    pthread_mutex_lock(&b->keys_lock);
     for (int host_ready = 0;; host_ready = 1) {
         pthread_mutex_lock(&d->lock);
         fill_pl_input(b, d, k, &in);
@@ -250,7 +258,10 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
         pthread_mutex_unlock(&d->lock); /* pin the victims' host copies, then choose again */
         for (uint32_t j = 0; j < nev; j++)
             (void)cuda_key_pin_host(owners[ev[j].victim], d->ordinal); /* failed: not a victim then */
-        if ((rc = gpu_set_device(d->ordinal))) return rc;
+        if ((rc = gpu_set_device(d->ordinal))) {
+            pthread_mutex_unlock(&b->keys_lock);
+            return rc;
+        }
     }
     if (rc == CUZK_OK) {
         cuda_evict_apply(d, i, owners, ev, nev, stash, &nstash);
@@ -263,7 +274,9 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
         d->resident += kd->pl.resident_total + kd->pl.copies_bytes;
     }
     pthread_mutex_unlock(&d->lock);
-    for (uint32_t j = 0; j < nstash; j++) msm_gpu_bases_free(stash[j]); /* no partition of theirs runs */
+    pthread_mutex_unlock(&b->keys_lock);
+    /* no partition of theirs reads them: none ran at the choice, later ones read the new placement */
+    for (uint32_t j = 0; j < nstash; j++) msm_gpu_bases_free(stash[j]);
     if (rc) {
         uint64_t need = kd->pl.need;
         memset(&kd->pl, 0, sizeof kd->pl);
@@ -271,8 +284,8 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
             return err_set(CUZK_EBUDGET,
                            "CUDA backend: device %d cannot hold a streaming worker for this key (2^%u domain): "
                            "its %u worker slots of %llu bytes must grow to %llu, which needs %llu bytes; %llu are "
-                           "available (device budget %llu, %llu held by other keys and slots, of which keys in use "
-                           "or pinned do not give way)",
+                           "available (device budget %llu, %llu held by other keys and slots, of which keys in use, "
+                           "pinned or that these slots cannot stream do not give way)",
                            d->ordinal, k->log_m, in.max_slots, (unsigned long long)in.slot_bytes,
                            (unsigned long long)(in.ws_lean + in.stream_bufs), (unsigned long long)need,
                            (unsigned long long)in.avail, (unsigned long long)d->cap,
@@ -317,18 +330,18 @@ static int load_common(cuda_backend *b, cuda_key *k, int pinned)
     key_vectors(k);
     k->pinned = pinned;
     int rc = CUZK_OK;
-    pthread_mutex_lock(&b->keys_lock); /* one load at a time: the victims it sees stay */
     for (uint32_t i = 0; i < b->ndev && !rc; i++) {
         k->ndev = i + 1;
         if ((rc = gpu_set_device(b->dev[i].ordinal)) == CUZK_OK) rc = place_key(b, k, i);
         if (!rc && pinned) rc = check_pinned(b, k, i);
     }
     if (!rc && key_streams(k)) rc = cuda_key_pin_host(k, b->dev[0].ordinal);
-    if (!rc) {
+    if (!rc) { /* loaded: a later load may take from it */
+        pthread_mutex_lock(&b->keys_lock);
         k->next = b->keys;
         b->keys = k;
+        pthread_mutex_unlock(&b->keys_lock);
     }
-    pthread_mutex_unlock(&b->keys_lock);
     if (rc) {
         char msg[600];
         snprintf(msg, sizeof msg, "%s", cuzk_last_error());
@@ -408,7 +421,7 @@ static int cuda_key_placement(void *be, void *key, uint32_t device_index, cuzk_p
               : pl->kind == PL_PARTIAL  ? CUZK_PLACEMENT_PARTIAL : CUZK_PLACEMENT_STREAMED;
     out->working_set = pl->ws == PL_FULL ? CUZK_WORKING_SET_FULL : CUZK_WORKING_SET_LEAN;
     out->device_budget_bytes = b->dev[device_index].cap;
-    out->pinned_host_bytes = k->pinned_bytes;
+    out->pinned_host_bytes = atomic_load_explicit(&k->pinned_bytes, memory_order_relaxed);
     out->resident_bytes = pl->resident_total;
     out->streamed_bytes = 0;
     for (int i = 0; i < 5; i++) {

@@ -11,10 +11,17 @@
 
 #include "backend/cuda_internal.h"
 
-/* Whether the device's slots can run k streamed (what k needs after losing a vector). */
+/* Whether the device's slots can run k streamed (what k needs after losing a vector): their
+ * bytes, and their pieces (the device's, which a small first key made small) few enough for
+ * one MSM's plan (CUDA_MAX_PIECES): its later partitions would fail otherwise. */
 static int slots_stream(const cuda_dev *d, const cuda_key *k)
 {
-    return d->nslots && cuda_slot_need(k, 1, 1, d->piece_bytes) <= d->slot_bytes;
+    if (!d->nslots || cuda_slot_need(k, 1, 1, d->piece_bytes) > d->slot_bytes) return 0;
+    for (int v = 0; v < PL_N; v++) {
+        uint64_t per = d->piece_bytes / pl_point_bytes(v);
+        if (k->n[v] && (!per || (k->n[v] + per - 1) / per > CUDA_MAX_PIECES)) return 0;
+    }
+    return 1;
 }
 
 static int host_copy(const cuda_key *k) { return k->registered || k->pinned_block; }

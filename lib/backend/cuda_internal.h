@@ -63,7 +63,8 @@ typedef struct cuda_key {
     uint64_t n[PL_N];            /* points per vector                                      */
     void *pinned_block;          /* synthetic keys: the pinned host copy we allocated       */
     int registered;              /* file keys: the params' arrays are registered (pinned)  */
-    uint64_t pinned_bytes;
+    _Atomic uint64_t pinned_bytes; /* set once pinned; read by cuzk_srs_placement any time (a
+                                    load may pin it as a victim meanwhile)               */
     unsigned log_m;
     int pinned;                  /* CUZK_SRS_PIN: resident, never evicted                   */
     struct cuda_key *next;       /* the backend's loaded keys (under keys_lock)             */
@@ -136,8 +137,9 @@ typedef struct cuda_backend {
     uint32_t workers_per_device;
     uint32_t urgent_workers;     /* per device (CUZK_OPT_URGENT_PRIORITY): keep room for their slot */
     uint64_t budget;             /* CUZK_OPT_DEVICE_BUDGET_BYTES, 0 = the device's free memory */
-    /* key loads and frees, one at a time (before any device's lock): the list eviction
-     * walks for keys that may give way to the one being loaded */
+    /* the loaded keys, which eviction walks for ones that may give way to a key being loaded;
+     * held (before any device's lock) while a load chooses, pins and takes its victims, so
+     * they stay loaded, and while a key joins or leaves the list */
     pthread_mutex_t keys_lock;
     cuda_key *keys;
     cuda_dev dev[CUDA_BE_MAX_DEV];

@@ -143,6 +143,27 @@ static int placement_ok(pl_input *in, uint64_t room, int must_be_resident, pl_re
     return placement_decide_urgent(in, room, out) == CUZK_OK && (!must_be_resident || out->kind == PL_RESIDENT);
 }
 
+/* Drops from an accepted eviction list what it does not need: the greedy order takes a whole
+ * least recently used key before the next one's first vector, which may do alone (a small key
+ * used last week, then a large one's H). Tried from the last taken (the dearest) back, so what
+ * stays is what the order prefers; one pass leaves each needed, as more avail never refuses a
+ * placement that less accepted. in->avail and *out: the list that stays. */
+static uint32_t evictions_prune(pl_input *in, uint64_t room, int must_be_resident, const pl_victim *victims,
+                                pl_eviction *ev, uint32_t n, pl_result *out)
+{
+    for (uint32_t i = n; i-- > 0;) {
+        const uint64_t bytes = victims[ev[i].victim].resident[ev[i].vector];
+        pl_result without;
+        in->avail -= bytes;
+        if (placement_ok(in, room, must_be_resident, &without)) {
+            memmove(&ev[i], &ev[i + 1], (n - i - 1) * sizeof *ev);
+            n--;
+        } else in->avail += bytes;
+    }
+    placement_ok(in, room, must_be_resident, out); /* the placement of what stays (in->keep too) */
+    return n;
+}
+
 int placement_with_evictions(pl_input *in, uint64_t room, int must_be_resident, const pl_victim *victims,
                              uint32_t n_victims, pl_eviction *out_ev, uint32_t *n_out, pl_result *out)
 {
@@ -172,7 +193,7 @@ int placement_with_evictions(pl_input *in, uint64_t room, int must_be_resident, 
             n++;
             in->avail += victims[best].resident[v];
             if (placement_ok(in, room, must_be_resident, out)) {
-                *n_out = n;
+                *n_out = evictions_prune(in, room, must_be_resident, victims, out_ev, n, out);
                 return CUZK_OK;
             }
         }

@@ -74,7 +74,7 @@ void placement_copies(const pl_input *in, uint64_t room, uint32_t max_copies, pl
  * key (CUZK_SRS_PIN), be resident. A victim is a key on this device that is not pinned and has
  * no partition on the device (the caller says which may give way); vectors leave in the order
  * streaming them costs least (H, L, A, B_G2, B_G1), victims least recently used first, and no
- * more than needed. The victim's later partitions stream what it lost. */
+ * more than needed (whole vectors). The victim's later partitions stream what it lost. */
 #define PL_MAX_VICTIMS 32
 typedef struct pl_victim {
     uint64_t resident[PL_N];     /* the victim's resident bytes of each vector on the device   */
@@ -88,9 +88,13 @@ typedef struct pl_eviction {
 } pl_eviction;
 
 /* The evictions that let placement_decide_urgent(in with avail grown by what they free, room)
- * succeed, and give a resident placement when must_be_resident. CUZK_OK with *n_out evictions
- * (0: none needed) and *out the placement then; CUZK_EBUDGET when even every evictable vector
- * would not do (nothing to evict then, *n_out = 0, *out as placement_decide_urgent leaves it).
+ * succeed, and give a resident placement when must_be_resident. Victims are taken least
+ * recently used first, each one's vectors in the order above, until it succeeds; then what
+ * was not needed is given back, so without any one of the evictions it would not succeed.
+ * CUZK_OK with *n_out evictions (0: none needed), *out the placement and in->avail grown by
+ * what they free (in->keep as placement_decide_urgent leaves it); CUZK_EBUDGET when even every
+ * evictable vector would not do (nothing to evict then, *n_out = 0, in->avail as passed, *out
+ * as placement_decide_urgent leaves it: a placement that is not resident, or out->need).
  * out_ev holds PL_MAX_VICTIMS * PL_N entries. */
 int placement_with_evictions(pl_input *in, uint64_t room, int must_be_resident, const pl_victim *victims,
                              uint32_t n_victims, pl_eviction *out_ev, uint32_t *n_out, pl_result *out);

@@ -10,6 +10,14 @@ void budget_init(budget *b, uint64_t total)
     evc_init(&b->room);
 }
 
+static void peak_raise(budget *b, uint64_t now)
+{
+    uint64_t pk = atomic_load_explicit(&b->peak, memory_order_relaxed);
+    while (now > pk && !atomic_compare_exchange_weak_explicit(&b->peak, &pk, now, memory_order_relaxed,
+                                                              memory_order_relaxed)) {
+    }
+}
+
 int budget_try_reserve(budget *b, uint64_t bytes)
 {
     /* relaxed: the CAS below is the only decision; the counter guards no other data */
@@ -18,11 +26,14 @@ int budget_try_reserve(budget *b, uint64_t bytes)
         if (bytes > b->total || cur > b->total - bytes) return 0;
     } while (!atomic_compare_exchange_weak_explicit(&b->reserved, &cur, cur + bytes,
                                                     memory_order_relaxed, memory_order_relaxed));
-    uint64_t now = cur + bytes, pk = atomic_load_explicit(&b->peak, memory_order_relaxed);
-    while (now > pk && !atomic_compare_exchange_weak_explicit(&b->peak, &pk, now, memory_order_relaxed,
-                                                              memory_order_relaxed)) {
-    }
+    peak_raise(b, cur + bytes);
     return 1;
+}
+
+void budget_reserve_over(budget *b, uint64_t bytes)
+{
+    if (!bytes) return;
+    peak_raise(b, atomic_fetch_add_explicit(&b->reserved, bytes, memory_order_relaxed) + bytes); /* see try_reserve */
 }
 
 int budget_reserve_wait(budget *b, uint64_t bytes, int (*give_up)(void *), void *arg,

@@ -28,6 +28,9 @@ int budget_try_reserve(budget *b, uint64_t bytes);
  * 0 if it gave up. bytes > total never fits: the caller must refuse that earlier. */
 int budget_reserve_wait(budget *b, uint64_t bytes, int (*give_up)(void *), void *arg,
                         uint64_t poll_ns);
+/* Reserves bytes already in use whether or not they fit (the total may be exceeded: later
+ * reservations then wait until releases make room). */
+void budget_reserve_over(budget *b, uint64_t bytes);
 void budget_release(budget *b, uint64_t bytes);
 /* Wakes every waiter so it re-checks its give_up condition. */
 void budget_kick(budget *b);

@@ -39,8 +39,35 @@ static uint64_t key_pinned_bytes(cuzk_engine *e, void *key)
     return e->ops->key_placement(e->be, key, 0, &pl) == CUZK_OK ? pl.pinned_host_bytes : 0;
 }
 
+/* A load may have made keys loaded before it give way on a GPU (CUDA eviction): they stream
+ * from then on, from host memory page-locked for them during that load, which counts in the
+ * host budget as a key loaded streamed does — beyond the budget where it must, as the memory
+ * is held already. Each live key's reservation is raised to what it holds now. */
+static void srs_count_pinned(cuzk_engine *e)
+{
+    if (!e->ops->key_placement) return; /* no GPU placement, nothing page-locked */
+    pthread_mutex_lock(&e->srs_lock); /* the list, and one recount at a time */
+    for (cuzk_srs *s = e->srs_list; s; s = s->next) {
+        /* a reference while its key is read: none left means it is being freed */
+        uint32_t refs = atomic_load_explicit(&s->refs, memory_order_relaxed);
+        do
+            if (!refs) break;
+        while (!atomic_compare_exchange_weak_explicit(&s->refs, &refs, refs + 1, memory_order_acquire,
+                                                      memory_order_relaxed));
+        if (!refs) continue;
+        uint64_t now = key_pinned_bytes(e, s->key);
+        if (now > s->host_reserved) {
+            budget_reserve_over(&e->host, now - s->host_reserved);
+            s->host_reserved = now; /* read by the last unref, which comes after ours */
+        }
+        engine_srs_unref(s); /* the last one frees the key; s stays listed until a reap */
+    }
+    pthread_mutex_unlock(&e->srs_lock);
+}
+
 static int srs_wrap(cuzk_engine *e, void *key, cuzk_srs **out)
 {
+    srs_count_pinned(e); /* first: what the others hold now may leave this one no room */
     /* the key's page-locked bases count in the host budget for as long as the key lives */
     uint64_t pinned = key_pinned_bytes(e, key);
     if (pinned && !budget_try_reserve(&e->host, pinned)) {
@@ -80,7 +107,10 @@ CUZK_API int cuzk_srs_load(cuzk_engine *e, const char *path, uint32_t flags, cuz
     if (flags & ~known) return err_set(CUZK_EINVAL, "cuzk_srs_load: unknown flags 0x%x", flags & ~known);
     void *key = NULL;
     int rc = e->ops->key_load(e->be, path, flags, &key);
-    if (rc != CUZK_OK) return rc;
+    if (rc != CUZK_OK) {
+        srs_count_pinned(e); /* a load that failed may have taken from keys all the same */
+        return rc;
+    }
     return err_done(srs_wrap(e, key, out));
 }
 
@@ -92,7 +122,10 @@ int engine_srs_load_synthetic(cuzk_engine *e, const struct groth16_params *shape
         return err_set(CUZK_EINVAL, "synthetic key: the %s backend cannot make one", e->ops->name);
     void *key = NULL;
     int rc = e->ops->key_synthetic(e->be, shape, &key);
-    if (rc != CUZK_OK) return rc;
+    if (rc != CUZK_OK) {
+        srs_count_pinned(e);
+        return rc;
+    }
     return srs_wrap(e, key, out);
 }
 
