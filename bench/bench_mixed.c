@@ -147,10 +147,20 @@ static void print_stages(const tv_log *log, const run_t *r, int kind)
 }
 
 /* Phase 1: each urgent kind alone, K times one after another: its own time. */
+/* A line on stderr per step, with the seconds since the bench began: a run cut short (a
+ * device call's time limit) still shows how far it got; stdout keeps the report. */
+static uint64_t t_start;
+static void progress(const char *what, const char *detail)
+{
+    fprintf(stderr, "cuzk-bench mixed: +%.1f s: %s%s%s\n", (double)(bench_now_ns() - t_start) / 1e9, what,
+            detail ? " " : "", detail ? detail : "");
+}
+
 static int phase_alone(run_t *r, int reps)
 {
     for (int kind = K_WIN; kind < KINDS; kind++) {
         if (!r->k[kind].on) continue;
+        progress("alone:", kind_name[kind]);
         double *t = calloc((size_t)reps + 1, sizeof *t), *d = calloc((size_t)reps + 1, sizeof *d);
         for (int i = 0; i <= reps; i++) { /* the first one warms up */
             if (submit_kind(r, kind, ((uint64_t)kind + 1) << 56 | (uint64_t)i)) return 2;
@@ -222,6 +232,9 @@ static int phase_load(run_t *r, int mixed, int depth, double secs, double *bulk_
 
 static int prepare_kind(kind_t *k, cuzk_engine *e, threadpool *tp, uint32_t flags)
 {
+    char what[64];
+    snprintf(what, sizeof what, "2^%d (partition, key, load)", k->circ.log_m);
+    progress("preparing", what);
     uint64_t abc_len, num_aux;
     double synth_s, setup_s;
     if (bench_circuit_partition(&k->circ, tp, &k->p0, &abc_len, &num_aux, &synth_s)) return 2;
@@ -235,6 +248,7 @@ int bench_mixed(int argc, char **argv)
 {
     const char *bulk = "porep", *backend = "auto", *devices = NULL, *trace_path = NULL, *svg_path = NULL,
                *json_path = NULL;
+    t_start = bench_now_ns();
     int log_m = -1, win_log = -1, wpost_log = -1, urgent = 6, workers = 2, depth = -1, alone = 5;
     double win_every = 2000, wpost_every = 5000, secs = 20, device_gib = 0;
     const bench_opt opts[] = {{"log", BOPT_INT, &log_m},                {"bulk", BOPT_STR, &bulk},
@@ -302,6 +316,7 @@ int bench_mixed(int argc, char **argv)
     lat_t lat[KINDS];
     memset(lat, 0, sizeof lat);
     double bulk_alone = 0, bulk_mixed = 0;
+    progress("warm-up", NULL);
     /* warm-up: the bulk once per worker, then each urgent kind alone */
     for (int i = 0; i < (int)st.workers; i++)
         if (submit_kind(&r, K_BULK, ((uint64_t)K_BULK + 1) << 56 | (1u << 20) | (uint64_t)i)) return 2;
@@ -309,9 +324,13 @@ int bench_mixed(int argc, char **argv)
         cuzk_result res;
         if (poll_one(&r, &res, -1)) return 2;
     }
-    if (phase_alone(&r, alone) || phase_load(&r, 0, depth, secs, &bulk_alone, NULL)) return 2;
+    if (phase_alone(&r, alone)) return 2;
+    progress("the bulk alone", NULL);
+    if (phase_load(&r, 0, depth, secs, &bulk_alone, NULL)) return 2;
+    progress("mixed", NULL);
     uint64_t t_mixed = bench_now_ns();
     if (phase_load(&r, 1, depth, secs, &bulk_mixed, lat)) return 2;
+    progress("report", NULL);
     for (int i = 0; i < KINDS; i++)
         if (k[i].on) cuzk_srs_release(k[i].srs);
     for (int i = 0; i < KINDS; i++)

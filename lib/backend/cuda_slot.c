@@ -116,6 +116,15 @@ int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_
         if ((rc = msm_gpu_ctx_create(&s->ctx, ordinal, s->stream, entries))) return rc;
         s->ctx_entries = entries;
     }
+    /* a slot that ran a full partition and now streams (a key that gave way its bases, or
+     * alternating keys) gives back the full work area first: the placement budgeted the lean
+     * one plus the stream buffers, not both layouts at once (cudaFree waits for the device,
+     * only at such a switch) */
+    if (lean && streamed && !s->buf_bytes && s->d_work_bytes > work_bytes) {
+        gpu_free(s->d_work);
+        s->d_work = NULL;
+        s->d_work_bytes = 0;
+    }
     if ((rc = grow(&s->d_work, &s->d_work_bytes, work_bytes, ordinal, "the H step and the MSM scalars")) ||
         (rc = grow(&s->d_prep, &s->d_prep_bytes, prep_bytes, ordinal, "the scalar preparation")))
         return rc;
