@@ -317,6 +317,7 @@ static void test_counted(void **state)
         free(k);
         free(mk);
     }
+}
 
 /* The plan over precomputed shifted copies of the bases (msm_sim_run_pre, copies made by the
  * device's shift run on the host): shift = 0 is the right one and must match the CPU MSM; any

@@ -548,6 +548,7 @@ static void test_counted_deferred(void **state)
     free(h2);
     msm_gpu_bases_free(g1);
     msm_gpu_bases_free(g2);
+}
 
 /* Precomputed shifted copies (msm_gpu_bases_precompute), the context forced onto them: the
  * sizes, edge cases (zero, one, r - 1, repeated, opposite and infinite bases) and 2^24 cases
