@@ -2,6 +2,8 @@
  * counters are atomics so a site may fire on any engine thread. */
 #include "fault.h"
 
+#include <pthread.h>
+
 _Atomic uint32_t fault_armed_any;
 
 static struct {
@@ -37,6 +39,26 @@ void fault_arm(fault_site site, uint64_t nth, uint64_t count)
     atomic_store_explicit(&fault_armed_any, 1, memory_order_release);
 }
 
+static pthread_mutex_t hold_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hold_cv = PTHREAD_COND_INITIALIZER;
+static uint64_t hold_gen; /* releases so far: a waiter goes on once it changes */
+
+void fault_hold_wait(void)
+{
+    pthread_mutex_lock(&hold_mu);
+    const uint64_t g = hold_gen;
+    while (g == hold_gen) pthread_cond_wait(&hold_cv, &hold_mu);
+    pthread_mutex_unlock(&hold_mu);
+}
+
+void fault_hold_release(void)
+{
+    pthread_mutex_lock(&hold_mu);
+    hold_gen++;
+    pthread_cond_broadcast(&hold_cv);
+    pthread_mutex_unlock(&hold_mu);
+}
+
 void fault_disarm_all(void)
 {
     atomic_store_explicit(&fault_armed_any, 0, memory_order_release);
@@ -57,6 +79,6 @@ const char *fault_site_name(fault_site site)
 {
     static const char *const names[FAULT_SITES] = {
         "HEAP_ALLOC", "HEAP_NEW", "HOST_ALLOC", "MSM_CORRUPT", "KEY_LOAD",
-        "CUDA_H", "CUDA_MSM", "CUDA_COPY", "CUDA_ALLOC"};
+        "CUDA_H", "CUDA_MSM", "CUDA_COPY", "CUDA_ALLOC", "CUDA_HOLD"};
     return (unsigned)site < FAULT_SITES ? names[site] : "?";
 }

@@ -13,6 +13,9 @@
  *     FAULT_CUDA_MSM   an MSM launch or its completion (start or finish): CUZK_EDEVICE
  *     FAULT_CUDA_COPY  a host<->device copy of a partition's scalars: CUZK_EDEVICE
  *     FAULT_CUDA_ALLOC a device allocation for a partition (or a key's bases): CUZK_EBUDGET
+ *     FAULT_CUDA_HOLD  not a failure: a partition that hits it waits there, counted as running
+ *                      on its device (before it takes a slot), until fault_hold_release —
+ *                      so a test knows a partition of a key is in flight
  *                      for a partition's working memory, CUZK_EDEVICE for a key's bases
  * Sites wired in the engine and CPU paths:
  *     FAULT_HEAP_ALLOC  arena_heap_alloc returns NULL (bjob_alloc and every partition-heap
@@ -43,6 +46,7 @@ typedef enum fault_site {
     FAULT_CUDA_MSM,
     FAULT_CUDA_COPY,
     FAULT_CUDA_ALLOC,
+    FAULT_CUDA_HOLD,
     FAULT_SITES
 } fault_site;
 
@@ -59,6 +63,10 @@ int fault_hit_slow(fault_site site);
 /* From now on, calls nth .. nth+count-1 at site (1-based, counted from this call) fail;
  * count 0 = every call from the nth on. Re-arming a site restarts its count. */
 void fault_arm(fault_site site, uint64_t nth, uint64_t count);
+/* A thread at a hold site (FAULT_HIT true) waits here until fault_hold_release. */
+void fault_hold_wait(void);
+/* Every thread waiting in fault_hold_wait goes on. */
+void fault_hold_release(void);
 /* Every site disarmed; counters kept until the next arm. */
 void fault_disarm_all(void);
 /* Calls seen at site since it was armed, and how many of them failed. */

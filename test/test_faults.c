@@ -3,6 +3,7 @@
  * nothing leaks (ASan/LSan in CI's second pass), the engine proves the next partition, and
  * no proof that comes back CUZK_OK fails cuzk_verify (the independent check of every proof).
  * Allocation failures are walked over every allocation of a small prove. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -386,6 +387,39 @@ static void retry_on_cpu_policy(void **state)
     cuzk_engine_destroy(e);
 }
 
+/* The hold site (FAULT_CUDA_HOLD's mechanism): a thread that hits it waits until released,
+ * is counted first, and only the armed calls hold. */
+static atomic_int held_done;
+static void *hold_thread(void *arg)
+{
+    (void)arg;
+    if (FAULT_HIT(FAULT_CUDA_HOLD)) fault_hold_wait();
+    atomic_store(&held_done, 1);
+    return NULL;
+}
+
+static void hold_until_released(void **state)
+{
+    (void)state;
+    atomic_store(&held_done, 0);
+    fault_arm(FAULT_CUDA_HOLD, 1, 1);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, hold_thread, NULL), 0);
+    for (int i = 0; i < 10000 && fault_hits(FAULT_CUDA_HOLD) < 1; i++) usleep(1000);
+    assert_int_equal(fault_hits(FAULT_CUDA_HOLD), 1);
+    usleep(20000);
+    assert_int_equal(atomic_load(&held_done), 0); /* still waiting */
+    fault_hold_release();
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(atomic_load(&held_done), 1);
+    /* the second call is past the armed one: it goes through */
+    atomic_store(&held_done, 0);
+    hold_thread(NULL);
+    assert_int_equal(atomic_load(&held_done), 1);
+    assert_int_equal(fault_calls(FAULT_CUDA_HOLD), 2);
+    fault_disarm_all();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -396,6 +430,7 @@ int main(void)
         cmocka_unit_test(msm_corruption_is_caught),
         cmocka_unit_test(random_faults_in_flight),
         cmocka_unit_test(retry_on_cpu_policy),
+        cmocka_unit_test(hold_until_released),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -623,6 +623,7 @@ static int cuda_start(void *ws, backend_job *job)
     int lean = kd->pl.ws == PL_LEAN, own_lean = lean, own = 0;
     const int streamed = kd->pl.kind != PL_RESIDENT;
     pthread_mutex_unlock(&d->lock);
+    if (FAULT_HIT(FAULT_CUDA_HOLD)) fault_hold_wait(); /* tests: a partition known to be in flight */
     int own_fits = w->urgent && urgent_fits(d, k, kd, &own_lean);
     cuda_slot *s = slot_acquire(d, w->urgent != 0, own_fits, &own);
     if (own) lean = own_lean;

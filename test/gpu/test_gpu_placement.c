@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 #include "cuda_util.h"
 #include "cuzk/cuzk.h"
 #include "engine/engine.h"
+#include "fault.h"
 #include "field/curve.h"
 #include "groth16/groth16.h"
 #include "support/testkey.h"
@@ -291,24 +293,24 @@ static void prove_real(cuzk_engine *e, cuzk_srs *srs, test_key *k, const fr_t *r
 /* A pinned key on a device the first key filled: the first key (idle, not pinned) gives way
  * with its H bases, cheapest to stream, and nothing more; it goes on proving, streamed, the
  * same bytes as when resident (same witness, r and s); both keys' proofs verify. */
-static void test_pinned_evicts_idle_key(void **state)
+/* A big key and a small one (test setups), and a device budget where the small key fits
+ * resident, pinned, beside the big one only if the big one gives way some of its bases. */
+static uint64_t evict_setup(test_key *big, test_key *small)
 {
-    (void)state;
     synth_cfg cfg;
     uint8_t seed[32];
-    test_key big, small;
     test_rand_bytes(seed, sizeof seed);
     synth_cfg_default(&cfg, 6000, seed);
-    assert_int_equal(test_key_make(&big, &cfg, "evict-big", -1), CUZK_OK);
+    assert_int_equal(test_key_make(big, &cfg, "evict-big", -1), CUZK_OK);
     test_rand_bytes(seed, sizeof seed);
     synth_cfg_default(&cfg, 300, seed);
-    assert_int_equal(test_key_make(&small, &cfg, "evict-small", -1), CUZK_OK);
+    assert_int_equal(test_key_make(small, &cfg, "evict-small", -1), CUZK_OK);
     /* what each takes with the whole device */
     cuzk_engine *e = engine_with(0, 2, 1);
     cuzk_srs *sb, *ss;
     cuzk_placement pb = {.struct_size = sizeof pb}, ps = {.struct_size = sizeof ps};
-    assert_int_equal(cuzk_srs_load(e, big.path, 0, &sb), CUZK_OK);
-    assert_int_equal(cuzk_srs_load(e, small.path, CUZK_SRS_PIN, &ss), CUZK_OK);
+    assert_int_equal(cuzk_srs_load(e, big->path, 0, &sb), CUZK_OK);
+    assert_int_equal(cuzk_srs_load(e, small->path, CUZK_SRS_PIN, &ss), CUZK_OK);
     assert_int_equal(cuzk_srs_placement(sb, 0, &pb), CUZK_OK);
     assert_int_equal(cuzk_srs_placement(ss, 0, &ps), CUZK_OK);
     assert_int_equal(pb.kind, CUZK_PLACEMENT_RESIDENT);
@@ -318,9 +320,17 @@ static void test_pinned_evicts_idle_key(void **state)
     cuzk_srs_release(ss);
     cuzk_srs_release(sb);
     cuzk_engine_destroy(e);
-    /* a budget where the small key fits resident only if the big one gives way */
-    const uint64_t budget = pb.resident_bytes + (uint64_t)pb.slots * pb.slot_bytes + ps.resident_bytes / 2;
-    e = engine_with(budget, 2, 1);
+    return pb.resident_bytes + (uint64_t)pb.slots * pb.slot_bytes + ps.resident_bytes / 2;
+}
+
+static void test_pinned_evicts_idle_key(void **state)
+{
+    (void)state;
+    test_key big, small;
+    const uint64_t budget = evict_setup(&big, &small);
+    cuzk_engine *e = engine_with(budget, 2, 1);
+    cuzk_srs *sb, *ss;
+    cuzk_placement pb = {.struct_size = sizeof pb}, ps = {.struct_size = sizeof ps};
     assert_int_equal(cuzk_srs_load(e, big.path, 0, &sb), CUZK_OK);
     assert_int_equal(cuzk_srs_placement(sb, 0, &pb), CUZK_OK);
     assert_int_equal(pb.kind, CUZK_PLACEMENT_RESIDENT);
@@ -360,6 +370,45 @@ static void test_pinned_evicts_idle_key(void **state)
     test_key_free(&big);
 }
 
+/* A key with a partition in flight (held at FAULT_CUDA_HOLD, counted as running) never gives
+ * way: the pinned load that needs its bases is refused, the key stays resident and its
+ * partition proves; once it ends, the same load evicts. */
+static void test_key_in_use_not_evicted(void **state)
+{
+    (void)state;
+    test_key big, small;
+    const uint64_t budget = evict_setup(&big, &small);
+    cuzk_engine *e = engine_with(budget, 2, 1);
+    cuzk_srs *sb, *ss;
+    cuzk_placement pb = {.struct_size = sizeof pb};
+    assert_int_equal(cuzk_srs_load(e, big.path, 0, &sb), CUZK_OK);
+    cuzk_partition p;
+    assert_int_equal(synth_partition(&big.scfg, CUZK_FR_MONTGOMERY, &p), CUZK_OK);
+    fault_arm(FAULT_CUDA_HOLD, 1, 1);
+    cuzk_job h;
+    assert_int_equal(cuzk_submit_partition(e, sb, &p, &h), CUZK_OK);
+    for (int i = 0; i < 20000 && fault_hits(FAULT_CUDA_HOLD) < 1; i++) usleep(1000);
+    assert_int_equal(fault_hits(FAULT_CUDA_HOLD), 1); /* in flight on the device */
+    int rc = cuzk_srs_load(e, small.path, CUZK_SRS_PIN, &ss);
+    printf("pinned load beside a key in use: %s: %s\n", cuzk_strerror(rc), rc ? cuzk_last_error() : "");
+    assert_int_equal(rc, CUZK_EBUDGET);
+    assert_int_equal(cuzk_srs_placement(sb, 0, &pb), CUZK_OK);
+    assert_int_equal(pb.kind, CUZK_PLACEMENT_RESIDENT);
+    fault_hold_release();
+    fault_disarm_all();
+    cuzk_result res = {.struct_size = sizeof res};
+    assert_int_equal(cuzk_poll_result(e, &res, 120 * 1000000000ll), CUZK_OK);
+    assert_int_equal(res.status, CUZK_OK);
+    assert_int_equal(cuzk_srs_load(e, small.path, CUZK_SRS_PIN, &ss), CUZK_OK); /* idle now: it gives way */
+    assert_int_equal(cuzk_srs_placement(sb, 0, &pb), CUZK_OK);
+    assert_int_equal(pb.kind, CUZK_PLACEMENT_PARTIAL);
+    cuzk_srs_release(ss);
+    cuzk_srs_release(sb);
+    cuzk_engine_destroy(e);
+    test_key_free(&small);
+    test_key_free(&big);
+}
+
 int main(void)
 {
     if (gpu_test_begin()) return 77;
@@ -369,6 +418,7 @@ int main(void)
         cmocka_unit_test(test_sweep_22),
         cmocka_unit_test(test_real_key_streamed),
         cmocka_unit_test(test_pinned_evicts_idle_key),
+        cmocka_unit_test(test_key_in_use_not_evicted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
