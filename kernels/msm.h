@@ -88,6 +88,21 @@ enum { MSM_SCALARS_HOST = 0, MSM_SCALARS_DEVICE = 1 };
 int msm_gpu_run(msm_gpu_ctx *ctx, const msm_gpu_bases *bases, size_t first, const void *scalars, size_t n,
                 int scalar_form, int scalars_where, void *out);
 
+/* Fewer host round trips (each one lets another stream's long kernels take the SMs back):
+ * msm_gpu_count_classes adds the counts of n device scalars' classes (d_counts[0] ones,
+ * d_counts[1] neither 0 nor 1; uint32, zeroed by the caller) on `stream`, so a caller reads
+ * several MSMs' counts back at once; msm_gpu_ctx_set_counts hands them to the context's next
+ * msm_gpu_run, which then reads nothing back before its end. Wrong counts give a wrong sum. */
+int msm_gpu_count_classes(const void *d_scalars, size_t n, int scalar_form, uint32_t *d_counts, void *stream);
+void msm_gpu_ctx_set_counts(msm_gpu_ctx *ctx, uint32_t n_one, uint32_t n_rest);
+/* msm_gpu_run with device scalars that returns once everything is enqueued: the sum reaches
+ * out at the next msm_gpu_ctx_collect, which waits for the context's stream (up to
+ * MSM_GPU_DEFERRED runs at once). msm_gpu_last_stats then describes the last of them. */
+#define MSM_GPU_DEFERRED 8
+int msm_gpu_run_deferred(msm_gpu_ctx *ctx, const msm_gpu_bases *bases, size_t first, const void *d_scalars, size_t n,
+                         int scalar_form, void *out);
+int msm_gpu_ctx_collect(msm_gpu_ctx *ctx);
+
 /* An MSM whose bases arrive in pieces (streamed from host memory in chunks, or partly
  * resident): begin fixes the scalar form; each add accumulates sum scalars[i]·bases[i] over
  * one piece whose n bases and scalars are in this context's device memory (scalars 16-byte
@@ -139,6 +154,13 @@ int msm_sim_run_pieces(int curve, const void *bases, const void *scalars, size_t
 int msm_sim_run_acc(int curve, int acc, unsigned min_batch, const void *bases, const void *scalars, size_t n,
                     int scalar_form, unsigned window_bits, size_t max_entries, size_t acc_threads, size_t piece,
                     int persist, void *out);
+/* The classes the MSM sorts n scalars into: counts[0] ones, counts[1] neither 0 nor 1. */
+void msm_count_classes_host(const void *scalars, size_t n, int scalar_form, uint32_t counts[2]);
+/* msm_sim_run told the counts up front (as msm_gpu_ctx_set_counts tells a device run): the
+ * plan then reads none back. */
+int msm_sim_run_counted(int curve, const void *bases, const void *scalars, size_t n, int scalar_form,
+                        unsigned window_bits, size_t max_entries, size_t acc_threads, const uint32_t counts[2],
+                        void *out);
 /* msm_sim_run over precomputed copies: copies shifted bases made on the host by the device's
  * shift (window_bits c, 0 = chosen for n; shift_bits = doublings between copies, 0 = the right
  * c·g: anything else makes a wrong result, for tests that must be able to fail), the plan

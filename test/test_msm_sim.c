@@ -291,6 +291,57 @@ static void test_affine_special(void **state)
     free(k);
 }
 
+/* Counts told up front (msm_gpu_ctx_set_counts' plan): the host count of the classes equals a
+ * naive one on the canonical scalars; the plan told them reads none back and gives the CPU
+ * MSM's sum; told one "rest" scalar too few it misses that term (the counts are really used). */
+static void test_counted(void **state)
+{
+    (void)state;
+    for (int it = 0; it < 12; it++) {
+        const int g2 = it % 4 == 3, kind = it % 3 == 0 ? 4 : (int)(test_rand64() % 5);
+        const size_t n = 1 + test_rand64() % (g2 ? 200 : 3000);
+        void *bases = malloc(n * sizeof(g2_aff));
+        fr_t *k = malloc(n * sizeof *k), *mk = malloc(n * sizeof *k);
+        assert_non_null(bases);
+        assert_non_null(k);
+        assert_non_null(mk);
+        make_bases(g2, bases, n, 0);
+        for (size_t i = 0; i < n; i++) scalar(&k[i], kind);
+        const int form = (int)(test_rand64() & 1);
+        uint32_t naive[2] = {0, 0}, counts[2];
+        for (size_t i = 0; i < n; i++) {
+            if (form == CUZK_FR_CANONICAL) mk[i] = k[i];
+            else assert_true(fr_to_mont(&mk[i], &k[i]));
+            const int zero = fr_is_zero(&k[i]), one = !zero && k[i].l[0] == 1 && !k[i].l[1] && !k[i].l[2] && !k[i].l[3];
+            naive[0] += one;
+            naive[1] += !zero && !one;
+        }
+        msm_count_classes_host(mk, n, form, counts);
+        assert_int_equal(counts[0], naive[0]);
+        assert_int_equal(counts[1], naive[1]);
+        const unsigned window = test_rand64() % 2 ? 0 : 4 + (unsigned)(test_rand64() % 9);
+        uint32_t fewer[2] = {counts[0], counts[1] ? counts[1] - 1 : 0};
+        if (!g2) {
+            g1_jac want, got, less;
+            msm_g1(&want, bases, k, n, NULL);
+            assert_int_equal(msm_sim_run_counted(MSM_CURVE_G1, bases, mk, n, form, window, 0, 7, counts, &got), 0);
+            assert_true(g1_jac_eq(&want, &got));
+            assert_int_equal(msm_sim_run_counted(MSM_CURVE_G1, bases, mk, n, form, window, 0, 7, fewer, &less), 0);
+            if (counts[1]) assert_false(g1_jac_eq(&want, &less));
+        } else {
+            g2_jac want, got, less;
+            msm_g2(&want, bases, k, n, NULL);
+            assert_int_equal(msm_sim_run_counted(MSM_CURVE_G2, bases, mk, n, form, window, 0, 7, counts, &got), 0);
+            assert_true(g2_jac_eq(&want, &got));
+            assert_int_equal(msm_sim_run_counted(MSM_CURVE_G2, bases, mk, n, form, window, 0, 7, fewer, &less), 0);
+            if (counts[1]) assert_false(g2_jac_eq(&want, &less));
+        }
+        free(bases);
+        free(k);
+        free(mk);
+    }
+}
+
 /* The plan over precomputed shifted copies of the bases (msm_sim_run_pre, copies made by the
  * device's shift run on the host): shift = 0 is the right one and must match the CPU MSM; any
  * other shift must not (so a wrong shift, or copies the plan ignored, fail). */
@@ -359,6 +410,7 @@ int main(void)
         cmocka_unit_test(test_inverse),
         cmocka_unit_test(test_affine),
         cmocka_unit_test(test_affine_special),
+        cmocka_unit_test(test_counted),
         cmocka_unit_test(test_precompute),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

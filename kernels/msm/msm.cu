@@ -94,10 +94,12 @@ struct dev_exec {
      * MSM H waiting there for its whole enqueued run (seconds) held an urgent partition's
      * small read-backs until it ended. */
     void *landing = nullptr;
-    static constexpr size_t landing_cap = 32768;
+    static constexpr size_t fetch_cap = 4096;                                       /* counts */
+    static constexpr size_t result_cap = (MSM_MAX_WINDOWS + 1) * sizeof(jacobian<fp2>); /* one run's sums */
+    static constexpr size_t landing_cap = fetch_cap + MSM_GPU_DEFERRED * result_cap;
     int fetch(void *host, const void *dev, size_t bytes)
     {
-        if (bytes > landing_cap) return err_set(CUZK_EINVAL, "msm: read-back of %zu bytes", bytes);
+        if (bytes > fetch_cap) return err_set(CUZK_EINVAL, "msm: read-back of %zu bytes", bytes);
         CUDA_TRY(cudaMemcpyAsync(landing, dev, bytes, cudaMemcpyDeviceToHost, stream));
         CUDA_TRY(cudaStreamSynchronize(stream));
         memcpy(host, landing, bytes);
@@ -224,6 +226,17 @@ struct msm_gpu_ctx {
     int pre_mode = MSM_PRE_AUTO; /* msm_gpu_ctx_set_precompute */
     cudaEvent_t ev[2];
     msm_gpu_stats last;
+    /* counts for the next run (msm_gpu_ctx_set_counts) */
+    bool known = false;
+    uint32_t known_one = 0, known_rest = 0;
+    /* runs whose window sums are on their way to the landing area (msm_gpu_run_deferred) */
+    struct pending {
+        bool g2;
+        plan_stats st;
+        size_t n;
+        void *out;
+    } pend[MSM_GPU_DEFERRED];
+    unsigned npend = 0;
     /* an accumulated MSM in progress (msm_gpu_acc_*): its curve (0 = none), form and plan */
     int acc_curve = 0;
     int acc_mont = 0;
@@ -308,31 +321,69 @@ extern "C" void *msm_gpu_ctx_stream(const msm_gpu_ctx *c) { return c ? (void *)c
 
 extern "C" void msm_gpu_last_stats(const msm_gpu_ctx *c, msm_gpu_stats *out) { *out = c->last; }
 
-/* The window sums of a finished plan to the host, combined there; the run's statistics. */
-template <class F, class J> static int finish_typed(msm_gpu_ctx *c, const plan_stats &st, size_t n, J *out)
+/* A finished plan's window sums on their way to landing slot npend, and what combines them. */
+template <class F> static int result_enqueue(msm_gpu_ctx *c, const plan_stats &st, size_t n, void *out)
 {
-    static_assert((MSM_MAX_WINDOWS + 1) * sizeof(jacobian<fp2>) <= dev_exec::landing_cap, "window sums land whole");
-    jacobian<F> w[MSM_MAX_WINDOWS + 1];
-    const size_t bytes = (st.nwin + 1) * sizeof(jacobian<F>);
-    CUDA_TRY(cudaMemcpyAsync(c->x.landing, c->b.result, bytes, cudaMemcpyDeviceToHost, c->x.stream));
+    if (c->npend == MSM_GPU_DEFERRED)
+        return err_set(CUZK_EINVAL, "msm: more than %d runs before msm_gpu_ctx_collect", MSM_GPU_DEFERRED);
+    void *slot = (char *)c->x.landing + dev_exec::fetch_cap + c->npend * dev_exec::result_cap;
+    CUDA_TRY(cudaMemcpyAsync(slot, c->b.result, (st.nwin + 1) * sizeof(jacobian<F>), cudaMemcpyDeviceToHost,
+                             c->x.stream));
     CUDA_TRY(cudaEventRecord(c->ev[1], c->x.stream));
-    CUDA_TRY(cudaStreamSynchronize(c->x.stream));
-    memcpy(w, c->x.landing, bytes);
-    msm_horner(out, w, st.nwin, st.c);
-    c->last.window_bits = st.c;
-    c->last.window_groups = st.groups;
-    c->last.copies = st.copies;
-    c->last.n_one = st.n_one;
-    c->last.n_rest = st.n_rest;
-    c->last.n_zero = n - st.n_one - st.n_rest;
+    c->pend[c->npend++] = {sizeof(F) > sizeof(fp), st, n, out};
     return 0;
 }
 
-template <class F, class J>
-static int run_typed(msm_gpu_ctx *c, const msm_gpu_bases *gb, size_t first, const void *scalars, size_t n, int mont,
-                     J *out)
+template <class F> static void result_combine(msm_gpu_ctx *c, unsigned i)
 {
-    plan_stats st;
+    const msm_gpu_ctx::pending &p = c->pend[i];
+    jacobian<F> w[MSM_MAX_WINDOWS + 1];
+    memcpy(w, (const char *)c->x.landing + dev_exec::fetch_cap + i * dev_exec::result_cap,
+           (p.st.nwin + 1) * sizeof(jacobian<F>));
+    msm_horner((jacobian<F> *)p.out, w, p.st.nwin, p.st.c);
+    c->last.window_bits = p.st.c;
+    c->last.window_groups = p.st.groups;
+    c->last.copies = p.st.copies;
+    c->last.n_one = p.st.n_one;
+    c->last.n_rest = p.st.n_rest;
+    c->last.n_zero = p.n - p.st.n_one - p.st.n_rest;
+}
+
+/* Drops what is pending after an error: nothing more reaches the outputs. */
+static int run_failed(msm_gpu_ctx *c, int rc)
+{
+    cudaStreamSynchronize(c->x.stream);
+    cudaGetLastError();
+    c->npend = 0;
+    c->known = false;
+    return rc;
+}
+
+extern "C" int msm_gpu_ctx_collect(msm_gpu_ctx *c)
+{
+    if (!c) return err_set(CUZK_EINVAL, "msm_gpu_ctx_collect: NULL context");
+    if (!c->npend) return CUZK_OK;
+    cudaError_t e = cudaStreamSynchronize(c->x.stream);
+    if (e != cudaSuccess) return run_failed(c, gpu_error(e, "msm_gpu_ctx_collect", __FILE__, __LINE__));
+    for (unsigned i = 0; i < c->npend; i++)
+        if (c->pend[i].g2) result_combine<fp2>(c, i);
+        else result_combine<fp>(c, i);
+    c->npend = 0;
+    CUDA_TRY(cudaEventElapsedTime(&c->last.device_ms, c->ev[0], c->ev[1]));
+    c->x.print_profile(c->ev[0]);
+    return CUZK_OK;
+}
+
+extern "C" void msm_gpu_ctx_set_counts(msm_gpu_ctx *c, uint32_t n_one, uint32_t n_rest)
+{
+    c->known = true;
+    c->known_one = n_one, c->known_rest = n_rest;
+}
+
+template <class F>
+static int run_typed(msm_gpu_ctx *c, const msm_gpu_bases *gb, size_t first, const void *scalars, size_t n, int mont,
+                     void *out, plan_stats st)
+{
     msm_pre pre; /* the bases' precomputed copies, from point first on */
     if (gb->d_pre && c->pre_mode != MSM_PRE_OFF) {
         pre.pre = (const affine<F> *)gb->d_pre + first;
@@ -343,14 +394,22 @@ static int run_typed(msm_gpu_ctx *c, const msm_gpu_bases *gb, size_t first, cons
     }
     int rc = plan_run<F>(c->x, c->b, (const affine<F> *)gb->d + first, (const sc256 *)scalars, n, mont,
                          c->window_fix, c->max_entries, &st, pre);
-    return rc ? rc : finish_typed<F>(c, st, n, out);
+    return rc ? rc : result_enqueue<F>(c, st, n, out);
 }
 
-extern "C" int msm_gpu_run(msm_gpu_ctx *c, const msm_gpu_bases *bases, size_t first, const void *scalars,
-                           size_t n, int scalar_form, int scalars_where, void *out)
+/* Everything of one run enqueued, its result pending. */
+static int run_enqueue(msm_gpu_ctx *c, const msm_gpu_bases *bases, size_t first, const void *scalars, size_t n,
+                       int scalar_form, int scalars_where, void *out)
 {
-    if (!c || !bases || !out || (n && !scalars))
+    if (!c) return err_set(CUZK_EINVAL, "msm_gpu_run: NULL context");
+    plan_stats st; /* the counts set for this run, used by it or by none */
+    st.known = c->known, st.known_one = c->known_one, st.known_rest = c->known_rest;
+    c->known = false;
+    if (!bases || !out || (n && !scalars))
         return err_set(CUZK_EINVAL, "msm_gpu_run: NULL argument");
+    if (st.known && st.known_one + (uint64_t)st.known_rest > n)
+        return err_set(CUZK_EINVAL, "msm_gpu_run: %u ones and %u others among %zu scalars", st.known_one,
+                       st.known_rest, n);
     if (scalar_form != 0 && scalar_form != 1)
         return err_set(CUZK_EINVAL, "msm_gpu_run: scalar form %d (0 Montgomery, 1 canonical)", scalar_form);
     if (bases->device != c->device)
@@ -381,18 +440,22 @@ extern "C" int msm_gpu_run(msm_gpu_ctx *c, const msm_gpu_bases *bases, size_t fi
     int rc;
     c->x.profile = getenv("CUZK_MSM_PROFILE") && *getenv("CUZK_MSM_PROFILE") == '1';
     c->x.mark("upload");
-    if (bases->curve == MSM_CURVE_G1)
-        rc = run_typed<fp>(c, bases, first, sc, n, mont, (jacobian<fp> *)out);
-    else
-        rc = run_typed<fp2>(c, bases, first, sc, n, mont, (jacobian<fp2> *)out);
-    if (rc) {
-        cudaStreamSynchronize(c->x.stream);
-        cudaGetLastError();
-        return rc;
-    }
-    CUDA_TRY(cudaEventElapsedTime(&c->last.device_ms, c->ev[0], c->ev[1]));
-    c->x.print_profile(c->ev[0]);
-    return CUZK_OK;
+    if (bases->curve == MSM_CURVE_G1) rc = run_typed<fp>(c, bases, first, sc, n, mont, out, st);
+    else rc = run_typed<fp2>(c, bases, first, sc, n, mont, out, st);
+    return rc ? run_failed(c, rc) : CUZK_OK;
+}
+
+extern "C" int msm_gpu_run(msm_gpu_ctx *c, const msm_gpu_bases *bases, size_t first, const void *scalars, size_t n,
+                           int scalar_form, int scalars_where, void *out)
+{
+    int rc = run_enqueue(c, bases, first, scalars, n, scalar_form, scalars_where, out);
+    return rc ? rc : msm_gpu_ctx_collect(c);
+}
+
+extern "C" int msm_gpu_run_deferred(msm_gpu_ctx *c, const msm_gpu_bases *bases, size_t first, const void *d_scalars,
+                                    size_t n, int scalar_form, void *out)
+{
+    return run_enqueue(c, bases, first, d_scalars, n, scalar_form, MSM_SCALARS_DEVICE, out);
 }
 
 /* ---- device memory a context takes, for the placement ---- */
@@ -494,13 +557,37 @@ extern "C" int msm_gpu_acc_end(msm_gpu_ctx *c, void *out)
     c->acc_curve = 0;
     rc = curve == MSM_CURVE_G1 ? plan_end<fp>(c->x, c->b, &c->acc) : plan_end<fp2>(c->x, c->b, &c->acc);
     if (!rc)
-        rc = curve == MSM_CURVE_G1 ? finish_typed<fp>(c, c->acc, c->acc_n, (jacobian<fp> *)out)
-                                   : finish_typed<fp2>(c, c->acc, c->acc_n, (jacobian<fp2> *)out);
-    if (rc) {
-        cudaStreamSynchronize(c->x.stream);
-        cudaGetLastError();
-        return rc;
+        rc = curve == MSM_CURVE_G1 ? result_enqueue<fp>(c, c->acc, c->acc_n, out)
+                                   : result_enqueue<fp2>(c, c->acc, c->acc_n, out);
+    return rc ? run_failed(c, rc) : msm_gpu_ctx_collect(c);
+}
+
+/* ---- class counts ahead of the MSMs (msm_gpu_count_classes) ---- */
+
+__global__ void count_classes_kernel(const sc256 *s, size_t n, int mont, uint32_t *out)
+{
+    uint32_t ones = 0, rest = 0;
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        count_classes_range(s, i, i + 1, mont, &ones, &rest);
+    ones = __reduce_add_sync(0xffffffffu, ones);
+    rest = __reduce_add_sync(0xffffffffu, rest);
+    if ((threadIdx.x & 31) == 0) {
+        if (ones) atomicAdd(out, ones);
+        if (rest) atomicAdd(out + 1, rest);
     }
-    CUDA_TRY(cudaEventElapsedTime(&c->last.device_ms, c->ev[0], c->ev[1]));
+}
+
+extern "C" int msm_gpu_count_classes(const void *d_scalars, size_t n, int scalar_form, uint32_t *d_counts,
+                                     void *stream)
+{
+    if ((n && !d_scalars) || !d_counts) return err_set(CUZK_EINVAL, "msm_gpu_count_classes: NULL argument");
+    if (scalar_form != 0 && scalar_form != 1)
+        return err_set(CUZK_EINVAL, "msm_gpu_count_classes: scalar form %d (0 Montgomery, 1 canonical)", scalar_form);
+    if (!n) return CUZK_OK;
+    const size_t blocks = (n + 255) / 256 < 4096 ? (n + 255) / 256 : 4096; /* grid-stride beyond */
+    count_classes_kernel<<<(unsigned)blocks, 256, 0, (cudaStream_t)stream>>>((const sc256 *)d_scalars, n,
+                                                                              scalar_form == 0, d_counts);
+    CUDA_TRY_LAUNCH("count classes");
     return CUZK_OK;
 }

@@ -166,8 +166,23 @@ struct plan_stats {
     unsigned c, nwin, groups;
     size_t n_one, n_rest;
     bool persist;   /* accumulated MSM: one bucket array for every window, reduced at the end */
+    /* the caller counted the next plan_add's classes (msm_count_classes): it reads nothing
+     * back mid-run. Each host round trip hands the SMs to whatever else runs on the device
+     * (a backlog's level-0 wave lives ~35 ms), so an urgent MSM without them waits once. */
+    bool known = false;
+    uint32_t known_one = 0, known_rest = 0;
     unsigned copies; /* > 1: the rest ran over precomputed copies, nwin merged windows */
 };
+
+/* The classes of n scalars as classify_fn sorts them: ones, then the rest (not 0 or 1). */
+FPM_HD void count_classes_range(const sc256 *s, size_t i0, size_t i1, int mont, uint32_t *ones, uint32_t *rest)
+{
+    for (size_t i = i0; i < i1; i++) {
+        int c = scalar_class(load_canonical(s, i, mont));
+        *ones += c == 1;
+        *rest += c == 2;
+    }
+}
 
 /* Precomputed shifted copies of the bases (msm_gpu_bases_precompute): copies - 1 of them in
  * pre (copy j of point i at pre[(j - 1)·split + i]), window size c fixed when they were made. */
@@ -416,11 +431,12 @@ int plan_add(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, si
                                    "classify")))
         return rc;
     x.mark("classify");
-    uint32_t counts[2];
+    uint32_t counts[2] = {st->known_one, st->known_rest};
     if ((rc = x.select((const uint8_t *)b.is_one, n, (uint32_t *)b.idx_one, (uint32_t *)b.counts)) ||
         (rc = x.select((const uint8_t *)b.is_rest, n, (uint32_t *)b.idx_rest, (uint32_t *)b.counts + 1)) ||
-        (rc = x.fetch(counts, b.counts, sizeof counts)))
+        (!st->known && (rc = x.fetch(counts, b.counts, sizeof counts))))
         return rc;
+    st->known = false; /* for this piece only */
     size_t n1 = counts[0], nr = counts[1];
     x.mark("select");
     st->n_one += n1;

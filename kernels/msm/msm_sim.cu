@@ -120,7 +120,8 @@ static_assert(sizeof(jacobian<fp>) == 3 * 48 && sizeof(jacobian<fp2>) == 3 * 96,
 
 /* The plan over pieces of `piece` points accumulated one after another (one piece: plan_run). */
 static int sim_run(int curve, const acc_mode &acc, const void *bases, const void *scalars, size_t n, int scalar_form,
-                   unsigned window_bits, size_t max_entries, size_t acc_threads, size_t piece, int persist, void *out)
+                   unsigned window_bits, size_t max_entries, size_t acc_threads, size_t piece, int persist, void *out,
+                   const uint32_t *known = nullptr)
 {
     if (curve != MSM_CURVE_G1 && curve != MSM_CURVE_G2) return err_set(CUZK_EINVAL, "msm_sim_run: curve %d", curve);
     host_exec x;
@@ -129,6 +130,10 @@ static int sim_run(int curve, const acc_mode &acc, const void *bases, const void
     msm_bufs b;
     memset(&b, 0, sizeof b);
     plan_stats st;
+    if (known) { /* the caller's counts for the (one) piece: nothing read back mid-run */
+        st.known = true;
+        st.known_one = known[0], st.known_rest = known[1];
+    }
     int mont = scalar_form == 0, rc;
     if (!max_entries) max_entries = (size_t)1 << 20;
     if (!piece || piece > n) piece = n;
@@ -238,4 +243,18 @@ extern "C" int msm_sim_run_pre(int curve, const void *bases, const void *scalars
 extern "C" void msm_sim_fp_inv(void *out, const void *in, size_t n)
 {
     for (size_t i = 0; i < n; i++) ((fp *)out)[i] = fp_inv(((const fp *)in)[i]);
+}
+
+extern "C" void msm_count_classes_host(const void *scalars, size_t n, int scalar_form, uint32_t counts[2])
+{
+    counts[0] = counts[1] = 0;
+    count_classes_range((const sc256 *)scalars, 0, n, scalar_form == 0, &counts[0], &counts[1]);
+}
+
+extern "C" int msm_sim_run_counted(int curve, const void *bases, const void *scalars, size_t n, int scalar_form,
+                                   unsigned window_bits, size_t max_entries, size_t acc_threads,
+                                   const uint32_t counts[2], void *out)
+{
+    return sim_run(curve, acc_mode{}, bases, scalars, n, scalar_form, window_bits, max_entries, acc_threads, 0, 0, out,
+                   counts);
 }

@@ -105,13 +105,30 @@ static int prep_verdict(const gpu_prep_result *r, const cuda_inputs *in, int wan
     return CUZK_OK;
 }
 
-/* Reads the check result back (a small synchronous copy on the compute stream). */
-static int read_result(cuda_slot *s, gpu_prep_result *h_res)
+/* Reads the check result back (a small synchronous copy on the compute stream), and `extra`
+ * bytes after it at d_prep + 256 (the full flow's MSM class counts) into h_small + 256. */
+static int read_result(cuda_slot *s, gpu_prep_result *h_res, size_t extra)
 {
+    _Static_assert(sizeof(gpu_prep_result) <= 256, "the prep result fits before the flags");
     int rc;
-    if ((rc = gpu_memcpy_async(h_res, s->d_prep, sizeof *h_res, s->stream)) || (rc = gpu_stream_sync(s->stream)))
+    if ((rc = gpu_memcpy_async(h_res, s->d_prep, extra ? 256 + extra : sizeof *h_res, s->stream)) ||
+        (rc = gpu_stream_sync(s->stream)))
         return rc;
     return CUZK_OK;
+}
+
+/* The full flow's MSM scalars: H, L, A, B (B_G1 and B_G2 share theirs). */
+enum { CNT_H, CNT_L, CNT_A, CNT_B, CNT_N };
+
+/* The class counts of each MSM's scalars, counted on the device before the check result is
+ * read back and carried back with it: the MSMs then read nothing back until the last one
+ * ends (every host round trip lets a backlog's long kernels take the SMs back). */
+static int count_msm_classes(cuda_slot *s, const void *const sc[CNT_N], const uint64_t n[CNT_N], const int form[CNT_N])
+{
+    uint32_t *d_cnt = (uint32_t *)((uint8_t *)s->d_prep + 256);
+    int rc = gpu_memset_async(d_cnt, 0, CNT_N * 2 * sizeof(uint32_t), s->stream);
+    for (int i = 0; i < CNT_N && !rc; i++) rc = msm_gpu_count_classes(sc[i], n[i], form[i], d_cnt + 2 * i, s->stream);
+    return rc;
 }
 
 int cuda_flow_full(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, const cuda_inputs *in,
@@ -145,23 +162,31 @@ int cuda_flow_full(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int 
     if (gpu_stream_wait_event(s->stream, s->ev[2 * ST_COPY + 1]) || gpu_prep_check(d_a, ni, 3, 0, d_res, s->stream) ||
         gpu_prep_check(d_aux, na, 4, 0, d_res, s->stream) ||
         gpu_prep_compact(d_a + ni, in->n_a - ni, d_b + kb0, in->n_b - kb0, d_aux, na, in->dens_a, in->dens_b,
-                         (uint8_t *)s->d_prep + PREP_SCRATCH_OFF, s->d_prep_bytes - PREP_SCRATCH_OFF, d_res, s->stream) ||
-        read_result(s, h_res))
+                         (uint8_t *)s->d_prep + PREP_SCRATCH_OFF, s->d_prep_bytes - PREP_SCRATCH_OFF, d_res, s->stream))
+        return slot_fail(ordinal, "the scalar preparation");
+    int form = in->canon ? CUZK_FR_CANONICAL : CUZK_FR_MONTGOMERY;
+    const groth16_params *pk = k->pk;
+    const void *const sc[CNT_N] = {d, d_aux, d_a, d_b};
+    const uint64_t cn[CNT_N] = {pk->n_h, na, in->n_a, in->n_b};
+    const int cf[CNT_N] = {CUZK_FR_MONTGOMERY, form, form, form};
+    if (count_msm_classes(s, sc, cn, cf) || read_result(s, h_res, CNT_N * 2 * sizeof(uint32_t)))
         return slot_fail(ordinal, "the scalar preparation");
     bjob_release_abc(job);
     if ((rc = prep_verdict(h_res, in, 1, 1))) return rc;
     if (bjob_canceled(job)) return CUZK_ECANCELED;
-    int form = in->canon ? CUZK_FR_CANONICAL : CUZK_FR_MONTGOMERY;
-    const groth16_params *pk = k->pk;
-    if ((rc = slot_msm(s, k, kd, ordinal, PL_H, ST_MSM_H, d, pk->n_h, CUZK_FR_MONTGOMERY, -1, &st->msm.h, sizeof st->msm.h)) ||
-        (rc = slot_msm(s, k, kd, ordinal, PL_L, ST_MSM_L, d_aux, na, form, -1, &st->msm.l, sizeof st->msm.l)) ||
-        (rc = slot_msm(s, k, kd, ordinal, PL_A, ST_MSM_A, d_a, in->n_a, form, -1, &st->msm.a, sizeof st->msm.a)) ||
-        (rc = slot_msm(s, k, kd, ordinal, PL_B_G1, ST_MSM_B_G1, d_b, in->n_b, form, -1, &st->msm.b_g1,
-                       sizeof st->msm.b_g1)) ||
-        (rc = slot_msm(s, k, kd, ordinal, PL_B_G2, ST_MSM_B_G2, d_b, in->n_b, form, -1, &st->msm.b_g2,
-                       sizeof st->msm.b_g2)))
+    const uint32_t *cnt = (const uint32_t *)(s->h_small + 256);
+    if ((rc = slot_msm(s, k, kd, ordinal, PL_H, ST_MSM_H, d, pk->n_h, CUZK_FR_MONTGOMERY, -1, cnt + 2 * CNT_H,
+                       &st->msm.h, sizeof st->msm.h)) ||
+        (rc = slot_msm(s, k, kd, ordinal, PL_L, ST_MSM_L, d_aux, na, form, -1, cnt + 2 * CNT_L, &st->msm.l,
+                       sizeof st->msm.l)) ||
+        (rc = slot_msm(s, k, kd, ordinal, PL_A, ST_MSM_A, d_a, in->n_a, form, -1, cnt + 2 * CNT_A, &st->msm.a,
+                       sizeof st->msm.a)) ||
+        (rc = slot_msm(s, k, kd, ordinal, PL_B_G1, ST_MSM_B_G1, d_b, in->n_b, form, -1, cnt + 2 * CNT_B,
+                       &st->msm.b_g1, sizeof st->msm.b_g1)) ||
+        (rc = slot_msm(s, k, kd, ordinal, PL_B_G2, ST_MSM_B_G2, d_b, in->n_b, form, -1, cnt + 2 * CNT_B,
+                       &st->msm.b_g2, sizeof st->msm.b_g2)))
         return rc;
-    return CUZK_OK;
+    return slot_msm_collect(s, ordinal); /* the five sums, after one wait */
 }
 
 int cuda_flow_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, const cuda_inputs *in,
@@ -194,7 +219,7 @@ int cuda_flow_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int 
         return slot_fail(ordinal, "copying the MSM scalars");
     /* the H scalars are used as they are: a, b, c were checked by the H step; the verdict is
      * read before any result leaves (below) */
-    if ((rc = slot_msm(s, k, kd, ordinal, PL_H, ST_MSM_H, h, pk->n_h, CUZK_FR_MONTGOMERY, PL_B_G1, &st->msm.h,
+    if ((rc = slot_msm(s, k, kd, ordinal, PL_H, ST_MSM_H, h, pk->n_h, CUZK_FR_MONTGOMERY, PL_B_G1, NULL, &st->msm.h,
                        sizeof st->msm.h)))
         return rc;
     bjob_release_abc(job);
@@ -205,22 +230,22 @@ int cuda_flow_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int 
         gpu_prep_check(d_aux, na, 4, 0, d_res, s->stream) ||
         gpu_prep_compact(NULL, 0, d_lo + ni + kb0, in->n_b - kb0, d_aux, na, in->dens_a, in->dens_b, scratch,
                          scratch_bytes, d_res, s->stream) ||
-        read_result(s, h_res))
+        read_result(s, h_res, 0))
         return slot_fail(ordinal, "the scalar preparation");
     if ((rc = prep_verdict(h_res, in, 0, 1))) return rc;
-    if ((rc = slot_msm(s, k, kd, ordinal, PL_B_G1, ST_MSM_B_G1, d_lo + ni, in->n_b, form, PL_B_G2, &st->msm.b_g1,
+    if ((rc = slot_msm(s, k, kd, ordinal, PL_B_G1, ST_MSM_B_G1, d_lo + ni, in->n_b, form, PL_B_G2, NULL, &st->msm.b_g1,
                        sizeof st->msm.b_g1)) ||
-        (rc = slot_msm(s, k, kd, ordinal, PL_B_G2, ST_MSM_B_G2, d_lo + ni, in->n_b, form, PL_L, &st->msm.b_g2,
+        (rc = slot_msm(s, k, kd, ordinal, PL_B_G2, ST_MSM_B_G2, d_lo + ni, in->n_b, form, PL_L, NULL, &st->msm.b_g2,
                        sizeof st->msm.b_g2)) ||
-        (rc = slot_msm(s, k, kd, ordinal, PL_L, ST_MSM_L, d_aux, na, form, PL_A, &st->msm.l, sizeof st->msm.l)))
+        (rc = slot_msm(s, k, kd, ordinal, PL_L, ST_MSM_L, d_aux, na, form, PL_A, NULL, &st->msm.l, sizeof st->msm.l)))
         return rc;
     if (bjob_canceled(job)) return CUZK_ECANCELED;
     /* A over B (B is done): the inputs stay in front of it */
     if (gpu_prep_compact(d_lo + ni, in->n_a - ni, NULL, 0, d_aux, na, in->dens_a, in->dens_b, scratch, scratch_bytes,
                          d_res, s->stream) ||
-        read_result(s, h_res))
+        read_result(s, h_res, 0))
         return slot_fail(ordinal, "the scalar preparation");
     if ((rc = prep_verdict(h_res, in, 1, 0))) return rc;
-    return slot_msm(s, k, kd, ordinal, PL_A, ST_MSM_A, d_lo, in->n_a, form, -1, &st->msm.a, sizeof st->msm.a);
+    return slot_msm(s, k, kd, ordinal, PL_A, ST_MSM_A, d_lo, in->n_a, form, -1, NULL, &st->msm.a, sizeof st->msm.a);
 }
 #endif

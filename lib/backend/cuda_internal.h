@@ -208,9 +208,13 @@ int slot_stage_begin(cuda_slot *s, int st, void *stream);
 int slot_stage_end(cuda_slot *s, int st, void *stream, uint64_t bytes);
 /* One MSM of vector v into out (g1_jac/g2_jac): resident whole (full mode), or in pieces
  * from the resident prefix and pinned host memory (lean). next = the vector the partition
- * reads after this one (its first pieces are copied while this one finishes), -1: none. */
+ * reads after this one (its first pieces are copied while this one finishes), -1: none.
+ * counts (full mode): the scalars' class counts (msm_gpu_count_classes): the MSM is then only
+ * enqueued and out is written at slot_msm_collect; NULL: out is written on return. */
 int slot_msm(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, int v, int st, const void *d_scalars,
-             uint64_t n, int form, int next, void *out, size_t out_size);
+             uint64_t n, int form, int next, const uint32_t *counts, void *out, size_t out_size);
+/* Waits for the MSMs slot_msm only enqueued and writes their sums. */
+int slot_msm_collect(cuda_slot *s, int ordinal);
 /* Starts copying the first pieces of vector v (before its scalars are known). */
 int slot_prefetch(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int v);
 /* Stages and copies as trace events, device_ns on the job; the device's copy statistics. */

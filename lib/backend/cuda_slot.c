@@ -305,7 +305,7 @@ static int msm_pieces(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, i
 }
 
 int slot_msm(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, int v, int st, const void *d_scalars,
-             uint64_t n, int form, int next, void *out, size_t out_size)
+             uint64_t n, int form, int next, const uint32_t *counts, void *out, size_t out_size)
 {
     if (!n || !k->n[v]) {
         memset(out, 0, out_size); /* infinity */
@@ -314,7 +314,10 @@ int slot_msm(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordina
     int rc;
     if ((rc = slot_stage_begin(s, st, s->stream))) return rc;
     if (FAULT_HIT(FAULT_CUDA_MSM)) rc = err_set(CUZK_EDEVICE, "injected fault: CUDA MSM");
-    else if (kd->pl.ws == PL_FULL)
+    else if (kd->pl.ws == PL_FULL && counts) {
+        msm_gpu_ctx_set_counts(s->ctx, counts[0], counts[1]);
+        rc = msm_gpu_run_deferred(s->ctx, kd->whole[v], 0, d_scalars, n, form, out);
+    } else if (kd->pl.ws == PL_FULL)
         rc = msm_gpu_run(s->ctx, kd->whole[v], 0, d_scalars, n, form, MSM_SCALARS_DEVICE, out);
     else rc = msm_pieces(s, k, kd, v, d_scalars, n, form, next, out);
     if (rc) {
@@ -323,6 +326,11 @@ int slot_msm(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordina
         return slot_fail(ordinal, what);
     }
     return slot_stage_end(s, st, s->stream, n * 32);
+}
+
+int slot_msm_collect(cuda_slot *s, int ordinal)
+{
+    return msm_gpu_ctx_collect(s->ctx) ? slot_fail(ordinal, "collecting the MSMs' sums") : CUZK_OK;
 }
 
 /* ---- reporting ---- */

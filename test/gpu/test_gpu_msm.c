@@ -493,6 +493,63 @@ static void test_affine_special(void **state)
     free(k);
 }
 
+/* Counts ahead and deferred sums (what the backend's full flow does): the device's class
+ * counts equal the host's for each form and mix; three deferred runs (G1, G2, G1 with counts)
+ * collected at once equal the CPU MSMs; a run told the counts equals one that reads them. */
+static void test_counted_deferred(void **state)
+{
+    (void)state;
+    const size_t n = ((size_t)1 << 14) + 37;
+    void *h1, *h2;
+    msm_gpu_bases *g1 = gen_bases(MSM_CURVE_G1, n, &h1), *g2 = gen_bases(MSM_CURVE_G2, n, &h2);
+    fr_t *k = malloc(n * sizeof *k);
+    assert_non_null(k);
+    uint32_t *d_cnt;
+    assert_int_equal(gpu_malloc((void **)&d_cnt, 2 * sizeof *d_cnt), 0);
+    for (int kind = 0; kind < 5; kind++) {
+        for (size_t i = 0; i < n; i++) make_scalar(&k[i], kind == 4 ? 5 : kind);
+        const int form = (int)(test_rand64() & 1);
+        fr_t *g = gpu_form(k, n, form);
+        void *dev;
+        assert_int_equal(gpu_malloc(&dev, n * sizeof *g), 0);
+        assert_int_equal(gpu_memcpy_to_device(dev, g, n * sizeof *g), 0);
+        uint32_t want[2], got[2];
+        msm_count_classes_host(g, n, form, want);
+        assert_int_equal(gpu_memset_async(d_cnt, 0, 2 * sizeof *d_cnt, NULL), 0);
+        assert_int_equal(msm_gpu_count_classes(dev, n, form, d_cnt, NULL), 0);
+        assert_int_equal(gpu_memcpy_to_host(got, d_cnt, sizeof got), 0);
+        assert_int_equal(got[0], want[0]);
+        assert_int_equal(got[1], want[1]);
+        g1_jac w1, r1, r1c;
+        g2_jac w2, r2;
+        msm_g1(&w1, h1, k, n, tp);
+        msm_g2(&w2, h2, k, n, tp);
+        assert_int_equal(msm_gpu_run_deferred(ctx, g1, 0, dev, n, form, &r1), 0);
+        assert_int_equal(msm_gpu_run_deferred(ctx, g2, 0, dev, n, form, &r2), 0);
+        msm_gpu_ctx_set_counts(ctx, got[0], got[1]);
+        assert_int_equal(msm_gpu_run_deferred(ctx, g1, 0, dev, n, form, &r1c), 0);
+        assert_int_equal(msm_gpu_ctx_collect(ctx), 0);
+        assert_true(g1_jac_eq(&w1, &r1));
+        assert_true(g2_jac_eq(&w2, &r2));
+        assert_true(g1_jac_eq(&w1, &r1c));
+        msm_gpu_ctx_set_counts(ctx, got[0], got[1]); /* the plain run too */
+        assert_int_equal(msm_gpu_run(ctx, g2, 0, dev, n, form, MSM_SCALARS_DEVICE, &r2), 0);
+        assert_true(g2_jac_eq(&w2, &r2));
+        gpu_free(dev);
+        free(g);
+    }
+    /* counts that cannot be (more than n): refused, and not left for the next run */
+    msm_gpu_ctx_set_counts(ctx, (uint32_t)n, 1);
+    g1_jac r;
+    assert_int_equal(msm_gpu_run(ctx, g1, 0, k, n, CUZK_FR_CANONICAL, MSM_SCALARS_HOST, &r), CUZK_EINVAL);
+    gpu_free(d_cnt);
+    free(k);
+    free(h1);
+    free(h2);
+    msm_gpu_bases_free(g1);
+    msm_gpu_bases_free(g2);
+}
+
 /* Precomputed shifted copies (msm_gpu_bases_precompute), the context forced onto them: the
  * sizes, edge cases (zero, one, r - 1, repeated, opposite and infinite bases) and 2^24 cases
  * above with 2 copies, 3 (empty window slots), one per window (a single merged window), a
@@ -581,6 +638,7 @@ int main(void)
         cmocka_unit_test(test_sizes_g2),
         cmocka_unit_test(test_edges_g2),
         cmocka_unit_test(test_plans),
+        cmocka_unit_test(test_counted_deferred),
         cmocka_unit_test(test_streams),
         cmocka_unit_test(test_big_g1),
         cmocka_unit_test(test_big_g2),
