@@ -286,9 +286,10 @@ static void test_affine_special(void **state)
 
 /* Pairwise rounds (msm_pairwise.cuh) against the CPU MSM: every round while any pair is left
  * (min pairs 0), a threshold and round limits that leave scratch sums, round 1's odd entries
- * and untouched runs to the XYZZ finish; windows of 4 bits (runs of hundreds of entries per
- * thread: many rounds) and 13 (runs of one or two); bases in equal, negated and infinite
- * neighbours under one scalar (P + P, P + (-P) and infinity in every round); 0, 1, r - 1; G2. */
+ * and untouched runs to the XYZZ finish; runs of one or two entries, of ~20, and of hundreds
+ * per thread (one bucket per window: many rounds); bases in equal, negated and infinite
+ * neighbours under one scalar (P + P, P + (-P) and infinity in the rounds); 0, 1, r - 1; G2.
+ * A wrong tangent, a dropped odd entry or a misplaced sum fails them. */
 static void test_pairwise(void **state)
 {
     (void)state;
@@ -300,23 +301,22 @@ static void test_pairwise(void **state)
         const size_t small[] = {1, 2, 3, 17, 64};
         for (int s = 0; s < 5; s++)
             for (int kind = 0; kind < 6; kind++) run_case(0, small[s], kind, s >= 3 && kind != 1, 0, 0, 3);
-        run_case(0, 600, 5, 2, 4, 0, 2);      /* one bucket per window: runs of 300 */
-        run_case(0, 301, 5, 2, 6, 0, 7);
-        run_case(0, 300, 4, 1, 8, 100, 1);   /* point chunks, one level-0 thread */
-        run_case(0, 257, 0, 0, 6, 0, 257);   /* about one entry per thread */
-        run_case(0, 200, 4, 1, 11, 0, 16);   /* buckets mostly empty */
-        run_case(0, 500, 3, 1, 4, 0, 2);     /* r - 1 */
+        run_case(0, 301, 5, 2, 6, 0, 7);     /* one bucket per window: runs of ~40 a thread */
+        run_case(0, 200, 4, 1, 8, 0, 16);    /* runs of one or two */
         run_case(1, 40, 4, 1, 5, 50, 3);
-        run_case(1, 120, 5, 2, 4, 0, 2);
     }
     acc_min_batch = 0;
     acc_rounds = 0;
-    run_case(0, 3000, 4, 1, 4, 0, 3);        /* a few thousand: long runs */
-    run_case(0, 2000, 0, 0, 13, 0, 5);       /* short runs */
-    run_case(0, 1000, 5, 2, 0, 0, 4);
+    run_case(0, 300, 4, 1, 8, 100, 1);       /* point chunks, one level-0 thread */
+    run_case(0, 257, 0, 0, 6, 0, 257);       /* about one entry per thread */
+    run_case(0, 150, 3, 1, 4, 0, 2);         /* r - 1 */
+    run_case(0, 3000, 4, 1, 8, 0, 3);        /* a few thousand: runs of ~20 */
+    run_case(0, 2000, 5, 2, 9, 0, 2);        /* long runs: 1000 entries a thread, 10 rounds */
+    run_case(0, 1000, 0, 0, 9, 0, 5);        /* short runs (~4 entries a bucket) */
     run_case_pieces(0, 300, 4, 1, 0, 0, 7, 37);
     run_case(1, 33, 0, 0, 0, 0, 2);
-    run_case(1, 300, 4, 1, 5, 0, 3);
+    run_case(1, 60, 5, 2, 4, 0, 2);
+    run_case(1, 150, 4, 1, 8, 0, 3);
     acc_kind = MSM_ACC_XYZZ;
 }
 
