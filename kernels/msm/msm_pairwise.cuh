@@ -58,30 +58,9 @@ FPM_HD void accumulate_pairwise_thread(size_t t, size_t m, size_t kper, const ui
     bool slot_used[2] = {false, false};
     if (start < m && keys[start] != MSM_KEY_SKIP) {
         /* pass 0: the run table (slot code, first entry) and round 1's pairs */
-        const bool cont_prev = start > 0 && keys[start - 1] == keys[start];
-        size_t nr = 0, npairs = 0, s = start;
-        while (s < end && keys[s] != MSM_KEY_SKIP) {
-            const uint32_t k = keys[s];
-            size_t e = s + 1;
-            while (e < end && keys[e] == k) e++;
-            const bool first = s == start, last = e == end || keys[e] == MSM_KEY_SKIP;
-            const bool cont_next = e == end && end < m && keys[end] == k;
-            uint32_t code = k;
-            if ((first && cont_prev) || (last && cont_next)) {
-                const int sl = first ? 0 : 1;
-                code = MSM_AFF_PART | (uint32_t)sl;
-                slot_key[sl] = k;
-                slot_used[sl] = true;
-            }
-            if (first) slot_key[0] = k; /* keeps the partials sorted (value may stay inf) */
-            codes[start + nr] = code;
-            starts[start + nr] = (uint32_t)(s - start);
-            nr++;
-            npairs += (e - s) / 2;
-            s = e;
-        }
-        if (slot_key[1] == MSM_KEY_SKIP) slot_key[1] = slot_key[0];
-        const size_t run_end = s;
+        size_t npairs = 0, run_end;
+        const size_t nr = run_table(start, end, m, keys, codes, starts, slot_key, slot_used, &run_end,
+                                    [&](uint32_t, size_t s, size_t e) { npairs += (e - s) / 2; });
         auto first_of = [&](size_t i) -> size_t { return start + starts[start + i]; };
         auto run_len = [&](size_t i) -> size_t {
             return (i + 1 < nr ? start + starts[start + i + 1] : run_end) - first_of(i);
@@ -157,14 +136,7 @@ FPM_HD void accumulate_pairwise_thread(size_t t, size_t m, size_t kper, const ui
             sb += L / 2;
         }
     }
-    if (out.out_keys) {
-        out.out_keys[2 * t] = slot_key[0];
-        out.out_keys[2 * t + 1] = slot_key[1];
-        xyzz<F> inf;
-        set_inf(inf);
-        if (!slot_used[0]) store16(out.out_pts + 2 * t, inf);
-        if (!slot_used[1]) store16(out.out_pts + 2 * t + 1, inf);
-    }
+    emit_partial_keys(t, out, slot_key, slot_used);
 }
 
 template <class F> struct acc_pair_fn {
