@@ -73,49 +73,66 @@ FPM_HD void accumulate_pairwise_thread(size_t t, size_t m, size_t kper, const ui
         };
         auto prefix = [&](size_t p) -> F * { return r == 0 ? &slot(p)->x : sc.pre + p * T + t; };
 
+        /* The pair loops are flat (one iteration per pair, a cursor over the runs) rather than
+         * nested per run: a warp's threads then run the pair arithmetic in step, however their
+         * runs' lengths differ, and touch neighbouring slots at the same pair ordinal. */
+        const size_t s1 = npairs; /* round 1's sums: sum of floor(L/2) */
         for (; npairs > 0 && npairs >= min_pairs && (!max_rounds || r < max_rounds); r++) {
-            /* forward: the denominators' prefix products */
+            /* forward: the denominators' prefix products; cursor: run i (length L, first entry
+             * e0, scratch base sb, np pairs), pair j in it */
             F acc;
             f_set_one(acc);
-            size_t p = 0, sb = 0;
-            for (size_t i = 0; i < nr; i++) {
-                const size_t L = run_len(i), e0 = first_of(i), np = pair_count(L, r) / 2;
-                for (size_t j = 0; j < np; j++, p++) {
-                    F ax, px;
-                    if (r == 0) {
-                        ax = load16(&src.at(src.vals[e0 + 2 * j] & ~MSM_NEG_BIT)->x);
-                        px = load16(&src.at(src.vals[e0 + 2 * j + 1] & ~MSM_NEG_BIT)->x);
-                    } else {
-                        ax = ld_slot(&slot(sb + ((2 * j) << (r - 1)))->x);
-                        px = ld_slot(&slot(sb + ((2 * j + 1) << (r - 1)))->x);
-                    }
-                    /* the x-coordinates decide the common case; the full classification
-                     * when an x is 0 (possibly infinity) or the two are equal */
-                    F den = f_sub(px, ax);
-                    if (f_is_zero(px) || f_is_zero(ax) || f_is_zero(den))
-                        den = aff_classify(point(e0, sb, 2 * j), point(e0, sb, 2 * j + 1)).den;
-                    acc = f_mul(acc, den);
-                    store16(prefix(p), acc);
+            size_t i = 0, L = run_len(0), e0 = first_of(0), np = pair_count(L, r) / 2, sb = 0, j = 0;
+            for (size_t p = 0; p < npairs; p++, j++) {
+                while (j >= np) {
+                    sb += L / 2;
+                    i++;
+                    L = run_len(i);
+                    e0 = first_of(i);
+                    np = pair_count(L, r) / 2;
+                    j = 0;
                 }
-                sb += L / 2;
+                F ax, px;
+                if (r == 0) {
+                    ax = load16(&src.at(src.vals[e0 + 2 * j] & ~MSM_NEG_BIT)->x);
+                    px = load16(&src.at(src.vals[e0 + 2 * j + 1] & ~MSM_NEG_BIT)->x);
+                } else {
+                    ax = ld_slot(&slot(sb + ((2 * j) << (r - 1)))->x);
+                    px = ld_slot(&slot(sb + ((2 * j + 1) << (r - 1)))->x);
+                }
+                /* the x-coordinates decide the common case; the full classification when an x
+                 * is 0 (possibly infinity) or the two are equal */
+                F den = f_sub(px, ax);
+                if (f_is_zero(px) || f_is_zero(ax) || f_is_zero(den))
+                    den = aff_classify(point(e0, sb, 2 * j), point(e0, sb, 2 * j + 1)).den;
+                acc = f_mul(acc, den);
+                store16(prefix(p), acc);
             }
             F inv = f_inv(acc);
-            /* backward: each pair's inverse off the prefixes; its sum to round 1's compact
-             * slot, or in place of its first point */
-            for (size_t i = nr; i-- > 0;) {
-                const size_t L = run_len(i), e0 = first_of(i), np = pair_count(L, r) / 2;
-                sb -= L / 2;
-                for (size_t j = np; j-- > 0;) {
-                    p--;
-                    F before;
-                    if (p > 0) before = ld_slot(prefix(p - 1));
-                    else f_set_one(before);
-                    const affine<F> a = point(e0, sb, 2 * j), b = point(e0, sb, 2 * j + 1);
-                    const aff_step<F> st = aff_classify(a, b);
-                    const F mine = f_mul(inv, before); /* 1/den of this pair */
-                    inv = f_mul(inv, st.den);          /* 1/(prefix before this pair) */
-                    store16(slot(r == 0 ? sb + j : sb + (j << r)), aff_finish(a, b, st, mine));
+            /* backward: each pair's inverse off the prefixes; its sum to round 1's compact slot,
+             * or in place of its first point */
+            i = nr - 1;
+            L = run_len(i);
+            e0 = first_of(i);
+            j = pair_count(L, r) / 2;
+            sb = s1 - L / 2;
+            for (size_t p = npairs; p-- > 0;) {
+                while (j == 0) {
+                    i--;
+                    L = run_len(i);
+                    e0 = first_of(i);
+                    j = pair_count(L, r) / 2;
+                    sb -= L / 2;
                 }
+                j--;
+                F before;
+                if (p > 0) before = ld_slot(prefix(p - 1));
+                else f_set_one(before);
+                const affine<F> a = point(e0, sb, 2 * j), b = point(e0, sb, 2 * j + 1);
+                const aff_step<F> st = aff_classify(a, b);
+                const F mine = f_mul(inv, before); /* 1/den of this pair */
+                inv = f_mul(inv, st.den);          /* 1/(prefix before this pair) */
+                store16(slot(r == 0 ? sb + j : sb + (j << r)), aff_finish(a, b, st, mine));
             }
             /* the next round's pairs */
             npairs = 0;
