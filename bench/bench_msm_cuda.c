@@ -75,7 +75,8 @@ static void *work(void *arg)
                        "[--streams S] [--scalars host|device] [--device D] [--acc LIST] [--precompute LIST] " \
                        "[--entries L] [--json]"
 #define MSM_CUDA_ACC "  --acc: bucket accumulations to time one after another on the same data, comma-separated,\n" \
-                     "         each xyzz or affine[:MIN_BATCH[:KMUL]] (default: the context's, from CUZK_MSM_ACC)\n" \
+                     "         each xyzz, affine[:MIN_BATCH[:KMUL]] or pairwise[:MIN_PAIRS[:KMUL[:ROUNDS]]]\n" \
+                     "         (default: the context's, from CUZK_MSM_ACC)\n" \
                      "  --precompute: shifted copies of the bases to time one after another, comma-separated\n" \
                      "         counts (1 = none, the plain plan; more: the run forced onto them), first accumulation\n" \
                      "  --entries: the context's digit-sort entries, 2^L (default 28; the backend's full slot 26)\n"
@@ -86,11 +87,11 @@ static int usage(void)
     return 2;
 }
 
-/* One entry of --acc: "xyzz" or "affine[:min_batch[:kmul]]". */
+/* One entry of --acc: "xyzz", "affine[:min_batch[:kmul]]" or "pairwise[:min_pairs[:kmul[:rounds]]]". */
 typedef struct {
     char name[32];
     int mode;
-    unsigned min_batch, kmul;
+    unsigned min_batch, kmul, rounds;
 } acc_choice;
 
 static int parse_acc(const char *list, acc_choice *out, int max)
@@ -106,6 +107,10 @@ static int parse_acc(const char *list, acc_choice *out, int max)
         else if (!strncmp(a->name, "affine", 6) && (a->name[6] == 0 || a->name[6] == ':')) {
             a->mode = MSM_ACC_AFFINE;
             if (a->name[6] == ':' && sscanf(a->name + 7, "%u:%u", &a->min_batch, &a->kmul) < 1) return -1;
+        } else if (!strncmp(a->name, "pairwise", 8) && (a->name[8] == 0 || a->name[8] == ':')) {
+            a->mode = MSM_ACC_PAIRWISE;
+            if (a->name[8] == ':' && sscanf(a->name + 9, "%u:%u:%u", &a->min_batch, &a->kmul, &a->rounds) < 1)
+                return -1;
         } else
             return -1;
         n++;
@@ -140,7 +145,8 @@ int bench_msm_cuda(int argc, char **argv)
     double frac = 0;
     acc_choice accs[8];
     const char *env_acc = getenv("CUZK_MSM_ACC"), *acc_s = NULL;
-    int nacc = parse_acc(env_acc && !strcmp(env_acc, "affine") ? "affine" : "xyzz", accs, 8);
+    int nacc = parse_acc(env_acc && (!strcmp(env_acc, "affine") || !strcmp(env_acc, "pairwise")) ? env_acc : "xyzz",
+                         accs, 8);
     const bench_opt opts[] = {{"backend", BOPT_STR, &backend}, {"curve", BOPT_STR, &curve},
                               {"log", BOPT_INT, &log_n},        {"reps", BOPT_INT, &reps},
                               {"bits-fraction", BOPT_DOUBLE, &frac}, {"window", BOPT_INT, &window_i},
@@ -233,6 +239,7 @@ int bench_msm_cuda(int argc, char **argv)
         for (int s = 0; s < streams; s++) {
             msm_gpu_ctx_set_precompute(w[s].ctx, npre && pre[vi] > 1 ? MSM_PRE_FORCE : MSM_PRE_AUTO);
             msm_gpu_ctx_set_accumulation(w[s].ctx, accs[a].mode, accs[a].min_batch, accs[a].kmul);
+            msm_gpu_ctx_set_pair_rounds(w[s].ctx, accs[a].rounds);
             /* warm-up: module load, scratch allocation */
             w[s].reps = 1;
             w[s].rc = 0;

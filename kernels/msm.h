@@ -67,15 +67,23 @@ void msm_gpu_ctx_set_window(msm_gpu_ctx *ctx, unsigned bits);
 enum { MSM_PRE_OFF = 0, MSM_PRE_AUTO = 1, MSM_PRE_FORCE = 2 };
 void msm_gpu_ctx_set_precompute(msm_gpu_ctx *ctx, int mode);
 
-/* How buckets are accumulated: MSM_ACC_XYZZ (mixed XYZZ additions, 10 products each) or
+/* How buckets are accumulated: MSM_ACC_XYZZ (mixed XYZZ additions, 10 products each),
  * MSM_ACC_AFFINE (each thread advances its buckets together in affine coordinates, one shared
- * inversion per step: ~6 products each plus the inversion's share; kernels/msm/msm_affine.cuh).
+ * inversion per step: ~6 products each plus the inversion's share; kernels/msm/msm_affine.cuh)
+ * or MSM_ACC_PAIRWISE (rounds that halve every bucket's run of sorted entries by affine pair
+ * additions, one shared inversion per thread and round; kernels/msm/msm_pairwise.cuh; scratch
+ * of ~60 bytes per sort entry for G1, 120 for G2).
  * min_batch: affine steps while at least this many of a thread's buckets still take points
- * (0 = default 24); kmul: entries per level-0 thread as a multiple of one full wave's share
- * (0 = 1). A new context takes CUZK_MSM_ACC=xyzz|affine, CUZK_MSM_AFF_MIN_BATCH and
- * CUZK_MSM_AFF_KMUL from the environment (default XYZZ). */
-enum { MSM_ACC_XYZZ = 0, MSM_ACC_AFFINE = 1 };
+ * (0 = default 24); pairwise rounds while a thread has at least this many pairs (0 = default
+ * 16). kmul: entries per level-0 thread as a multiple of one full wave's share (0 = 1). A new
+ * context takes CUZK_MSM_ACC=xyzz|affine|pairwise, CUZK_MSM_AFF_MIN_BATCH, CUZK_MSM_AFF_KMUL and
+ * CUZK_MSM_PAIR_ROUNDS from the environment (default XYZZ). */
+enum { MSM_ACC_XYZZ = 0, MSM_ACC_AFFINE = 1, MSM_ACC_PAIRWISE = 2 };
 void msm_gpu_ctx_set_accumulation(msm_gpu_ctx *ctx, int mode, unsigned min_batch, unsigned kmul);
+/* MSM_ACC_PAIRWISE: at most this many rounds, the rest in XYZZ (0 = while they pay). */
+void msm_gpu_ctx_set_pair_rounds(msm_gpu_ctx *ctx, unsigned rounds);
+/* The accumulation CUZK_MSM_ACC names (MSM_ACC_XYZZ when unset or unknown). */
+int msm_acc_from_env(void);
 
 enum { MSM_SCALARS_HOST = 0, MSM_SCALARS_DEVICE = 1 };
 
@@ -149,9 +157,10 @@ int msm_sim_run_pieces(int curve, const void *bases, const void *scalars, size_t
                        unsigned window_bits, size_t max_entries, size_t acc_threads, size_t piece, int persist,
                        void *out);
 /* Either with the bucket accumulation acc (MSM_ACC_*) and its min_batch (0 = always affine
- * steps while any bucket takes points: small simulations still exercise them); persistent
- * buckets accumulate in XYZZ. */
-int msm_sim_run_acc(int curve, int acc, unsigned min_batch, const void *bases, const void *scalars, size_t n,
+ * steps, or pairwise rounds, while any bucket takes points: small simulations still exercise
+ * them) and, pairwise, at most `rounds` rounds (0 = no limit); persistent buckets accumulate in
+ * XYZZ. */
+int msm_sim_run_acc(int curve, int acc, unsigned min_batch, unsigned rounds, const void *bases, const void *scalars, size_t n,
                     int scalar_form, unsigned window_bits, size_t max_entries, size_t acc_threads, size_t piece,
                     int persist, void *out);
 /* The classes the MSM sorts n scalars into: counts[0] ones, counts[1] neither 0 nor 1. */

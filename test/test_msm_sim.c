@@ -32,11 +32,15 @@ static void rand_canonical(fr_t *k)
     } while (!fr_is_canonical(k));
 }
 
+/* kind 5: this one random scalar for every point (every window one bucket of all of them) */
+static fr_t same_k;
+
 static void scalar(fr_t *k, int kind)
 {
     memset(k, 0, sizeof *k);
     switch (kind) {
     case 0: rand_canonical(k); break;
+    case 5: *k = same_k; break;
     case 1: break;                      /* all zero */
     case 2: k->l[0] = 1; break;         /* all one */
     case 3: *k = R_MINUS_1; break;
@@ -53,42 +57,47 @@ static void scalar(fr_t *k, int kind)
 }
 
 /* bases: a few random multiples of the generator, repeated, with negatives and infinity mixed
- * in when shaped */
+ * in when shaped (1); shaped 2: in equal neighbours (i / 2 % 3), negated in pairs of pairs and
+ * with infinity now and then, so that sorted runs of equal scalars pair P + P, P + (-P) and
+ * infinity in every round of a pairwise accumulation */
 static void make_bases(int g2, void *out, size_t n, int shaped)
 {
-    size_t distinct = shaped ? 5 : n;
+    size_t distinct = shaped ? (shaped == 2 ? 3 : 5) : n;
     for (size_t i = 0; i < n; i++) {
         fr_t c;
         if (i < distinct) rand_canonical(&c);
+        const size_t from = shaped == 2 ? i / 2 % 3 : i % distinct;
+        const int negate = shaped == 2 ? (int)(i / 4 % 2) : shaped && i % 7 == 3;
+        const int inf = shaped == 2 ? i % 17 == 9 : shaped && i % 11 == 6;
         if (!g2) {
             g1_aff *b = (g1_aff *)out + i;
-            if (i >= distinct) *b = ((g1_aff *)out)[i % distinct];
+            if (i >= distinct) *b = ((g1_aff *)out)[from];
             else {
                 g1_jac g, p;
                 g1_jac_from_aff(&g, &G1_GENERATOR);
                 g1_jac_mul(&p, &g, &c);
                 g1_jac_to_aff(b, &p);
             }
-            if (shaped && i % 7 == 3) g1_aff_neg(b, b);
-            if (shaped && i % 11 == 6) memset(b, 0, sizeof *b);
+            if (negate) g1_aff_neg(b, b);
+            if (inf) memset(b, 0, sizeof *b);
         } else {
             g2_aff *b = (g2_aff *)out + i;
-            if (i >= distinct) *b = ((g2_aff *)out)[i % distinct];
+            if (i >= distinct) *b = ((g2_aff *)out)[from];
             else {
                 g2_jac g, p;
                 g2_jac_from_aff(&g, &G2_GENERATOR);
                 g2_jac_mul(&p, &g, &c);
                 g2_jac_to_aff(b, &p);
             }
-            if (shaped && i % 7 == 3) g2_aff_neg(b, b);
-            if (shaped && i % 11 == 6) memset(b, 0, sizeof *b);
+            if (negate) g2_aff_neg(b, b);
+            if (inf) memset(b, 0, sizeof *b);
         }
     }
 }
 
 /* Bucket accumulation of the cases below: XYZZ unless a test switches to affine steps. */
 static int acc_kind = MSM_ACC_XYZZ;
-static unsigned acc_min_batch;
+static unsigned acc_min_batch, acc_rounds;
 
 /* One case's inputs: n bases, their scalars k (canonical, for the CPU MSM) and the same in
  * the form the plan is given (mk, canonical or Montgomery at random). */
@@ -107,6 +116,7 @@ static void make_inputs(case_inputs *in, int g2, size_t n, int kind, int shaped)
     assert_non_null(in->k);
     assert_non_null(in->mk);
     make_bases(g2, in->bases, n, shaped);
+    rand_canonical(&same_k);
     for (size_t i = 0; i < n; i++) scalar(&in->k[i], kind);
     in->form = (int)(test_rand64() & 1);
     for (size_t i = 0; i < n; i++) {
@@ -137,20 +147,21 @@ static void run_case_pieces(int g2, size_t n, int kind, int shaped, unsigned win
     if (!g2) {
         g1_jac want, got;
         msm_g1(&want, bases, k, n, NULL);
-        assert_int_equal(msm_sim_run_acc(MSM_CURVE_G1, acc_kind, acc_min_batch, bases, mk, n, form, window,
+        assert_int_equal(msm_sim_run_acc(MSM_CURVE_G1, acc_kind, acc_min_batch, acc_rounds, bases, mk, n, form, window,
                                          max_entries, threads, piece, persist, &got), 0);
         ok = g1_jac_eq(&want, &got);
     } else {
         g2_jac want, got;
         msm_g2(&want, bases, k, n, NULL);
-        assert_int_equal(msm_sim_run_acc(MSM_CURVE_G2, acc_kind, acc_min_batch, bases, mk, n, form, window,
+        assert_int_equal(msm_sim_run_acc(MSM_CURVE_G2, acc_kind, acc_min_batch, acc_rounds, bases, mk, n, form, window,
                                          max_entries, threads, piece, persist, &got), 0);
         ok = g2_jac_eq(&want, &got);
     }
     if (!ok)
-        printf("MISMATCH G%d n=%zu kind=%d shaped=%d window=%u max_entries=%zu threads=%zu form=%d piece=%zu acc=%d/%u "
+        printf("MISMATCH G%d n=%zu kind=%d shaped=%d window=%u max_entries=%zu threads=%zu form=%d piece=%zu acc=%d/%u/%u "
                "persist=%d\n",
-               g2 + 1, n, kind, shaped, window, max_entries, threads, form, piece, acc_kind, acc_min_batch, persist);
+               g2 + 1, n, kind, shaped, window, max_entries, threads, form, piece, acc_kind, acc_min_batch, acc_rounds,
+               persist);
     assert_true(ok);
     free_inputs(&in);
 }
@@ -259,9 +270,8 @@ static void test_affine(void **state)
  * bucket j: scalar j + 2, window 0 only); each bucket's net sum keeps its doubling (2Q
  * followed by -Q would undo even a wrong tangent: the chord formulas cancel). Scalars near r
  * (negative digits) in a second round. */
-static void test_affine_special(void **state)
+static void affine_special(int mode)
 {
-    (void)state;
     enum { NB = 24, REP = 8 };
     const size_t n = NB * REP;
     g1_aff *bases = malloc(n * sizeof *bases), q[NB];
@@ -281,9 +291,9 @@ static void test_affine_special(void **state)
         g1_jac want, got;
         msm_g1(&want, bases, k, n, NULL);
         for (unsigned threads = 1; threads <= 4; threads++) {
-            assert_int_equal(msm_sim_run_acc(MSM_CURVE_G1, MSM_ACC_AFFINE, 0, bases, k, n, CUZK_FR_CANONICAL,
+            assert_int_equal(msm_sim_run_acc(MSM_CURVE_G1, mode, 0, 0, bases, k, n, CUZK_FR_CANONICAL,
                                              round ? 0 : 6, 0, threads, 0, 0, &got), 0);
-            if (!g1_jac_eq(&want, &got)) printf("special cases: round %d, %u threads\n", round, threads);
+            if (!g1_jac_eq(&want, &got)) printf("special cases: mode %d, round %d, %u threads\n", mode, round, threads);
             assert_true(g1_jac_eq(&want, &got));
         }
     }
@@ -342,6 +352,54 @@ static void test_counted(void **state)
     }
 }
 
+static void test_affine_special(void **state)
+{
+    (void)state;
+    affine_special(MSM_ACC_AFFINE);
+}
+
+/* Pairwise rounds (msm_pairwise.cuh) against the CPU MSM: every round while any pair is left
+ * (min pairs 0), a threshold and round limits that leave scratch sums, round 1's odd entries
+ * and untouched runs to the XYZZ finish; runs of one or two entries, of ~20, and of hundreds
+ * per thread (one bucket per window: many rounds); bases in equal, negated and infinite
+ * neighbours under one scalar (P + P, P + (-P) and infinity in the rounds); 0, 1, r - 1; G2.
+ * A wrong tangent, a dropped odd entry or a misplaced sum fails them. */
+static void test_pairwise(void **state)
+{
+    (void)state;
+    acc_kind = MSM_ACC_PAIRWISE;
+    const unsigned minb[] = {0, 0, 0, 5}, rounds[] = {0, 1, 2, 3};
+    for (int v = 0; v < 4; v++) {
+        acc_min_batch = minb[v];
+        acc_rounds = rounds[v];
+        const size_t small[] = {1, 2, 3, 17, 64};
+        for (int s = 0; s < 5; s++)
+            for (int kind = 0; kind < 6; kind++) run_case(0, small[s], kind, s >= 3 && kind != 1, 0, 0, 3);
+        run_case(0, 301, 5, 2, 6, 0, 7);     /* one bucket per window: runs of ~40 a thread */
+        run_case(0, 200, 4, 1, 8, 0, 16);    /* runs of one or two */
+        run_case(1, 40, 4, 1, 5, 50, 3);
+    }
+    acc_min_batch = 0;
+    acc_rounds = 0;
+    run_case(0, 300, 4, 1, 8, 100, 1);       /* point chunks, one level-0 thread */
+    run_case(0, 257, 0, 0, 6, 0, 257);       /* about one entry per thread */
+    run_case(0, 150, 3, 1, 4, 0, 2);         /* r - 1 */
+    run_case(0, 3000, 4, 1, 8, 0, 3);        /* a few thousand: runs of ~20 */
+    run_case(0, 2000, 5, 2, 9, 0, 2);        /* long runs: 1000 entries a thread, 10 rounds */
+    run_case(0, 1000, 0, 0, 9, 0, 5);        /* short runs (~4 entries a bucket) */
+    run_case_pieces(0, 300, 4, 1, 0, 0, 7, 37);
+    run_case(1, 33, 0, 0, 0, 0, 2);
+    run_case(1, 60, 5, 2, 4, 0, 2);
+    run_case(1, 150, 4, 1, 8, 0, 3);
+    acc_kind = MSM_ACC_XYZZ;
+}
+
+static void test_pairwise_special(void **state)
+{
+    (void)state;
+    affine_special(MSM_ACC_PAIRWISE);
+}
+
 /* The plan over precomputed shifted copies of the bases (msm_sim_run_pre, copies made by the
  * device's shift run on the host): shift = 0 is the right one and must match the CPU MSM; any
  * other shift must not (so a wrong shift, or copies the plan ignored, fail). */
@@ -380,8 +438,8 @@ static void run_case_pre(int g2, size_t n, int kind, int shaped, unsigned copies
 static void test_precompute(void **state)
 {
     (void)state;
-    for (int aff = 0; aff < 2; aff++) {
-        setenv("CUZK_MSM_ACC", aff ? "affine" : "xyzz", 1);
+    for (int aff = 0; aff < 3; aff++) {
+        setenv("CUZK_MSM_ACC", aff == 2 ? "pairwise" : aff ? "affine" : "xyzz", 1);
         for (int kind = 0; kind < 5; kind++) run_case_pre(0, 64, kind, kind != 1, 2, 5, 0, 7, 0, MSM_PRE_FORCE);
         run_case_pre(0, 1, 3, 0, 2, 6, 0, 3, 0, MSM_PRE_FORCE);       /* r - 1 alone */
         run_case_pre(0, 100, 4, 1, 3, 6, 0, 5, 0, MSM_PRE_FORCE);     /* 43 windows: 45 slots, 2 empty */
@@ -411,6 +469,8 @@ int main(void)
         cmocka_unit_test(test_affine),
         cmocka_unit_test(test_affine_special),
         cmocka_unit_test(test_counted),
+        cmocka_unit_test(test_pairwise),
+        cmocka_unit_test(test_pairwise_special),
         cmocka_unit_test(test_precompute),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -278,9 +278,10 @@ extern "C" int msm_gpu_ctx_create(msm_gpu_ctx **out, int device, void *stream, s
     }
     c->x.device = device;
     c->x.sms = (unsigned)sms;
-    const char *mode = getenv("CUZK_MSM_ACC"), *mb = getenv("CUZK_MSM_AFF_MIN_BATCH"), *km = getenv("CUZK_MSM_AFF_KMUL");
-    msm_gpu_ctx_set_accumulation(c, mode && !strcmp(mode, "affine") ? MSM_ACC_AFFINE : MSM_ACC_XYZZ,
-                                 mb ? (unsigned)atoi(mb) : 0, km ? (unsigned)atoi(km) : 0);
+    const char *mb = getenv("CUZK_MSM_AFF_MIN_BATCH"), *km = getenv("CUZK_MSM_AFF_KMUL");
+    const char *pr = getenv("CUZK_MSM_PAIR_ROUNDS");
+    msm_gpu_ctx_set_accumulation(c, msm_acc_from_env(), mb ? (unsigned)atoi(mb) : 0, km ? (unsigned)atoi(km) : 0);
+    msm_gpu_ctx_set_pair_rounds(c, pr ? (unsigned)atoi(pr) : 0);
     memset(&c->last, 0, sizeof c->last);
     *out = c;
     return CUZK_OK;
@@ -312,10 +313,14 @@ extern "C" void msm_gpu_ctx_set_precompute(msm_gpu_ctx *c, int mode)
 
 extern "C" void msm_gpu_ctx_set_accumulation(msm_gpu_ctx *c, int mode, unsigned min_batch, unsigned kmul)
 {
-    c->x.acc.kind = mode == MSM_ACC_AFFINE ? MSM_ACC_AFFINE : MSM_ACC_XYZZ;
-    c->x.acc.min_batch = min_batch ? min_batch : acc_mode{}.min_batch;
+    c->x.acc.kind = mode == MSM_ACC_AFFINE || mode == MSM_ACC_PAIRWISE ? mode : MSM_ACC_XYZZ;
+    /* pairwise: a round's inversion (~70 products) pays once a thread has ~16 pairs (4 products
+     * saved on each) */
+    c->x.acc.min_batch = min_batch ? min_batch : mode == MSM_ACC_PAIRWISE ? 16 : acc_mode{}.min_batch;
     c->x.acc.kmul = kmul ? kmul : 1;
 }
+
+extern "C" void msm_gpu_ctx_set_pair_rounds(msm_gpu_ctx *c, unsigned rounds) { c->x.acc.rounds = rounds; }
 
 extern "C" void *msm_gpu_ctx_stream(const msm_gpu_ctx *c) { return c ? (void *)c->x.stream : nullptr; }
 
@@ -469,7 +474,8 @@ template <class F> static unsigned acc_window(size_t n, size_t bucket_bytes_max)
     return c;
 }
 
-template <class F> static size_t scratch_typed(size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max)
+template <class F>
+static size_t scratch_typed(size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max, bool pairwise)
 {
     const size_t P = sizeof(xyzz<F>);
     const bool persist = piece && bucket_bytes_max;
@@ -487,7 +493,11 @@ template <class F> static size_t scratch_typed(size_t n, size_t max_entries, siz
     size_t buckets = nwin * B * P, ent = persist ? max_entries : chunk * wg, segs = B < MSM_SEG ? 1 : B / 2;
     /* level-0 threads are one wave: ~132 SMs x 8 blocks x 128 on an H200; 2^18 bounds them */
     size_t T = ent / 2 < ((size_t)1 << 18) ? ent / 2 + 1 : ((size_t)1 << 18);
-    return pts * 10 + ent * 16 + buckets + nwin * (segs + segs / 2 + 2) * P / 16 + 4 * T * (4 + P) +
+    /* pairwise rounds (level 0 of a stored group only: not persistent buckets): T·ceil(K/2)
+     * affine points and T·ceil(K/4) prefix products, K = ent / T; bounded by one more slot of
+     * each per thread */
+    const size_t pair = pairwise && !persist ? (ent / 2 + T) * 2 * sizeof(F) + (ent / 4 + T) * sizeof(F) : 0;
+    return pts * 10 + ent * 16 + buckets + nwin * (segs + segs / 2 + 2) * P / 16 + 4 * T * (4 + P) + pair +
            (MSM_MAX_WINDOWS + 2) * (P + sizeof(jacobian<F>)) + ((size_t)32 << 20) /* CUB, alignment */;
 }
 
@@ -495,8 +505,10 @@ extern "C" size_t msm_gpu_scratch_bytes(int curve, size_t n, size_t max_entries,
 {
     if (!n) return 0;
     if (!max_entries) max_entries = (size_t)1 << 28;
-    return curve == MSM_CURVE_G2 ? scratch_typed<fp2>(n, max_entries, piece, bucket_bytes_max)
-                                 : scratch_typed<fp>(n, max_entries, piece, bucket_bytes_max);
+    /* the backend's contexts take their accumulation from the environment (msm_gpu_ctx_create) */
+    const bool pair = msm_acc_from_env() == MSM_ACC_PAIRWISE;
+    return curve == MSM_CURVE_G2 ? scratch_typed<fp2>(n, max_entries, piece, bucket_bytes_max, pair)
+                                 : scratch_typed<fp>(n, max_entries, piece, bucket_bytes_max, pair);
 }
 
 /* ---- an MSM accumulated over pieces (bases streamed from host memory) ---- */

@@ -99,6 +99,55 @@ template <class F> FPM_HD affine<F> aff_finish(const affine<F> &a, const affine<
     return r;
 }
 
+/* Pass 0 of a batched level-0 thread over entries [start, end) (keys[start] a real key): the
+ * run table in the free sort buffers (codes: bucket index, or MSM_AFF_PART | partials slot for
+ * a run that continues in a neighbour; starts: first entry - start) and the partials' keys as
+ * accumulate_thread sets them; on_run(code, first, end) for each run. Returns the runs, and
+ * the end of the last in *run_end. */
+template <class OnRun>
+FPM_HD size_t run_table(size_t start, size_t end, size_t m, const uint32_t *keys, uint32_t *codes, uint32_t *starts,
+                        uint32_t slot_key[2], bool slot_used[2], size_t *run_end, OnRun on_run)
+{
+    const bool cont_prev = start > 0 && keys[start - 1] == keys[start];
+    size_t nr = 0, s = start;
+    while (s < end && keys[s] != MSM_KEY_SKIP) {
+        const uint32_t k = keys[s];
+        size_t e = s + 1;
+        while (e < end && keys[e] == k) e++;
+        const bool first = s == start, last = e == end || keys[e] == MSM_KEY_SKIP;
+        const bool cont_next = e == end && end < m && keys[end] == k;
+        uint32_t code = k;
+        if ((first && cont_prev) || (last && cont_next)) {
+            const int sl = first ? 0 : 1;
+            code = MSM_AFF_PART | (uint32_t)sl;
+            slot_key[sl] = k;
+            slot_used[sl] = true;
+        }
+        if (first) slot_key[0] = k; /* keeps the partials sorted (value may stay inf) */
+        codes[start + nr] = code;
+        starts[start + nr] = (uint32_t)(s - start);
+        nr++;
+        on_run(code, s, e);
+        s = e;
+    }
+    if (slot_key[1] == MSM_KEY_SKIP) slot_key[1] = slot_key[0];
+    *run_end = s;
+    return nr;
+}
+
+/* The partials' keys of thread t, and infinity in the slots no run took. */
+template <class F> FPM_HD void emit_partial_keys(size_t t, const sink<F> &out, const uint32_t slot_key[2],
+                                                 const bool slot_used[2])
+{
+    if (!out.out_keys) return;
+    out.out_keys[2 * t] = slot_key[0];
+    out.out_keys[2 * t + 1] = slot_key[1];
+    xyzz<F> inf;
+    set_inf(inf);
+    if (!slot_used[0]) store16(out.out_pts + 2 * t, inf);
+    if (!slot_used[1]) store16(out.out_pts + 2 * t + 1, inf);
+}
+
 /* One thread of level 0 in affine coordinates: entries [t·K, min(t·K + K, m)), the same output
  * as accumulate_thread (runs wholly inside stored to their buckets; the first and last runs,
  * when they continue in a neighbour, to partials slots 2t and 2t + 1 with their keys).
@@ -115,31 +164,12 @@ FPM_HD void accumulate_affine_thread(size_t t, size_t m, size_t kper, const uint
     };
     if (start < m && keys[start] != MSM_KEY_SKIP) {
         /* pass 0: the run table, each run's sum = its first point */
-        const bool cont_prev = start > 0 && keys[start - 1] == keys[start];
-        size_t nr = 0, active = 0, s = start;
-        while (s < end && keys[s] != MSM_KEY_SKIP) {
-            const uint32_t k = keys[s];
-            size_t e = s + 1;
-            while (e < end && keys[e] == k) e++;
-            const bool first = s == start, last = e == end || keys[e] == MSM_KEY_SKIP;
-            const bool cont_next = e == end && end < m && keys[end] == k;
-            uint32_t code = k;
-            if ((first && cont_prev) || (last && cont_next)) {
-                const int sl = first ? 0 : 1;
-                code = MSM_AFF_PART | (uint32_t)sl;
-                slot_key[sl] = k;
-                slot_used[sl] = true;
-            }
-            if (first) slot_key[0] = k; /* keeps the partials sorted (value may stay inf) */
-            codes[start + nr] = code;
-            starts[start + nr] = (uint32_t)(s - start);
-            nr++;
-            active += e - s >= 2;
-            store16((affine<F> *)slot(code), src.point(s));
-            s = e;
-        }
-        if (slot_key[1] == MSM_KEY_SKIP) slot_key[1] = slot_key[0];
-        const size_t run_end = s; /* end of the last run */
+        size_t active = 0, run_end;
+        const size_t nr = run_table(start, end, m, keys, codes, starts, slot_key, slot_used, &run_end,
+                                    [&](uint32_t code, size_t s, size_t e) {
+                                        active += e - s >= 2;
+                                        store16((affine<F> *)slot(code), src.point(s));
+                                    });
         auto run_len = [&](size_t i) -> size_t {
             return (i + 1 < nr ? start + starts[start + i + 1] : run_end) - (start + starts[start + i]);
         };
@@ -191,14 +221,7 @@ FPM_HD void accumulate_affine_thread(size_t t, size_t m, size_t kper, const uint
             store16(sl, acc);
         }
     }
-    if (out.out_keys) {
-        out.out_keys[2 * t] = slot_key[0];
-        out.out_keys[2 * t + 1] = slot_key[1];
-        xyzz<F> inf;
-        set_inf(inf);
-        if (!slot_used[0]) store16(out.out_pts + 2 * t, inf);
-        if (!slot_used[1]) store16(out.out_pts + 2 * t + 1, inf);
-    }
+    emit_partial_keys(t, out, slot_key, slot_used);
 }
 
 template <class F> struct acc_aff_fn {

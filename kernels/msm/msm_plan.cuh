@@ -12,6 +12,7 @@
 #include "msm.h"
 #include "msm/msm_affine.cuh"
 #include "msm/msm_kernels.cuh"
+#include "msm/msm_pairwise.cuh"
 
 namespace msmk {
 
@@ -158,6 +159,7 @@ struct msm_bufs {
     void *is_one, *is_rest, *idx_one, *idx_rest, *keys[2], *vals[2], *buckets;
     void *pk[2], *pp[2], *red_pts[2], *windows, *ones, *result, *counts;
     void *buckets2; /* precomputed copies over point chunks: a later chunk's buckets */
+    void *pair_pts, *pair_pre; /* MSM_ACC_PAIRWISE: round sums, prefix products */
 };
 
 /* What a run did; the result is nwin window sums and the ones' sum (b.result, Jacobian), which
@@ -233,11 +235,14 @@ static inline bool msm_pre_pays(size_t nr, const msm_pre &p, size_t max_entries)
 }
 
 /* How level 0 adds into buckets (MSM_ACC_XYZZ: accumulate_thread; MSM_ACC_AFFINE: batched
- * inversions, msm_affine.cuh, which needs zeroed buckets (store) and two free m-entry buffers). */
+ * inversions, msm_affine.cuh; MSM_ACC_PAIRWISE: pairwise rounds, msm_pairwise.cuh). Both
+ * batched modes need a level 0 that stores (zeroed buckets) and two free m-entry buffers. */
 struct acc_mode {
     int kind = MSM_ACC_XYZZ;
-    unsigned min_batch = 24; /* affine steps while at least this many runs are left */
+    unsigned min_batch = 24; /* affine steps while at least this many runs are left; pairwise
+                              * rounds while a thread has at least this many pairs */
     unsigned kmul = 1;       /* entries per level-0 thread: this times a full wave's share */
+    unsigned rounds = 0;     /* pairwise: at most this many rounds (0 = no limit) */
 };
 
 struct aff_spare {
@@ -267,8 +272,10 @@ int accumulate_levels(X &x, msm_bufs &b, const uint32_t *keys, Src src, size_t m
 {
     int rc;
     if (m == 0) return 0;
-    const bool aff = x.acc.kind == MSM_ACC_AFFINE && store0 && spare.codes;
+    const bool batched = x.acc.kind != MSM_ACC_XYZZ && store0 && spare.codes;
+    const bool aff = batched && x.acc.kind == MSM_ACC_AFFINE, pair = batched && x.acc.kind == MSM_ACC_PAIRWISE;
     if (aff) k0 = x.template wave_kper<F, acc_aff_fn<F>>(m) * (x.acc.kmul ? x.acc.kmul : 1);
+    if (pair) k0 = x.template wave_kper<F, acc_pair_fn<F>>(m) * (x.acc.kmul ? x.acc.kmul : 1);
     size_t T = (m + k0 - 1) / k0;
     for (int i = 0; i < 2; i++) {
         if ((rc = x.ensure(&b.pk[i], 2 * T * sizeof(uint32_t)))) return rc;
@@ -280,8 +287,16 @@ int accumulate_levels(X &x, msm_bufs &b, const uint32_t *keys, Src src, size_t m
             acc_aff_fn<F> f{keys, src, m, k0, out, spare.codes, spare.starts, x.acc.min_batch};
             if ((rc = x.template launch<F>(T, f, "accumulate (affine)"))) return rc;
         }
+        if (pair) {
+            if ((rc = x.ensure(&b.pair_pts, T * pair_qpts(k0) * sizeof(affine<F>))) ||
+                (rc = x.ensure(&b.pair_pre, T * pair_qpre(k0) * sizeof(F))))
+                return rc;
+            pair_scratch<F> sc{(affine<F> *)b.pair_pts, (F *)b.pair_pre, T};
+            acc_pair_fn<F> f{keys, src, m, k0, out, spare.codes, spare.starts, sc, x.acc.min_batch, x.acc.rounds};
+            if ((rc = x.template launch<F>(T, f, "accumulate (pairwise)"))) return rc;
+        }
     }
-    if (!aff && (rc = x.template launch<F>(T, acc_fn<F, Src>{keys, src, m, k0, out}, "accumulate"))) return rc;
+    if (!batched && (rc = x.template launch<F>(T, acc_fn<F, Src>{keys, src, m, k0, out}, "accumulate"))) return rc;
     int cur = 0;
     while (T > 1) {
         size_t mm = 2 * T, T2 = (mm + MSM_KP - 1) / MSM_KP;

@@ -174,14 +174,16 @@ extern "C" int msm_sim_run(int curve, const void *bases, const void *scalars, si
     return sim_run(curve, acc_mode{}, bases, scalars, n, scalar_form, window_bits, max_entries, acc_threads, 0, 0, out);
 }
 
-extern "C" int msm_sim_run_acc(int curve, int acc, unsigned min_batch, const void *bases, const void *scalars,
-                               size_t n, int scalar_form, unsigned window_bits, size_t max_entries,
-                               size_t acc_threads, size_t piece, int persist, void *out)
+extern "C" int msm_sim_run_acc(int curve, int acc, unsigned min_batch, unsigned rounds, const void *bases,
+                               const void *scalars, size_t n, int scalar_form, unsigned window_bits,
+                               size_t max_entries, size_t acc_threads, size_t piece, int persist, void *out)
 {
-    if (acc != MSM_ACC_XYZZ && acc != MSM_ACC_AFFINE) return err_set(CUZK_EINVAL, "msm_sim_run_acc: mode %d", acc);
+    if (acc != MSM_ACC_XYZZ && acc != MSM_ACC_AFFINE && acc != MSM_ACC_PAIRWISE)
+        return err_set(CUZK_EINVAL, "msm_sim_run_acc: mode %d", acc);
     acc_mode m;
     m.kind = acc;
     m.min_batch = min_batch;
+    m.rounds = rounds;
     return sim_run(curve, m, bases, scalars, n, scalar_form, window_bits, max_entries, acc_threads, piece, persist,
                    out);
 }
@@ -220,8 +222,8 @@ extern "C" int msm_sim_run_pre(int curve, const void *bases, const void *scalars
     copies = msm_pre_copies(c, copies);
     host_exec x;
     x.acc_threads = acc_threads ? acc_threads : 64;
-    const char *acc = getenv("CUZK_MSM_ACC"); /* as the device context reads it */
-    if (acc && !strcmp(acc, "affine")) x.acc.kind = MSM_ACC_AFFINE, x.acc.min_batch = 0;
+    x.acc.kind = msm_acc_from_env(); /* as the device context reads it */
+    if (x.acc.kind != MSM_ACC_XYZZ) x.acc.min_batch = 0;
     msm_bufs b;
     memset(&b, 0, sizeof b);
     msm_pre pre;
@@ -238,6 +240,12 @@ extern "C" int msm_sim_run_pre(int curve, const void *bases, const void *scalars
     void **all = (void **)&b;
     for (size_t i = 0; i < sizeof b / sizeof(void *); i++) free(all[i]);
     return rc;
+}
+
+extern "C" int msm_acc_from_env(void)
+{
+    const char *a = getenv("CUZK_MSM_ACC");
+    return !a ? MSM_ACC_XYZZ : !strcmp(a, "affine") ? MSM_ACC_AFFINE : !strcmp(a, "pairwise") ? MSM_ACC_PAIRWISE : MSM_ACC_XYZZ;
 }
 
 extern "C" void msm_sim_fp_inv(void *out, const void *in, size_t n)

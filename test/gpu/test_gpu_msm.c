@@ -2,8 +2,9 @@
  * The CUDA MSM (kernels/msm.h) against the CPU MSM (lib/msm/msm_cpu.h) on fresh random inputs:
  * sizes 1, 2, 3, 2^k and 2^k ± 1 up to 2^20 in G1 and G2, edge cases (zero, one, r - 1, mixed
  * scalars; repeated, opposite and infinite bases), scalars on the device, two contexts at once,
- * at 2^24 against one scalar multiplication (bases of known logarithm), and the affine bucket
- * accumulation (its own cases; CUZK_MSM_ACC=affine runs every case through it). Exits 77
+ * at 2^24 against one scalar multiplication (bases of known logarithm), and the affine and
+ * pairwise bucket accumulations (their own cases; CUZK_MSM_ACC=affine or pairwise runs every
+ * case through one). Exits 77
  * without a CUDA device.
  */
 #include <pthread.h>
@@ -424,12 +425,12 @@ static void test_errors(void **state)
     msm_gpu_bases_free(gb);
 }
 
-/* The affine bucket steps (msm_affine.cuh) through a second context: sizes with random and
- * PoRep-mixed scalars, G1 and G2, with every step batched (min batch 1) or the default
- * threshold, and more entries per thread (kmul) so that each thread holds many buckets. */
-static void test_affine(void **state)
+/* A batched bucket accumulation (MSM_ACC_AFFINE or MSM_ACC_PAIRWISE) through a second context:
+ * sizes with random and PoRep-mixed scalars, G1 and G2, for each variant v of (min batch,
+ * kmul, pairwise rounds): every step or round batched (min batch 1) or the default threshold,
+ * and more entries per thread (kmul) so that each thread holds many buckets. */
+static void batched(int mode, const unsigned *minb, const unsigned *kmul, const unsigned *rounds, int nv)
 {
-    (void)state;
     msm_gpu_ctx *saved = ctx, *aff = NULL;
     assert_int_equal(msm_gpu_ctx_create(&aff, 0, NULL, 0), 0);
     ctx = aff;
@@ -439,14 +440,15 @@ static void test_affine(void **state)
         msm_gpu_bases *gb = gen_bases(curve, n, &host);
         fr_t *k = malloc(n * sizeof *k);
         assert_non_null(k);
-        const unsigned minb[] = {1, 0, 1}, kmul[] = {1, 0, 16};
         const size_t sizes[] = {1000, (size_t)1 << 16, n};
-        for (int v = 0; v < 3; v++) {
-            msm_gpu_ctx_set_accumulation(aff, MSM_ACC_AFFINE, minb[v], kmul[v]);
+        for (int v = 0; v < nv; v++) {
+            msm_gpu_ctx_set_accumulation(aff, mode, minb[v], kmul[v]);
+            msm_gpu_ctx_set_pair_rounds(aff, rounds[v]);
             for (int z = 0; z < 3; z++) {
                 if (curve == MSM_CURVE_G2 && z == 2) continue; /* the CPU oracle's G2 2^20 is slow */
                 for (size_t j = 0; j < sizes[z]; j++) make_scalar(&k[j], z == 1 ? S_BITS : S_RANDOM);
-                check(curve, gb, host, k, sizes[z], MSM_SCALARS_HOST, "affine buckets");
+                check(curve, gb, host, k, sizes[z], MSM_SCALARS_HOST,
+                      mode == MSM_ACC_PAIRWISE ? "pairwise rounds" : "affine buckets");
             }
         }
         free(k);
@@ -457,13 +459,77 @@ static void test_affine(void **state)
     msm_gpu_ctx_free(aff);
 }
 
+/* The affine bucket steps (msm_affine.cuh). */
+static void test_affine(void **state)
+{
+    (void)state;
+    const unsigned minb[] = {1, 0, 1}, kmul[] = {1, 0, 16}, rounds[] = {0, 0, 0};
+    batched(MSM_ACC_AFFINE, minb, kmul, rounds, 3);
+}
+
+/* Bases in equal neighbours (j / 2 % 3 of a few), negated in pairs of pairs, infinity now and
+ * then, all under one scalar: every window is one bucket of all n points, and its sorted run
+ * pairs P + P, P + (-P) and infinity in every pairwise round (long runs per thread: kmul). */
+static void neighbours(int curve, size_t n)
+{
+    void *host;
+    msm_gpu_bases *g0 = gen_bases(curve, 3, &host);
+    size_t pb = curve == MSM_CURVE_G1 ? sizeof(g1_aff) : sizeof(g2_aff);
+    unsigned char *b = malloc(n * pb);
+    fr_t *k = malloc(n * sizeof *k);
+    assert_non_null(b);
+    assert_non_null(k);
+    for (size_t j = 0; j < n; j++) {
+        memcpy(b + j * pb, (unsigned char *)host + (j / 2 % 3) * pb, pb);
+        if (j / 4 % 2) {
+            if (curve == MSM_CURVE_G1) g1_aff_neg((g1_aff *)(b + j * pb), (g1_aff *)(b + j * pb));
+            else g2_aff_neg((g2_aff *)(b + j * pb), (g2_aff *)(b + j * pb));
+        }
+        if (j % 17 == 9) memset(b + j * pb, 0, pb);
+    }
+    msm_gpu_bases *gb = NULL;
+    assert_int_equal(msm_gpu_bases_upload(&gb, 0, curve, b, n), 0);
+    make_scalar(&k[0], S_RANDOM);
+    for (size_t j = 1; j < n; j++) k[j] = k[0];
+    check(curve, gb, b, k, n, MSM_SCALARS_HOST, "neighbours, same scalar");
+    k[0] = R_MINUS_1;
+    for (size_t j = 1; j < n; j++) k[j] = k[0];
+    check(curve, gb, b, k, n, MSM_SCALARS_HOST, "neighbours, r - 1");
+    msm_gpu_bases_free(gb);
+    msm_gpu_bases_free(g0);
+    free(b);
+    free(k);
+    free(host);
+}
+
+/* Pairwise rounds (msm_pairwise.cuh): the sizes above with every round batched, the default
+ * threshold, many entries per thread, and two rounds then XYZZ; the edge cases (zero, one,
+ * r - 1, repeated, opposite and infinite bases); and neighbours whose runs hit the special
+ * cases in every round. */
+static void test_pairwise(void **state)
+{
+    (void)state;
+    const unsigned minb[] = {1, 0, 1, 1}, kmul[] = {1, 0, 16, 4}, rounds[] = {0, 0, 0, 2};
+    batched(MSM_ACC_PAIRWISE, minb, kmul, rounds, 4);
+    msm_gpu_ctx *saved = ctx, *pw = NULL;
+    assert_int_equal(msm_gpu_ctx_create(&pw, 0, NULL, 0), 0);
+    msm_gpu_ctx_set_accumulation(pw, MSM_ACC_PAIRWISE, 1, 0);
+    ctx = pw;
+    edges(MSM_CURVE_G1);
+    edges(MSM_CURVE_G2);
+    msm_gpu_ctx_set_accumulation(pw, MSM_ACC_PAIRWISE, 1, 256);
+    neighbours(MSM_CURVE_G1, 20000);
+    neighbours(MSM_CURVE_G2, 4000);
+    ctx = saved;
+    msm_gpu_ctx_free(pw);
+}
+
 /* Buckets whose runs hit every special case of an affine addition, different ones in one
  * batch (ft_msm_affine_special, as test_msm_sim's test_affine_special): small positive
  * digits, then scalars near r (negative digits). Many buckets per thread (kmul 64), every
  * step batched. */
-static void test_affine_special(void **state)
+static void affine_special(int mode)
 {
-    (void)state;
     enum { NB = 4096, REP = 8 };
     const size_t n = (size_t)NB * REP;
     void *qh;
@@ -478,11 +544,12 @@ static void test_affine_special(void **state)
     assert_int_equal(msm_gpu_bases_upload(&gb, 0, MSM_CURVE_G1, bases, n), 0);
     msm_gpu_ctx *saved = ctx, *aff = NULL;
     assert_int_equal(msm_gpu_ctx_create(&aff, 0, NULL, 0), 0);
-    msm_gpu_ctx_set_accumulation(aff, MSM_ACC_AFFINE, 1, 64);
+    msm_gpu_ctx_set_accumulation(aff, mode, 1, 64);
     ctx = aff;
     for (int round = 0; round < 2; round++) {
         ft_msm_affine_special(bases, k, q, NB, n, round);
-        check(MSM_CURVE_G1, gb, bases, k, n, MSM_SCALARS_HOST, "affine special cases");
+        check(MSM_CURVE_G1, gb, bases, k, n, MSM_SCALARS_HOST,
+              mode == MSM_ACC_PAIRWISE ? "pairwise special cases" : "affine special cases");
     }
     ctx = saved;
     msm_gpu_ctx_free(aff);
@@ -548,6 +615,18 @@ static void test_counted_deferred(void **state)
     free(h2);
     msm_gpu_bases_free(g1);
     msm_gpu_bases_free(g2);
+}
+
+static void test_affine_special(void **state)
+{
+    (void)state;
+    affine_special(MSM_ACC_AFFINE);
+}
+
+static void test_pairwise_special(void **state)
+{
+    (void)state;
+    affine_special(MSM_ACC_PAIRWISE);
 }
 
 /* Precomputed shifted copies (msm_gpu_bases_precompute), the context forced onto them: the
@@ -644,6 +723,8 @@ int main(void)
         cmocka_unit_test(test_big_g2),
         cmocka_unit_test(test_affine),
         cmocka_unit_test(test_affine_special),
+        cmocka_unit_test(test_pairwise),
+        cmocka_unit_test(test_pairwise_special),
         cmocka_unit_test(test_precompute),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
