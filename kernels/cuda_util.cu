@@ -89,6 +89,41 @@ extern "C" int gpu_host_alloc(void **p, size_t bytes)
     return 0;
 }
 
+thread_local bool cuzk_copy_by_sms = false;
+
+extern "C" void gpu_copy_use_sms(int on) { cuzk_copy_by_sms = on != 0; }
+
+/* Reads from host memory over the bus: four 16-byte loads in flight per thread before their
+ * stores keep enough requests outstanding to approach the link's rate. */
+__global__ void h2d_sm_copy_kernel(uint4 *__restrict__ dst, const uint4 *__restrict__ src, size_t n)
+{
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; i + 3 * stride < n; i += 4 * stride) {
+        const uint4 a = src[i], b = src[i + stride], c = src[i + 2 * stride], d = src[i + 3 * stride];
+        dst[i] = a, dst[i + stride] = b, dst[i + 2 * stride] = c, dst[i + 3 * stride] = d;
+    }
+    for (; i < n; i += stride) dst[i] = src[i];
+}
+
+cudaError_t copy_h2d_by_sms(void *dst, const void *src, size_t bytes, cudaStream_t stream)
+{
+    cudaPointerAttributes as, ad;
+    if (((uintptr_t)dst | (uintptr_t)src | bytes) & 15 || cudaPointerGetAttributes(&as, src) != cudaSuccess ||
+        cudaPointerGetAttributes(&ad, dst) != cudaSuccess || as.type != cudaMemoryTypeHost || !as.devicePointer ||
+        ad.type != cudaMemoryTypeDevice) {
+        (void)cudaGetLastError(); /* an unregistered pointer's lookup error is not the caller's */
+        return cudaErrorNotSupported;
+    }
+    int dev = 0, sms = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+        return cudaGetLastError();
+    const size_t n = bytes / 16, want = (n + 1023) / 1024; /* a block of 256 per 16 KiB, at most 2 per SM */
+    const unsigned blocks = (unsigned)(want < 1 ? 1 : want > (size_t)2 * sms ? (size_t)2 * sms : want);
+    h2d_sm_copy_kernel<<<blocks, 256, 0, stream>>>((uint4 *)dst, (const uint4 *)as.devicePointer, n);
+    return cudaGetLastError();
+}
+
 extern "C" int gpu_host_is_pinned(const void *p)
 {
     cudaPointerAttributes a;

@@ -27,6 +27,14 @@ void gpu_free(void *p);
 /* Page-locked host memory (the copy engine reads it asynchronously). */
 int gpu_host_alloc(void **p, size_t bytes);
 void gpu_host_free(void *p);
+/* Copies this thread enqueues (gpu_memcpy_async, the H step's inputs) from page-locked host
+ * memory to the device run as kernels that read the host memory over the bus, not on a copy
+ * engine (on: 1). An urgent worker sets it: a copy engine did not serve an urgent stream's
+ * small copy until two backlog partitions' 12 GiB of queued copies were done (0.47 s on the
+ * H200), whatever the streams' priorities; a kernel on the urgent stream gets SMs within a
+ * few ms. Copies that are not host-to-device, not page-locked or not 16-byte aligned keep
+ * the copy engine. */
+void gpu_copy_use_sms(int on);
 /* 1 when p lies in page-locked host memory (cudaHostAlloc or registered), else 0. */
 int gpu_host_is_pinned(const void *p);
 int gpu_memcpy_to_device(void *dst, const void *src, size_t bytes);   /* synchronous */

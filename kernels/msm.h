@@ -84,6 +84,15 @@ void msm_gpu_ctx_set_accumulation(msm_gpu_ctx *ctx, int mode, unsigned min_batch
 void msm_gpu_ctx_set_pair_rounds(msm_gpu_ctx *ctx, unsigned rounds);
 /* The accumulation CUZK_MSM_ACC names (MSM_ACC_XYZZ when unset or unknown). */
 int msm_acc_from_env(void);
+/* Level-0 accumulation in this many waves of threads (1..MSM_MAX_WAVES, clamped): blocks
+ * retire `waves` times as often, so another stream's higher-priority kernels (an urgent
+ * partition's) wait that much less for SMs; more partial sums to add (~1 % at 8 waves, G1
+ * 2^24..2^26 on the H200). A new context has 1, or CUZK_MSM_WAVES from the environment;
+ * msm_gpu_scratch_bytes must be given the same value. */
+#define MSM_MAX_WAVES 8
+void msm_gpu_ctx_set_waves(msm_gpu_ctx *ctx, unsigned waves);
+/* CUZK_MSM_WAVES clamped to 1..MSM_MAX_WAVES; 0 when unset. */
+unsigned msm_waves_from_env(void);
 
 enum { MSM_SCALARS_HOST = 0, MSM_SCALARS_DEVICE = 1 };
 
@@ -133,7 +142,8 @@ void *msm_gpu_ctx_stream(const msm_gpu_ctx *ctx);
 /* Device bytes a context with max_entries takes for an MSM of n points, for the placement's
  * working-set estimate: msm_gpu_run (piece = 0) or msm_gpu_acc_* in pieces of `piece` points
  * (persistent buckets when bucket_bytes_max != 0), whatever share of the scalars is 0 or 1. */
-size_t msm_gpu_scratch_bytes(int curve, size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max);
+size_t msm_gpu_scratch_bytes(int curve, size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max,
+                             unsigned waves);
 
 /* What the last msm_gpu_run on ctx did: device time in ms (CUDA events around the whole run,
  * scalar upload included), window bits, and how many scalars were 0, 1 or other. */

@@ -118,7 +118,7 @@ struct dev_exec {
             cudaGetLastError();
             blocks = 1;
         }
-        size_t target = (size_t)sms * (size_t)blocks * BS;
+        size_t target = (size_t)sms * (size_t)blocks * BS * acc.waves;
         size_t k = (m + target - 1) / target;
         return k < 2 ? 2 : k;
     }
@@ -282,6 +282,7 @@ extern "C" int msm_gpu_ctx_create(msm_gpu_ctx **out, int device, void *stream, s
     const char *pr = getenv("CUZK_MSM_PAIR_ROUNDS");
     msm_gpu_ctx_set_accumulation(c, msm_acc_from_env(), mb ? (unsigned)atoi(mb) : 0, km ? (unsigned)atoi(km) : 0);
     msm_gpu_ctx_set_pair_rounds(c, pr ? (unsigned)atoi(pr) : 0);
+    msm_gpu_ctx_set_waves(c, msm_waves_from_env()); /* 0 (unset): 1 */
     memset(&c->last, 0, sizeof c->last);
     *out = c;
     return CUZK_OK;
@@ -321,6 +322,19 @@ extern "C" void msm_gpu_ctx_set_accumulation(msm_gpu_ctx *c, int mode, unsigned 
 }
 
 extern "C" void msm_gpu_ctx_set_pair_rounds(msm_gpu_ctx *c, unsigned rounds) { c->x.acc.rounds = rounds; }
+
+extern "C" void msm_gpu_ctx_set_waves(msm_gpu_ctx *c, unsigned waves)
+{
+    c->x.acc.waves = waves < 1 ? 1 : waves > MSM_MAX_WAVES ? MSM_MAX_WAVES : waves;
+}
+
+extern "C" unsigned msm_waves_from_env(void)
+{
+    const char *w = getenv("CUZK_MSM_WAVES");
+    if (!w || !*w) return 0;
+    const int v = atoi(w);
+    return v < 1 ? 1 : v > MSM_MAX_WAVES ? MSM_MAX_WAVES : (unsigned)v;
+}
 
 extern "C" void *msm_gpu_ctx_stream(const msm_gpu_ctx *c) { return c ? (void *)c->x.stream : nullptr; }
 
@@ -475,7 +489,8 @@ template <class F> static unsigned acc_window(size_t n, size_t bucket_bytes_max)
 }
 
 template <class F>
-static size_t scratch_typed(size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max, bool pairwise)
+static size_t scratch_typed(size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max, bool pairwise,
+                            unsigned waves)
 {
     const size_t P = sizeof(xyzz<F>);
     const bool persist = piece && bucket_bytes_max;
@@ -491,24 +506,28 @@ static size_t scratch_typed(size_t n, size_t max_entries, size_t piece, size_t b
      * smaller window size; nwin·B·P bounds both, and the precomputed copies' two arrays of
      * one merged window each when they run in point chunks */
     size_t buckets = nwin * B * P, ent = persist ? max_entries : chunk * wg, segs = B < MSM_SEG ? 1 : B / 2;
-    /* level-0 threads are one wave: ~132 SMs x 8 blocks x 128 on an H200; 2^18 bounds them */
-    size_t T = ent / 2 < ((size_t)1 << 18) ? ent / 2 + 1 : ((size_t)1 << 18);
+    /* level-0 threads are `waves` waves: one is ~132 SMs x 8 blocks x 128 on an H200; 2^18 bounds it */
+    const size_t Tmax = ((size_t)1 << 18) * waves;
+    size_t T = ent / 2 < Tmax ? ent / 2 + 1 : Tmax;
     /* pairwise rounds (level 0 of a stored group only: not persistent buckets): T·ceil(K/2)
      * affine points and T·ceil(K/4) prefix products, K = ent / T; bounded by one more slot of
      * each per thread */
     const size_t pair = pairwise && !persist ? (ent / 2 + T) * 2 * sizeof(F) + (ent / 4 + T) * sizeof(F) : 0;
-    return pts * 10 + ent * 16 + buckets + nwin * (segs + segs / 2 + 2) * P / 16 + 4 * T * (4 + P) + pair +
+    return pts * 10 + ent * 16 + buckets + nwin * (segs + segs / 2 + 2) * P / 16 +
+           2 * (T + (2 * T + MSM_KP - 1) / MSM_KP) * (4 + P) /* partials: accumulate_levels */ + pair +
            (MSM_MAX_WINDOWS + 2) * (P + sizeof(jacobian<F>)) + ((size_t)32 << 20) /* CUB, alignment */;
 }
 
-extern "C" size_t msm_gpu_scratch_bytes(int curve, size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max)
+extern "C" size_t msm_gpu_scratch_bytes(int curve, size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max,
+                                        unsigned waves)
 {
     if (!n) return 0;
     if (!max_entries) max_entries = (size_t)1 << 28;
     /* the backend's contexts take their accumulation from the environment (msm_gpu_ctx_create) */
     const bool pair = msm_acc_from_env() == MSM_ACC_PAIRWISE;
-    return curve == MSM_CURVE_G2 ? scratch_typed<fp2>(n, max_entries, piece, bucket_bytes_max, pair)
-                                 : scratch_typed<fp>(n, max_entries, piece, bucket_bytes_max, pair);
+    const unsigned w = waves < 1 ? 1 : waves > MSM_MAX_WAVES ? MSM_MAX_WAVES : waves;
+    return curve == MSM_CURVE_G2 ? scratch_typed<fp2>(n, max_entries, piece, bucket_bytes_max, pair, w)
+                                 : scratch_typed<fp>(n, max_entries, piece, bucket_bytes_max, pair, w);
 }
 
 /* ---- an MSM accumulated over pieces (bases streamed from host memory) ---- */

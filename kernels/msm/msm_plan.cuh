@@ -243,6 +243,10 @@ struct acc_mode {
                               * rounds while a thread has at least this many pairs */
     unsigned kmul = 1;       /* entries per level-0 thread: this times a full wave's share */
     unsigned rounds = 0;     /* pairwise: at most this many rounds (0 = no limit) */
+    unsigned waves = 1;      /* level 0 in this many waves of threads (1..MSM_MAX_WAVES): each
+                              * thread 1/waves of a single wave's entries, so blocks retire that
+                              * much sooner and a higher-priority stream's kernels get SMs sooner
+                              * (one wave lives as long as the launch: ~35 ms at 2^27) */
 };
 
 struct aff_spare {
@@ -277,9 +281,12 @@ int accumulate_levels(X &x, msm_bufs &b, const uint32_t *keys, Src src, size_t m
     if (aff) k0 = x.template wave_kper<F, acc_aff_fn<F>>(m) * (x.acc.kmul ? x.acc.kmul : 1);
     if (pair) k0 = x.template wave_kper<F, acc_pair_fn<F>>(m) * (x.acc.kmul ? x.acc.kmul : 1);
     size_t T = (m + k0 - 1) / k0;
+    /* partials ping-pong: level 0 writes 2 per thread into [0]; level 1 has ceil(2T / KP)
+     * threads writing into [1]; later levels fewer still (msm_partials_bytes) */
+    const size_t Tp[2] = {T, (2 * T + MSM_KP - 1) / MSM_KP};
     for (int i = 0; i < 2; i++) {
-        if ((rc = x.ensure(&b.pk[i], 2 * T * sizeof(uint32_t)))) return rc;
-        if ((rc = x.ensure(&b.pp[i], 2 * T * sizeof(xyzz<F>)))) return rc;
+        if ((rc = x.ensure(&b.pk[i], 2 * Tp[i] * sizeof(uint32_t)))) return rc;
+        if ((rc = x.ensure(&b.pp[i], 2 * Tp[i] * sizeof(xyzz<F>)))) return rc;
     }
     sink<F> out{buckets, T > 1 ? (uint32_t *)b.pk[0] : nullptr, (xyzz<F> *)b.pp[0], store0};
     if constexpr (std::is_same<Src, src_bases<F>>::value) {

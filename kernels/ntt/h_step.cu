@@ -149,19 +149,22 @@ extern "C" int gpu_h_step_from_host_checked(void *d_a, void *d_b, void *d_c, con
     void *dev[3] = {d_a, d_b, d_c};
     const void *host[3] = {a, b, c};
     cudaEvent_t ev[3] = {NULL, NULL, NULL};
+    fr_gpu *da = (fr_gpu *)d_a, *db = (fr_gpu *)d_b, *dc = (fr_gpu *)d_c;
     int rc = 0;
-    for (int i = 0; i < 3 && !rc; i++) {
-        cudaError_t e = cudaEventCreateWithFlags(&ev[i], cudaEventDisableTiming);
+    cudaError_t e = cudaSuccess;
+    /* each input copied (paced: copy_async_pieces returns when its last pieces are queued),
+     * then, once arrived, checked (d_res), brought to Montgomery form (canonical) and
+     * transformed while the next one copies */
+    for (int i = 0; i < 3 && !rc && e == cudaSuccess; i++) {
+        e = cudaEventCreateWithFlags(&ev[i], cudaEventDisableTiming);
         if (e == cudaSuccess) e = copy_async_pieces(dev[i], host[i], len * sizeof(fr_gpu), cudaMemcpyHostToDevice, cp);
         if (e == cudaSuccess && len < n)
             e = cudaMemsetAsync((fr_gpu *)dev[i] + len, 0, (n - len) * sizeof(fr_gpu), cp);
         if (e == cudaSuccess) e = cudaEventRecord(ev[i], cp);
-        if (e != cudaSuccess) rc = gpu_error(e, "H step input copy", __FILE__, __LINE__);
-    }
-    fr_gpu *da = (fr_gpu *)d_a, *db = (fr_gpu *)d_b, *dc = (fr_gpu *)d_c;
-    cudaError_t e = cudaSuccess;
-    /* each input, once arrived: checked (d_res) and brought to Montgomery form (canonical) */
-    for (int i = 0; i < 3 && !rc && e == cudaSuccess; i++) {
+        if (e != cudaSuccess) {
+            rc = gpu_error(e, "H step input copy", __FILE__, __LINE__);
+            break;
+        }
         if ((e = cudaStreamWaitEvent(st, ev[i], 0)) != cudaSuccess) break;
         if (d_res || canonical) {
             if (!d_res) rc = err_set(CUZK_EINVAL, "H step: canonical inputs need a check result");

@@ -329,6 +329,10 @@ static int load_common(cuda_backend *b, cuda_key *k, int pinned)
 {
     key_vectors(k);
     k->pinned = pinned;
+    /* with urgent workers, bulk MSMs' level-0 blocks retire 8x as often (the urgent kernels
+     * wait that much less for SMs; the MSM costs ~1 %): bench/RESULTS.md, session 6 */
+    const unsigned env_waves = msm_waves_from_env();
+    k->msm_waves = env_waves ? env_waves : b->urgent_workers ? CUDA_URGENT_WAVES : 1;
     int rc = CUZK_OK;
     for (uint32_t i = 0; i < b->ndev && !rc; i++) {
         k->ndev = i + 1;
@@ -471,6 +475,7 @@ static int cuda_worker_init(void *be, uint32_t device, uint32_t worker, uint32_t
         uint32_t level = BACKEND_WORKER_LEVEL(flags);
         w_urgent_level = level ? level : 1;
         threadpool_set_urgent((int)w_urgent_level); /* its host work takes the pool's urgent lane */
+        gpu_copy_use_sms(1); /* its copies do not queue behind the backlog's on a copy engine */
     }
     cuda_backend *b = be;
     cuda_worker *w = calloc(1, sizeof *w);

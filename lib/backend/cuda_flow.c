@@ -30,7 +30,7 @@ static uint64_t msm_scratch(const cuda_key *k, size_t entries, uint64_t piece_by
     for (int v = 0; v < PL_N; v++) {
         uint64_t n = k->n[v], pts = piece_bytes ? piece_bytes / pl_point_bytes(v) : n;
         if (pts > n) pts = n;
-        uint64_t b = msm_gpu_scratch_bytes(pl_curve(v), n, entries, piece_bytes ? pts : 0, 0);
+        uint64_t b = msm_gpu_scratch_bytes(pl_curve(v), n, entries, piece_bytes ? pts : 0, 0, k->msm_waves);
         if (b > most) most = b;
     }
     return most;

@@ -34,6 +34,9 @@ _Static_assert(CUDA_MAX_SLOTS <= SLOT_POOL_MAX, "the slot pool indexes every slo
 /* Room a placement keeps for the urgent workers' slot: a WinningPoSt partition (2^19: a
  * ~0.63 GiB slot + 0.18 GiB of bases). */
 #define CUDA_URGENT_ROOM ((uint64_t)1 << 30)
+/* Level-0 waves of the MSMs where urgent workers exist (msm_gpu_ctx_set_waves): 8 took the
+ * WinningPoSt p99 beside a 2^27 PoRep backlog from 649 to 217 ms on the H200 (RESULTS.md) */
+#define CUDA_URGENT_WAVES 8
 /* Device memory kept free for the CUDA context, CUB and the NTT tables. */
 #define CUDA_DEVICE_MARGIN ((uint64_t)640 << 20)
 /* Each worker's pinned staging, made with the worker: a partition's inputs (A and B prefixes,
@@ -67,6 +70,8 @@ typedef struct cuda_key {
                                     load may pin it as a victim meanwhile)               */
     unsigned log_m;
     int pinned;                  /* CUZK_SRS_PIN: resident, never evicted                   */
+    unsigned msm_waves;          /* its MSMs' level-0 waves (msm_gpu_ctx_set_waves): more
+                                  * where urgent workers share the device (CUDA_URGENT_WAVES) */
     struct cuda_key *next;       /* the backend's loaded keys (under keys_lock)             */
     uint32_t ndev;
     cuda_key_dev dev[CUDA_BE_MAX_DEV];

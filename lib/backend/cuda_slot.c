@@ -313,6 +313,7 @@ int slot_msm(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordina
     }
     int rc;
     if ((rc = slot_stage_begin(s, st, s->stream))) return rc;
+    msm_gpu_ctx_set_waves(s->ctx, k->msm_waves); /* the key's scratch was budgeted with them */
     if (FAULT_HIT(FAULT_CUDA_MSM)) rc = err_set(CUZK_EDEVICE, "injected fault: CUDA MSM");
     else if (kd->pl.ws == PL_FULL && counts) {
         msm_gpu_ctx_set_counts(s->ctx, counts[0], counts[1]);

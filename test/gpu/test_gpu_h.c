@@ -3,7 +3,9 @@
  * transform H computed with the CPU NTT (FORMATS.md: iNTT, coset NTT for a, b, c;
  * (a·b - c)/(g^n - 1); coset iNTT), at 2^1..2^3 and 2^10, 2^16, 2^20 and where the pass
  * plan changes (2^11, 2^12, 2^19, 2^21); inputs on the
- * device and copied from pinned host memory with zero padding; and a circom circuit's
+ * device and copied from pinned host memory with zero padding, at 2^23 with the copies paced
+ * (gpu_memcpy_async's paced pieces also round-tripped on their own), and with an urgent
+ * worker's copies by kernels (gpu_copy_use_sms); and a circom circuit's
  * partition (test/gpu/fixtures/hstep.*, compiled by circom2 for BLS12-381) against the CPU
  * prover's own H step (groth16_compute_h). Exits 77 without a GPU.
  */
@@ -211,6 +213,72 @@ static void test_2_20(void **state)
     check_size(20, 0, 2);
 }
 
+/* 2^23: each input 256 MiB, copied paced (copy_async_pieces: more than three 64 MiB pieces,
+ * the H step interleaving each input's copy with the previous one's transform). */
+static void test_2_23_paced(void **state)
+{
+    (void)state;
+    check_size(23, 0, 1);
+    check_size(23, 1, 2);
+}
+
+/* Each size copied host -> device -> host with gpu_memcpy_async, from pageable and from
+ * page-locked memory; the bytes come back equal. */
+static void round_trips(const size_t *sizes, int count)
+{
+    void *s;
+    assert_int_equal(gpu_stream_create(&s), 0);
+    for (int pinned = 0; pinned < 2; pinned++)
+        for (int i = 0; i < count; i++) {
+            const size_t n = sizes[i];
+            uint8_t *src, *back = malloc(n), *d;
+            if (pinned) assert_int_equal(gpu_host_alloc((void **)&src, n), 0);
+            else src = malloc(n);
+            assert_non_null(src);
+            assert_non_null(back);
+            uint64_t x = test_rand64();
+            for (size_t j = 0; j < n; j += 8) {
+                x = x * 6364136223846793005ull + 1442695040888963407ull;
+                memcpy(src + j, &x, n - j < 8 ? n - j : 8);
+            }
+            memset(back, 0, n);
+            assert_int_equal(gpu_malloc((void **)&d, n), 0);
+            assert_int_equal(gpu_memcpy_async(d, src, n, s), 0);
+            assert_int_equal(gpu_memcpy_async(back, d, n, s), 0);
+            assert_int_equal(gpu_stream_sync(s), 0);
+            assert_memory_equal(back, src, n);
+            gpu_free(d);
+            if (pinned) gpu_host_free(src);
+            else free(src);
+            free(back);
+        }
+    gpu_stream_destroy(s);
+}
+
+/* gpu_memcpy_async's pieces, paced or not: sizes at the pacing boundary (three pieces of
+ * 64 MiB: queued at once; one byte more: paced) and one that ends in a partial piece. */
+static void test_paced_copies(void **state)
+{
+    (void)state;
+    const size_t piece = (size_t)64 << 20, sizes[] = {3 * piece, 3 * piece + 1, 7 * piece + 4097};
+    round_trips(sizes, 3);
+}
+
+/* An urgent worker's copies by kernels (gpu_copy_use_sms): 16-byte multiples from pinned
+ * memory go by kernel (the smallest, one that leaves a partial last round of loads, one of
+ * ~200 MiB), the rest by the copy engine (pageable, a size not a multiple of 16); then the
+ * H step with its inputs copied that way, both layouts. */
+static void test_sm_copies(void **state)
+{
+    (void)state;
+    const size_t sizes[] = {16, 4096 + 48, ((size_t)200 << 20) + 16 * 7, ((size_t)1 << 20) + 5};
+    gpu_copy_use_sms(1);
+    round_trips(sizes, 4);
+    check_size(20, 1, 1);
+    check_size(20, 0, 2);
+    gpu_copy_use_sms(0);
+}
+
 int main(void)
 {
     if (gpu_test_begin()) return 77;
@@ -222,6 +290,9 @@ int main(void)
         cmocka_unit_test(test_2_16),
         cmocka_unit_test(test_2_20),
         cmocka_unit_test(test_plan_boundaries),
+        cmocka_unit_test(test_2_23_paced),
+        cmocka_unit_test(test_paced_copies),
+        cmocka_unit_test(test_sm_copies),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     threadpool_destroy(tp);

@@ -4,7 +4,7 @@
  *     two workers, give the same bytes as the CPU engine proving each alone (same r, s), and
  *     every proof verifies; the PoRep key is released while its partitions are queued and
  *     running, and still serves them to the end;
- *   - with a saturated PoRep backlog (two workers, CUZK_OPT_URGENT_PRIORITY = 7), an urgent
+ *   - with a saturated PoRep backlog (2^18; two workers, CUZK_OPT_URGENT_PRIORITY = 7), an urgent
  *     WinningPoSt partition is taken at once by the urgent worker (while backlog partitions
  *     are running), its device work begins before any backlog partition on the device has
  *     ended its own (it does not wait for a slot), and its result arrives before those of
@@ -27,12 +27,21 @@
 #include "support/gputest.h"
 #include "support/testutil.h"
 
-static test_key kbulk, kurgent;
+/* kbig, kurgent2: the backlog test's keys. Its backlog is 2^18: a 2^16 partition proves on the
+ * H200 in about the time the urgent 2^12 one takes beside two of them (~20-27 ms), so a
+ * backlog partition taken just after the urgent submit could finish first by a hair. */
+static test_key kbulk, kurgent, kbig, kurgent2;
 
 static int setup(void **state)
 {
     (void)state;
-    return mix_keys_make(&kbulk, 16, &kurgent, 12, "gpu-mixed") ? -1 : 0;
+    if (mix_keys_make(&kbulk, 16, &kurgent, 12, "gpu-mixed")) return -1;
+    if (mix_keys_make(&kbig, 18, &kurgent2, 12, "gpu-mixed-big")) {
+        test_key_free(&kbulk);
+        test_key_free(&kurgent);
+        return -1;
+    }
+    return 0;
 }
 
 static int teardown(void **state)
@@ -40,6 +49,8 @@ static int teardown(void **state)
     (void)state;
     test_key_free(&kbulk);
     test_key_free(&kurgent);
+    test_key_free(&kbig);
+    test_key_free(&kurgent2);
     return 0;
 }
 
@@ -75,46 +86,62 @@ static void two_keys_alternate_gpu_equals_cpu(void **state)
     assert_int_equal(mix_prove_together(g, &kbulk, &kurgent, N, 1, 1, cpu), CUZK_OK);
 }
 
-static void urgent_before_the_backlog_gpu(void **state)
+/* One run of the scenario: a fresh engine, both keys warm, the backlog, the urgent partition
+ * once the third backlog partition is taken. */
+static void backlog_attempt(mix_outcome *o)
 {
-    (void)state;
-    /* deep enough on a fast GPU (on the H200 a 2^16 partition proves faster than the host
+    /* deep enough on a fast GPU (on the H200 a backlog partition proves faster than the host
      * synthesizes the next, so the backlog is made before any is submitted) */
     enum { NB = 48 };
     static mix_log log;
     mix_log_init(&log);
     cuzk_engine *g = engine(CUZK_BACKEND_CUDA, 2, 7, &log);
     cuzk_srs *sa, *sb;
-    assert_int_equal(cuzk_srs_load(g, kbulk.path, 0, &sa), CUZK_OK);
-    assert_int_equal(cuzk_srs_load(g, kurgent.path, CUZK_SRS_PIN, &sb), CUZK_OK);
+    assert_int_equal(cuzk_srs_load(g, kbig.path, 0, &sa), CUZK_OK);
+    assert_int_equal(cuzk_srs_load(g, kurgent2.path, CUZK_SRS_PIN, &sb), CUZK_OK);
     /* warm both keys (twiddles, scratch growth) so the backlog below is steady */
     static mix_job warm[2];
     for (int i = 0; i < 2; i++) {
-        assert_int_equal(mix_job_make(&warm[i], i ? &kurgent : &kbulk, 100, 50 + (uint64_t)i, i ? 7 : 0), CUZK_OK);
+        assert_int_equal(mix_job_make(&warm[i], i ? &kurgent2 : &kbig, 100, 50 + (uint64_t)i, i ? 7 : 0), CUZK_OK);
         cuzk_job h;
         assert_int_equal(cuzk_submit_partition(g, i ? sb : sa, &warm[i].p, &h), CUZK_OK);
         cuzk_result r = poll1(g);
         assert_int_equal(mix_job_check(&warm[r.user_tag - 50], &r), CUZK_OK);
     }
-    mix_outcome o;
     /* once the third backlog partition is taken: both workers busy, the backlog deep */
-    assert_int_equal(mix_backlog_run(g, &log, sa, &kbulk, NB, sb, &kurgent, 3, &o), CUZK_OK);
+    assert_int_equal(mix_backlog_run(g, &log, sa, &kbig, NB, sb, &kurgent2, 3, o), CUZK_OK);
     mix_log_fini(&log);
-    assert_true(o.u_dequeued && o.u_result);
-    printf("urgent WinningPoSt 2^12: taken %.2f ms after submit, on the device at %+.2f ms (the first backlog "
+    assert_true(o->u_dequeued && o->u_result);
+    printf("urgent WinningPoSt 2^12 beside 2^18: taken %.2f ms after submit, on the device at %+.2f ms (the first backlog "
            "partition on the device then ended its device work at %+.2f ms), result %.2f ms after submit; %d backlog "
            "partitions running then, %d not started (%d of them finished first)\n",
-           (double)(o.u_dequeued - o.t_submit) / 1e6, ((double)o.u_dev_begin - (double)o.t_submit) / 1e6,
-           o.running_dev_end == UINT64_MAX ? 0.0 : ((double)o.running_dev_end - (double)o.t_submit) / 1e6,
-           (double)(o.u_result - o.t_submit) / 1e6, o.running, o.later, o.later_before_u);
-    assert_int_equal(o.u_worker, 2); /* the urgent worker (workers 0, 1 are the ordinary ones) */
-    assert_true(o.running >= 1);
-    assert_true(o.later >= NB / 2);
-    assert_int_equal(o.later_before_u, 0);
+           (double)(o->u_dequeued - o->t_submit) / 1e6, ((double)o->u_dev_begin - (double)o->t_submit) / 1e6,
+           o->running_dev_end == UINT64_MAX ? 0.0 : ((double)o->running_dev_end - (double)o->t_submit) / 1e6,
+           (double)(o->u_result - o->t_submit) / 1e6, o->running, o->later, o->later_before_u);
+    assert_int_equal(o->u_worker, 2); /* the urgent worker (workers 0, 1 are the ordinary ones) */
+    assert_true(o->running >= 1);
+    assert_true(o->later >= NB / 2);
+    assert_int_equal(o->later_before_u, 0);
+}
+
+static void urgent_before_the_backlog_gpu(void **state)
+{
+    (void)state;
+    mix_outcome o;
+    /* The device-side check needs a backlog partition on the device when the urgent one is
+     * submitted; the submit only waits for a partition to be *taken*, and a 2^16 partition
+     * spends part of its time in host preparation and assembly, so at times none is on the
+     * device then (the trace shows it only afterwards). Such a run says nothing about the
+     * device order: run the scenario again, at most five times. */
+    for (int attempt = 1;; attempt++) {
+        backlog_attempt(&o);
+        if (o.running_dev_end != UINT64_MAX) break;
+        printf("attempt %d: no backlog partition was on the device at the urgent submit\n", attempt);
+        assert_true(attempt < 5);
+    }
     /* it did not wait for a partition on the device to end (a free slot, say) before its
      * own device work began: it ran beside them */
     assert_true(o.u_dev_begin);
-    assert_true(o.running_dev_end != UINT64_MAX);
     assert_true(o.u_dev_begin < o.running_dev_end);
 }
 

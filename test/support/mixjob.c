@@ -169,7 +169,7 @@ int mix_backlog_run(cuzk_engine *e, mix_log *log, cuzk_srs *sa, const test_key *
         }
         if (log->started_end[t] > out->u_dequeued) out->running++;
         if (log->started_end[t] > out->t_submit && log->dev_begin[t] && log->dev_begin[t] <= out->t_submit &&
-            log->dev_end[t] < out->running_dev_end)
+            log->dev_end[t] > out->t_submit && log->dev_end[t] < out->running_dev_end)
             out->running_dev_end = log->dev_end[t]; /* on the device when the urgent one came */
     }
     return rc;

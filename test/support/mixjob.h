@@ -71,8 +71,8 @@ typedef struct mix_outcome {
     uint64_t first_started_end;              /* when backlog partition 1's start ended */
     uint64_t u_dev_begin;                    /* the urgent one's first device stage (GPU; 0: none) */
     uint64_t running_dev_end;                /* the earliest end of the device work of the backlog
-                                                partitions running when it was submitted (GPU;
-                                                UINT64_MAX: none) */
+                                                partitions on the device when it was submitted
+                                                (began before, ended after; GPU; UINT64_MAX: none) */
     int later;           /* backlog partitions taken by a worker after the urgent one was submitted */
     int later_before_u;  /* of those, how many had their result posted before it */
     int running;         /* backlog partitions taken before and still in their start when it was taken */
