@@ -88,6 +88,9 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    /* line by line even into a file or pipe: a run killed at a time limit keeps what it printed
+     * (the mixed bench's placements were lost that way) */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;

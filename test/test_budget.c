@@ -169,6 +169,39 @@ static void waits_and_never_fits(void **state)
             if (i != j && spans[i].begin < spans[j].begin) assert_true(spans[i].end <= spans[j].begin);
 }
 
+/* What the host holds (cuzk_host_alloc) leaves a partition no room and no partition runs:
+ * its result is CUZK_EBUDGET with the numbers, not a stall (two of them, each woken by the
+ * other's giving up); freed, the same partition proves. While another partition holds the
+ * budget a waiter waits (waits_and_never_fits above). */
+static void never_fits_beside_host_memory(void **state)
+{
+    (void)state;
+    cuzk_engine *e = budget_engine(100 * MiB, 2);
+    cuzk_srs *s;
+    assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=1000000,est_bytes=62914560", 0, &s), CUZK_OK);
+    void *held;
+    assert_int_equal(cuzk_host_alloc(e, 60 * MiB, &held), CUZK_OK);
+    for (int i = 0; i < 2; i++) {
+        cuzk_partition p = {.struct_size = sizeof p, .user_tag = (uint64_t)i};
+        cuzk_job h;
+        assert_int_equal(cuzk_submit_partition(e, s, &p, &h), CUZK_OK);
+    }
+    for (int i = 0; i < 2; i++) {
+        cuzk_result r = {.struct_size = sizeof r};
+        assert_int_equal(cuzk_poll_result(e, &r, 20 * 1000000000ll), CUZK_OK); /* not a stall */
+        assert_int_equal(r.status, CUZK_EBUDGET);
+        assert_non_null(strstr(r.detail, "62914560"));
+        assert_non_null(strstr(r.detail, "never fit"));
+    }
+    cuzk_host_free(e, held);
+    run_jobs(e, s, 2);
+    cuzk_stats st = {.struct_size = sizeof st};
+    assert_int_equal(cuzk_engine_stats(e, &st), CUZK_OK);
+    assert_int_equal(st.host_reserved_bytes, 0);
+    cuzk_srs_release(s);
+    cuzk_engine_destroy(e);
+}
+
 static void abc_share_comes_back_after_h(void **state)
 {
     (void)state;
@@ -335,6 +368,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(counter_alone),
         cmocka_unit_test(waits_and_never_fits),
+        cmocka_unit_test(never_fits_beside_host_memory),
         cmocka_unit_test(abc_share_comes_back_after_h),
         cmocka_unit_test(evicted_keys_pinned_count),
         cmocka_unit_test(rss_returns_after_burst),

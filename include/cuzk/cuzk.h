@@ -429,6 +429,16 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  *     library sets it with setenv(3) while the first engine that may use CUDA is created
  *     (CUZK_BACKEND_AUTO or CUDA); a host whose other threads read or change the environment
  *     at that moment must set it itself first (setenv is not safe beside them).
+ *   - What the CUDA backend does for it, measured on the H200 (bench/RESULTS.md, session 6:
+ *     WinningPoSt 2^19 beside a saturated 2^27 PoRep backlog, p99 229 ms against 55 ms
+ *     alone, bulk throughput unchanged): with urgent workers, the MSMs' longest kernels
+ *     run as 8 waves of short-lived thread blocks (the urgent kernels get SMs within a few
+ *     ms, the MSM costs ~1 % more and its scratch grows by up to ~0.8 GiB per slot);
+ *     host-to-device copies longer than 192 MiB keep at most three 64 MiB pieces queued;
+ *     and the urgent workers' own copies from page-locked memory run as kernels on their
+ *     stream, not on a copy engine (which served them only after the backlog's queued
+ *     gigabytes, ~0.5 s). What the urgent partition still shares: SMs (it runs beside the
+ *     backlog's kernels, about 3-4x its time alone), PCIe bandwidth, host cores.
  *   - After its device work a partition is finished (assembly, self-check: milliseconds)
  *     by the finisher threads in arrival order, whatever its priority.
  *   - Results are posted in the order partitions finish, not by priority. No deadline, no
@@ -443,7 +453,11 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  * failure or cancel, on an engine thread, before the job's result can be polled. When this
  * call fails, release is NOT called and the buffers are the host's again at once.
  * Priorities are clamped to 0..7 (higher first; FIFO within one priority). A partition whose
- * working memory does not fit the budget now waits in the queue until it does.
+ * working memory does not fit the budget now waits in the queue until it does, while other
+ * partitions hold budget; when none does and it still does not fit (what keys' page-locked
+ * bases and cuzk_host_alloc memory leave of CUZK_OPT_HOST_BUDGET_BYTES is too little), its
+ * result is CUZK_EBUDGET, the numbers in the detail, instead of a wait for memory only the
+ * host could free.
  * Thread-safe. *out receives the job handle (owned by the caller; it stays valid until its
  * result has been polled).
  * Errors: CUZK_EINVAL (NULL argument, struct_size below CUZK_PARTITION_SIZE_V1 or a larger

@@ -437,20 +437,33 @@ static int cuda_key_placement(void *be, void *key, uint32_t device_index, cuzk_p
     return CUZK_OK;
 }
 
+static int pinned_or_empty(const void *p, size_t bytes);
+
+/* Host memory a partition makes its worker hold in pinned staging: a/b/c, aux and the
+ * densities where they are not page-locked (stage_inputs copies only those), the inputs' A
+ * and B prefixes, alignment. Arrays in cuzk_host_alloc memory are counted in the host budget
+ * already; counting them again made a backlog of such partitions wait for budget that no
+ * job would give back (a PoRep partition's 15.5 GiB beside two streamed 2^27 keys' pinned
+ * bases on a 128 GiB host: a silent stall). The worker's buffer grows to it once, then stays. */
+static uint64_t stage_bytes(const cuzk_partition *p)
+{
+    const uint64_t fr = sizeof(fr_t), len = p->abc_len, na = p->num_aux, nw = (na + 63) / 64;
+    uint64_t b = (2 * (uint64_t)p->num_inputs + 1) * fr + 4 * 32 + ((uint64_t)1 << 20);
+    if (!pinned_or_empty(p->a, len * fr) || !pinned_or_empty(p->b, len * fr) || !pinned_or_empty(p->c, len * fr))
+        b += 3 * len * fr;
+    if (!pinned_or_empty(p->aux, na * fr)) b += na * fr;
+    if (!pinned_or_empty(p->a_aux_density, nw * 8) || !pinned_or_empty(p->b_aux_density, nw * 8)) b += 2 * nw * 8;
+    return b;
+}
+
 static int cuda_check(void *be, void *key, const cuzk_partition *p, backend_estimate *est)
 {
     (void)be;
     const cuda_key *k = key;
     int rc = groth16_check_partition(k->pk, p);
     if (rc) return rc;
-    uint64_t fr = sizeof(fr_t);
-    /* host: what this partition makes its worker hold in pinned staging (a/b/c, aux and the
-     * densities when they are not page-locked, the inputs' A and B prefixes); the worker's
-     * buffers are grown to it once and then reused. Device memory is the placement's: the
-     * key's slots were sized when it was loaded. */
     est->host_abc_bytes = 0;
-    est->host_bytes = (3 * (uint64_t)p->abc_len + p->num_aux + 2 * (uint64_t)p->num_inputs) * fr +
-                      (p->num_aux + 63) / 64 * 16 + ((uint64_t)1 << 20);
+    est->host_bytes = stage_bytes(p);
     est->device_bytes = 0;
     return CUZK_OK;
 }

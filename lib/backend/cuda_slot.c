@@ -125,6 +125,18 @@ int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_
         s->d_work = NULL;
         s->d_work_bytes = 0;
     }
+    /* and the other way: a slot whose stream buffers are left from a streamed key, growing its
+     * work area for one that does not stream (full, or resident lean), gives the buffers back
+     * first: the placement budgeted the larger layout alone (a shared slot alternating a
+     * streamed WindowPoSt and a resident PoRep key held both, ~1.5 GiB over per slot) */
+    if (!streamed && s->buf_bytes && work_bytes > s->d_work_bytes) {
+        for (int i = 0; i < 2; i++) {
+            gpu_free(s->buf[i].d);
+            s->buf[i].d = NULL;
+            s->buf[i].src = NULL;
+        }
+        s->buf_bytes = 0;
+    }
     if ((rc = grow(&s->d_work, &s->d_work_bytes, work_bytes, ordinal, "the H step and the MSM scalars")) ||
         (rc = grow(&s->d_prep, &s->d_prep_bytes, prep_bytes, ordinal, "the scalar preparation")))
         return rc;

@@ -122,6 +122,62 @@ static int budget_give_up(void *arg)
     return svc_canceled(&j->bj);
 }
 
+/* Reserves the job's host budget, waiting while it does not fit. e->holding counts the jobs
+ * that hold host budget or are trying to reserve it; a job waiting is not counted. When a
+ * waiter's uncounting takes it to 0, no job holds any and none is about to: what is reserved
+ * (keys' page-locked bases, cuzk_host_alloc memory) stays until the host frees it, and a host
+ * that polls for this result never will, so after one last try the job fails (never_fits)
+ * instead of stalling silently; the other waiters are woken to find the same. A job that
+ * releases does so before it is uncounted (host_release), so a waiter that sees 0 sees the
+ * room too. Returns 1 (reserved, counted), 0 (canceled or never fits). */
+static int host_reserve(cuzk_engine *e, job *j)
+{
+    budget *b = &e->host;
+    const uint64_t bytes = j->est.host_bytes;
+    atomic_fetch_add_explicit(&e->holding, 1, memory_order_acq_rel);
+    int ok = budget_try_reserve(b, bytes);
+    if (!ok) atomic_fetch_add_explicit(&b->waits, 1, memory_order_relaxed); /* a statistic */
+    while (!ok) {
+        uint32_t key = evc_prepare(&b->room);
+        if ((ok = budget_try_reserve(b, bytes))) {
+            evc_cancel(&b->room);
+            break;
+        }
+        if (svc_canceled(&j->bj)) {
+            evc_cancel(&b->room);
+            atomic_fetch_sub_explicit(&e->holding, 1, memory_order_acq_rel);
+            return 0;
+        }
+        if (atomic_fetch_sub_explicit(&e->holding, 1, memory_order_acq_rel) == 1) {
+            evc_cancel(&b->room);
+            if (budget_try_reserve(b, bytes)) { /* the last word */
+                atomic_fetch_add_explicit(&e->holding, 1, memory_order_acq_rel);
+                ok = 1;
+                break;
+            }
+            j->never_fits = 1;
+            budget_kick(b); /* the other waiters: nothing will come for them either */
+            return 0;
+        }
+        evc_wait(&b->room, key, 0);
+        atomic_fetch_add_explicit(&e->holding, 1, memory_order_acq_rel);
+    }
+    j->host_reserved = bytes;
+    j->holds_host = 1;
+    return 1;
+}
+
+/* A job's host reservation ends: the budget back, then its count (see host_reserve). */
+static void host_release(cuzk_engine *e, job *j)
+{
+    budget_release(&e->host, j->host_reserved); /* 0 (all given back early) is a no-op */
+    j->host_reserved = 0;
+    if (!j->holds_host) return;
+    j->holds_host = 0;
+    if (atomic_fetch_sub_explicit(&e->holding, 1, memory_order_acq_rel) == 1)
+        budget_kick(&e->host); /* waiters re-check: the last holder is gone */
+}
+
 /* ---- why a job failed (cuzk_result.detail) ---- */
 
 const char *engine_cancel_text(const cuzk_engine *e)
@@ -182,8 +238,7 @@ static void run_job(worker *w, uint64_t h)
         return;
     }
     /* Budget: wait here (the worker has nothing else it could do) until it fits. */
-    int ok = budget_reserve_wait(&e->host, j->est.host_bytes, budget_give_up, j, 0);
-    if (ok) j->host_reserved = j->est.host_bytes;
+    int ok = host_reserve(e, j);
     if (ok && j->est.device_bytes) {
         ok = budget_reserve_wait(&e->dev[w->device_index], j->est.device_bytes, budget_give_up, j, 0);
         if (ok) {
@@ -196,9 +251,16 @@ static void run_job(worker *w, uint64_t h)
         trace_emit(&e->tr, CUZK_TRACE_BUDGET_WAIT, w->device, (int32_t)w->index, h, j->p.user_tag,
                    j->t_dequeue, t_budget, j->est.host_bytes);
     if (!ok) {
-        budget_release(&e->host, j->host_reserved);
-        j->host_reserved = 0;
+        host_release(e, j);
         j->bj.status = CUZK_ECANCELED;
+        if (j->never_fits) {
+            j->bj.status = CUZK_EBUDGET;
+            snprintf(j->result.detail, sizeof j->result.detail,
+                     "host budget: the partition needs %llu bytes, %llu of %llu stay reserved (page-locked "
+                     "key bases, cuzk_host_alloc) with no partition running: it can never fit",
+                     (unsigned long long)j->est.host_bytes, (unsigned long long)budget_reserved(&e->host),
+                     (unsigned long long)e->host.total);
+        }
         job_note_failure(j, "budget");
         hand_to_finisher(e, j);
         return;
@@ -218,8 +280,7 @@ static void run_job(worker *w, uint64_t h)
         j->heap = NULL;
         housekeeper_poke(&e->hk);
     }
-    budget_release(&e->host, j->host_reserved);
-    j->host_reserved = 0;
+    host_release(e, j);
     hand_to_finisher(e, j);
 }
 
@@ -355,6 +416,8 @@ static void retry_on_cpu(cuzk_engine *e, job *j)
     j->result.detail[0] = '\0'; /* the retry's own outcome is the result */
     j->est = est;
     j->host_reserved = est.host_bytes;
+    j->holds_host = 1; /* counted: waiting jobs must not give up while it holds */
+    atomic_fetch_add_explicit(&e->holding, 1, memory_order_acq_rel);
     j->abc_released = 0;
     uint64_t t0 = now_ns();
     job_start(cpu, ws, j);
@@ -366,8 +429,7 @@ static void retry_on_cpu(cuzk_engine *e, job *j)
         housekeeper_poke(&e->hk);
     }
     if (cpu->worker_fini) cpu->worker_fini(ws);
-    budget_release(&e->host, j->host_reserved);
-    j->host_reserved = 0;
+    host_release(e, j);
     j->est = saved_est;
     bj->priv = saved_priv;
     bj->key = saved_key;

@@ -240,7 +240,7 @@ CUZK_API int cuzk_submit_partition(cuzk_engine *e, cuzk_srs *srs, const cuzk_par
     j->handle = h;
     j->est = est;
     j->host_reserved = j->device_reserved = 0;
-    j->abc_released = j->started = j->retried = 0;
+    j->abc_released = j->started = j->retried = j->never_fits = j->holds_host = 0;
     j->heap = NULL;
     j->worker = NULL;
     j->bj.p = &j->p;

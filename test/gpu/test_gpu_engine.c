@@ -233,6 +233,60 @@ static void pinned_two_workers_match_cpu(void **state)
     unlink(path);
 }
 
+/* A partition whose arrays are in cuzk_host_alloc memory (already in the host budget) is not
+ * counted again when it is proven: with a host budget that holds the block and ~1/4 of it
+ * more, it proves. It used to reserve its arrays' size a second time (staging it does not
+ * use) and waited for budget no job would give back: the mixed bench stalled that way with two
+ * streamed 2^27 keys. The premise (the old estimate does not fit) is checked, so the test can
+ * fail. */
+static void host_alloc_not_counted_twice(void **state)
+{
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/cuzk-gpu-engine-%d-h.params", (int)getpid());
+    synth_cfg scfg;
+    groth16_params *pk = make_key(&scfg, 30000, path);
+    cuzk_partition p;
+    assert_int_equal(synth_partition(&scfg, CUZK_FR_MONTGOMERY, &p), CUZK_OK);
+    const uint64_t fr = sizeof(cuzk_fr), wa = (p.num_aux + 63) / 64;
+    const uint64_t arrays = (3 * p.abc_len + p.num_aux + p.num_inputs) * fr + (2 * wa + 1) * 8;
+    const uint64_t budget = arrays + arrays / 4 + ((uint64_t)2 << 20);
+    cuzk_engine *e = TEST_ENGINE({CUZK_OPT_BACKEND, CUZK_BACKEND_CUDA}, {CUZK_OPT_VERIFY, 1},
+                                 {CUZK_OPT_HOST_BUDGET_BYTES, (int64_t)budget});
+    assert_non_null(e);
+    cuzk_srs *srs;
+    assert_int_equal(cuzk_srs_load(e, path, 0, &srs), CUZK_OK);
+    void *blk;
+    cuzk_partition q = to_host_alloc(e, &p, &blk);
+    cuzk_stats st = {.struct_size = sizeof st};
+    assert_int_equal(cuzk_engine_stats(e, &st), CUZK_OK);
+    /* the old estimate: a, b, c, aux, the densities and the inputs again, plus 1 MiB */
+    const uint64_t old_est = (3 * p.abc_len + p.num_aux + 2 * p.num_inputs) * fr + wa * 16 + ((uint64_t)1 << 20);
+    printf("# host budget %llu, reserved %llu with the block; the old estimate %llu would not fit\n",
+           (unsigned long long)st.host_budget_bytes, (unsigned long long)st.host_reserved_bytes,
+           (unsigned long long)old_est);
+    assert_true(st.host_reserved_bytes + old_est > st.host_budget_bytes);
+    fr_t r, s;
+    uint8_t seed[32];
+    test_rand_bytes(seed, sizeof seed);
+    groth16_rs_from_seed(&r, &s, seed);
+    q.r = (const cuzk_fr *)&r, q.s = (const cuzk_fr *)&s;
+    cuzk_job h;
+    assert_int_equal(cuzk_submit_partition(e, srs, &q, &h), CUZK_OK);
+    cuzk_result res = {.struct_size = sizeof res};
+    assert_int_equal(cuzk_poll_result(e, &res, 60 * 1000000000ll), CUZK_OK); /* it used to wait forever */
+    assert_int_equal(res.status, CUZK_OK);
+    uint8_t want[192];
+    assert_int_equal(groth16_prove(pk, &p, &r, &s, NULL, want), CUZK_OK);
+    assert_memory_equal(res.proof, want, 192);
+    cuzk_host_free(e, blk);
+    if (p.release) p.release(p.release_user);
+    cuzk_srs_release(srs);
+    cuzk_engine_destroy(e);
+    groth16_params_free(pk);
+    unlink(path);
+}
+
 /* Each injected CUDA fault (kernels/ntt H step, an MSM, the scalar copy, a device allocation)
  * fails only the partition it hits, with CUZK_EDEVICE (CUZK_EBUDGET for the allocation), and
  * the next partition on the same engine proves byte-identically to the CPU prover; with
@@ -398,6 +452,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(proofs_match_cpu),
         cmocka_unit_test(pinned_two_workers_match_cpu),
+        cmocka_unit_test(host_alloc_not_counted_twice),
         cmocka_unit_test(budget_fault_then_success),
         cmocka_unit_test(cuda_faults_fail_one_partition),
         cmocka_unit_test(out_of_range_scalar_fails),
