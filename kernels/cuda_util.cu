@@ -1,4 +1,5 @@
 /* The CUDA runtime behind plain C calls (kernels/cuda_util.h), with errors as CUZK_EDEVICE. */
+#include <atomic>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -90,8 +91,11 @@ extern "C" int gpu_host_alloc(void **p, size_t bytes)
 }
 
 thread_local bool cuzk_copy_by_sms = false;
+static std::atomic<uint64_t> sm_copies{0};
 
 extern "C" void gpu_copy_use_sms(int on) { cuzk_copy_by_sms = on != 0; }
+
+extern "C" uint64_t gpu_copy_sm_count(void) { return sm_copies.load(std::memory_order_relaxed); }
 
 /* Reads from host memory over the bus: four 16-byte loads in flight per thread before their
  * stores keep enough requests outstanding to approach the link's rate. */
@@ -108,20 +112,23 @@ __global__ void h2d_sm_copy_kernel(uint4 *__restrict__ dst, const uint4 *__restr
 
 cudaError_t copy_h2d_by_sms(void *dst, const void *src, size_t bytes, cudaStream_t stream)
 {
+    if (((uintptr_t)dst | (uintptr_t)src | bytes) & 15) return cudaErrorNotSupported;
     cudaPointerAttributes as, ad;
-    if (((uintptr_t)dst | (uintptr_t)src | bytes) & 15 || cudaPointerGetAttributes(&as, src) != cudaSuccess ||
-        cudaPointerGetAttributes(&ad, dst) != cudaSuccess || as.type != cudaMemoryTypeHost || !as.devicePointer ||
-        ad.type != cudaMemoryTypeDevice) {
-        (void)cudaGetLastError(); /* an unregistered pointer's lookup error is not the caller's */
+    if (cudaPointerGetAttributes(&as, src) != cudaSuccess || cudaPointerGetAttributes(&ad, dst) != cudaSuccess) {
+        (void)cudaGetLastError(); /* the failed lookup's error is not the caller's */
         return cudaErrorNotSupported;
     }
+    if (as.type != cudaMemoryTypeHost || !as.devicePointer || ad.type != cudaMemoryTypeDevice)
+        return cudaErrorNotSupported;
     int dev = 0, sms = 0;
     if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
         return cudaGetLastError();
     const size_t n = bytes / 16, want = (n + 1023) / 1024; /* a block of 256 per 16 KiB, at most 2 per SM */
     const unsigned blocks = (unsigned)(want < 1 ? 1 : want > (size_t)2 * sms ? (size_t)2 * sms : want);
     h2d_sm_copy_kernel<<<blocks, 256, 0, stream>>>((uint4 *)dst, (const uint4 *)as.devicePointer, n);
-    return cudaGetLastError();
+    const cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess) sm_copies.fetch_add(1, std::memory_order_relaxed); /* a statistic, for tests */
+    return e;
 }
 
 extern "C" int gpu_host_is_pinned(const void *p)

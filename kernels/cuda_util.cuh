@@ -44,21 +44,16 @@ static inline int gpu_error(cudaError_t e, const char *what, const char *file, i
  * serves the copies queued on it in order, whatever the streams' priorities: one 4 GiB copy
  * of a backlog partition would make an urgent partition's copy wait ~80 ms behind it. */
 #define CUDA_COPY_PIECE ((size_t)64 << 20)
-/* A copy longer than this many pieces is paced: at most this many of its pieces are queued
- * at once, the calling thread waits for the oldest before it queues the next. Queued all at
- * once, a backlog partition's 12 GiB of a, b, c made an urgent partition's copy wait for all
- * of them (0.4 s on the H200, two bulk workers); paced, it waits for at most this many pieces
- * per worker copying (~8 ms). */
-#define CUDA_COPY_AHEAD 3
-
 /* This thread's copies from page-locked memory to the device by kernels (gpu_copy_use_sms). */
 extern thread_local bool cuzk_copy_by_sms;
 /* dst (device) = src (page-locked host) by a kernel on stream; cudaErrorNotSupported (and no
  * work) when the pointers or size do not allow it. cuda_util.cu. */
 cudaError_t copy_h2d_by_sms(void *dst, const void *src, size_t bytes, cudaStream_t stream);
 
-/* cudaMemcpyAsync in CUDA_COPY_PIECE pieces on stream in order; paced (above) when long;
- * by kernels for a thread that asked (gpu_copy_use_sms). */
+/* cudaMemcpyAsync in CUDA_COPY_PIECE pieces, all enqueued on stream in order; by kernels for
+ * a thread that asked (gpu_copy_use_sms). (Pacing the pieces, at most three queued, was
+ * measured in session 6: it did not let an urgent stream's copy in sooner, the copy engine
+ * still served the backlog's first, and it blocked the host where copies overlap compute.) */
 static inline cudaError_t copy_async_pieces(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
                                             cudaStream_t stream)
 {
@@ -66,23 +61,10 @@ static inline cudaError_t copy_async_pieces(void *dst, const void *src, size_t b
         const cudaError_t s = copy_h2d_by_sms(dst, src, bytes, stream);
         if (s != cudaErrorNotSupported) return s;
     }
-    const bool pace = bytes > CUDA_COPY_AHEAD * CUDA_COPY_PIECE;
-    cudaEvent_t ev[CUDA_COPY_AHEAD] = {};
     cudaError_t e = cudaSuccess;
-    size_t i = 0;
-    for (size_t off = 0; off < bytes && e == cudaSuccess; off += CUDA_COPY_PIECE, i++) {
-        cudaEvent_t *slot = &ev[i % CUDA_COPY_AHEAD];
-        if (pace) { /* the piece queued CUDA_COPY_AHEAD ago has ended, or this slot is new */
-            e = *slot ? cudaEventSynchronize(*slot)
-                      : cudaEventCreateWithFlags(slot, cudaEventDisableTiming | cudaEventBlockingSync);
-            if (e != cudaSuccess) break;
-        }
+    for (size_t off = 0; off < bytes && e == cudaSuccess; off += CUDA_COPY_PIECE)
         e = cudaMemcpyAsync((char *)dst + off, (const char *)src + off,
                             bytes - off < CUDA_COPY_PIECE ? bytes - off : CUDA_COPY_PIECE, kind, stream);
-        if (pace && e == cudaSuccess) e = cudaEventRecord(*slot, stream);
-    }
-    for (int j = 0; j < CUDA_COPY_AHEAD; j++)
-        if (ev[j]) cudaEventDestroy(ev[j]); /* released once the recorded copy completes */
     return e;
 }
 

@@ -35,6 +35,8 @@ void gpu_host_free(void *p);
  * few ms. Copies that are not host-to-device, not page-locked or not 16-byte aligned keep
  * the copy engine. */
 void gpu_copy_use_sms(int on);
+/* How many copies have run as kernels in this process (tests: the path really ran). */
+uint64_t gpu_copy_sm_count(void);
 /* 1 when p lies in page-locked host memory (cudaHostAlloc or registered), else 0. */
 int gpu_host_is_pinned(const void *p);
 int gpu_memcpy_to_device(void *dst, const void *src, size_t bytes);   /* synchronous */

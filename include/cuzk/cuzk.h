@@ -434,7 +434,6 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  *     alone, bulk throughput unchanged): with urgent workers, the MSMs' longest kernels
  *     run as 8 waves of short-lived thread blocks (the urgent kernels get SMs within a few
  *     ms, the MSM costs ~1 % more and its scratch grows by up to ~0.8 GiB per slot);
- *     host-to-device copies longer than 192 MiB keep at most three 64 MiB pieces queued;
  *     and the urgent workers' own copies from page-locked memory run as kernels on their
  *     stream, not on a copy engine (which served them only after the backlog's queued
  *     gigabytes, ~0.5 s). What the urgent partition still shares: SMs (it runs beside the

@@ -506,8 +506,9 @@ static size_t scratch_typed(size_t n, size_t max_entries, size_t piece, size_t b
      * smaller window size; nwin·B·P bounds both, and the precomputed copies' two arrays of
      * one merged window each when they run in point chunks */
     size_t buckets = nwin * B * P, ent = persist ? max_entries : chunk * wg, segs = B < MSM_SEG ? 1 : B / 2;
-    /* level-0 threads are `waves` waves: one is ~132 SMs x 8 blocks x 128 on an H200; 2^18 bounds it */
-    const size_t Tmax = ((size_t)1 << 18) * waves;
+    /* level-0 threads are `waves` waves: one is ~132 SMs x 8 blocks x 128 on an H200 (G1; 2^18
+     * bounds it), G2's blocks are half as wide at lower occupancy (~34 k; 2^17 bounds it) */
+    const size_t Tmax = ((size_t)1 << (sizeof(F) > 48 ? 17 : 18)) * waves;
     size_t T = ent / 2 < Tmax ? ent / 2 + 1 : Tmax;
     /* pairwise rounds (level 0 of a stored group only: not persistent buckets): T·ceil(K/2)
      * affine points and T·ceil(K/4) prefix products, K = ent / T; bounded by one more slot of

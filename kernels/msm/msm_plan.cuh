@@ -282,7 +282,7 @@ int accumulate_levels(X &x, msm_bufs &b, const uint32_t *keys, Src src, size_t m
     if (pair) k0 = x.template wave_kper<F, acc_pair_fn<F>>(m) * (x.acc.kmul ? x.acc.kmul : 1);
     size_t T = (m + k0 - 1) / k0;
     /* partials ping-pong: level 0 writes 2 per thread into [0]; level 1 has ceil(2T / KP)
-     * threads writing into [1]; later levels fewer still (msm_partials_bytes) */
+     * threads writing into [1]; later levels fewer still (scratch_typed in msm.cu bounds it) */
     const size_t Tp[2] = {T, (2 * T + MSM_KP - 1) / MSM_KP};
     for (int i = 0; i < 2; i++) {
         if ((rc = x.ensure(&b.pk[i], 2 * Tp[i] * sizeof(uint32_t)))) return rc;

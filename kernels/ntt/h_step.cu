@@ -152,9 +152,8 @@ extern "C" int gpu_h_step_from_host_checked(void *d_a, void *d_b, void *d_c, con
     fr_gpu *da = (fr_gpu *)d_a, *db = (fr_gpu *)d_b, *dc = (fr_gpu *)d_c;
     int rc = 0;
     cudaError_t e = cudaSuccess;
-    /* each input copied (paced: copy_async_pieces returns when its last pieces are queued),
-     * then, once arrived, checked (d_res), brought to Montgomery form (canonical) and
-     * transformed while the next one copies */
+    /* each input copied, then, once arrived, checked (d_res), brought to Montgomery form
+     * (canonical) and transformed while the next one copies */
     for (int i = 0; i < 3 && !rc && e == cudaSuccess; i++) {
         e = cudaEventCreateWithFlags(&ev[i], cudaEventDisableTiming);
         if (e == cudaSuccess) e = copy_async_pieces(dev[i], host[i], len * sizeof(fr_gpu), cudaMemcpyHostToDevice, cp);

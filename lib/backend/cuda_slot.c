@@ -125,11 +125,11 @@ int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_
         s->d_work = NULL;
         s->d_work_bytes = 0;
     }
-    /* and the other way: a slot whose stream buffers are left from a streamed key, growing its
-     * work area for one that does not stream (full, or resident lean), gives the buffers back
-     * first: the placement budgeted the larger layout alone (a shared slot alternating a
-     * streamed WindowPoSt and a resident PoRep key held both, ~1.5 GiB over per slot) */
-    if (!streamed && s->buf_bytes && work_bytes > s->d_work_bytes) {
+    /* and the other way: a slot whose stream buffers are left from a streamed key gives them
+     * back for a key that does not stream (full, or resident lean): its placement budgeted
+     * that layout alone (a shared slot alternating a streamed WindowPoSt and a resident PoRep
+     * key held both, ~1.5 GiB over per slot); one cudaFree at such a switch */
+    if (!streamed && s->buf_bytes) {
         for (int i = 0; i < 2; i++) {
             gpu_free(s->buf[i].d);
             s->buf[i].d = NULL;

@@ -122,19 +122,36 @@ static int budget_give_up(void *arg)
     return svc_canceled(&j->bj);
 }
 
-/* Reserves the job's host budget, waiting while it does not fit. e->holding counts the jobs
- * that hold host budget or are trying to reserve it; a job waiting is not counted. When a
- * waiter's uncounting takes it to 0, no job holds any and none is about to: what is reserved
- * (keys' page-locked bases, cuzk_host_alloc memory) stays until the host frees it, and a host
- * that polls for this result never will, so after one last try the job fails (never_fits)
- * instead of stalling silently; the other waiters are woken to find the same. A job that
- * releases does so before it is uncounted (host_release), so a waiter that sees 0 sees the
- * room too. Returns 1 (reserved, counted), 0 (canceled or never fits). */
+/* e->holding: in its low 32 bits the jobs that hold host budget, are about to try for it, or
+ * are being finished (a finished job can still free a key's page-locked bases: the key's last
+ * reference goes in finish_job); in its high 32 bits a generation, advanced by every count. A
+ * job waiting for room is not counted. */
+#define HOLD_ONE (((uint64_t)1 << 32) | 1)
+
+static void hold_enter(cuzk_engine *e) { atomic_fetch_add_explicit(&e->holding, HOLD_ONE, memory_order_acq_rel); }
+
+/* Uncounts one; the waiters re-check when that was the last. */
+static void hold_leave(cuzk_engine *e)
+{
+    if ((uint32_t)atomic_fetch_sub_explicit(&e->holding, 1, memory_order_acq_rel) == 1) budget_kick(&e->host);
+}
+
+/* Reserves the job's host budget (counted from here until finish_job), waiting while it does
+ * not fit. A waiter whose uncounting leaves no job counted checks the room once more without
+ * reserving (fits: it counts itself again and tries as usual); if it does not fit and no job
+ * has counted itself since (same generation), nothing the engine holds will come back: what is
+ * reserved (keys' page-locked bases, cuzk_host_alloc memory) stays until the host frees it,
+ * and a host polling for this result never will. The job then fails (never_fits) instead of
+ * stalling, and the other waiters are woken to find the same. Every release comes before its
+ * job is uncounted and every reservation after its job is counted, so a waiter that sees no
+ * one counted and an unchanged generation has seen all the room there will be.
+ * Returns 1 (reserved), 0 (canceled, or never fits). */
 static int host_reserve(cuzk_engine *e, job *j)
 {
     budget *b = &e->host;
     const uint64_t bytes = j->est.host_bytes;
-    atomic_fetch_add_explicit(&e->holding, 1, memory_order_acq_rel);
+    hold_enter(e);
+    j->holds_host = 1;
     int ok = budget_try_reserve(b, bytes);
     if (!ok) atomic_fetch_add_explicit(&b->waits, 1, memory_order_relaxed); /* a statistic */
     while (!ok) {
@@ -145,37 +162,36 @@ static int host_reserve(cuzk_engine *e, job *j)
         }
         if (svc_canceled(&j->bj)) {
             evc_cancel(&b->room);
-            atomic_fetch_sub_explicit(&e->holding, 1, memory_order_acq_rel);
-            return 0;
+            return 0; /* still counted: finish_job uncounts it */
         }
-        if (atomic_fetch_sub_explicit(&e->holding, 1, memory_order_acq_rel) == 1) {
-            evc_cancel(&b->room);
-            if (budget_try_reserve(b, bytes)) { /* the last word */
-                atomic_fetch_add_explicit(&e->holding, 1, memory_order_acq_rel);
-                ok = 1;
-                break;
+        const uint64_t left = atomic_fetch_sub_explicit(&e->holding, 1, memory_order_acq_rel) - 1;
+        if ((uint32_t)left == 0) {
+            const uint64_t used = budget_reserved(b);
+            if (bytes <= b->total && used <= b->total - bytes) { /* room now: try again, counted */
+                evc_cancel(&b->room);
+                hold_enter(e);
+                continue;
             }
-            j->never_fits = 1;
-            budget_kick(b); /* the other waiters: nothing will come for them either */
-            return 0;
+            if (atomic_load_explicit(&e->holding, memory_order_acquire) == left) {
+                evc_cancel(&b->room);
+                hold_enter(e); /* counted until finish_job, like every job */
+                j->never_fits = 1;
+                budget_kick(b); /* the other waiters: nothing will come for them either */
+                return 0;
+            }
         }
         evc_wait(&b->room, key, 0);
-        atomic_fetch_add_explicit(&e->holding, 1, memory_order_acq_rel);
+        hold_enter(e);
     }
     j->host_reserved = bytes;
-    j->holds_host = 1;
     return 1;
 }
 
-/* A job's host reservation ends: the budget back, then its count (see host_reserve). */
+/* A job's host reservation ends (its count stays until finish_job). */
 static void host_release(cuzk_engine *e, job *j)
 {
     budget_release(&e->host, j->host_reserved); /* 0 (all given back early) is a no-op */
     j->host_reserved = 0;
-    if (!j->holds_host) return;
-    j->holds_host = 0;
-    if (atomic_fetch_sub_explicit(&e->holding, 1, memory_order_acq_rel) == 1)
-        budget_kick(&e->host); /* waiters re-check: the last holder is gone */
 }
 
 /* ---- why a job failed (cuzk_result.detail) ---- */
@@ -394,6 +410,10 @@ static void retry_on_cpu(cuzk_engine *e, job *j)
     void *key = e->ops->key_params(j->srs->key);
     backend_estimate est = {0, 0, 0};
     if (!key || cpu->check(e->retry_be, key, &j->p, &est) != CUZK_OK) return;
+    if (!j->holds_host) { /* counted before it reserves (host_reserve); finish_job uncounts */
+        hold_enter(e);
+        j->holds_host = 1;
+    }
     if (!budget_try_reserve(&e->host, est.host_bytes)) return;
     size_t priv_bytes = ((size_t)cpu->priv_size + 63) & ~(size_t)63;
     void *priv = priv_bytes ? aligned_alloc(64, priv_bytes) : NULL;
@@ -416,8 +436,6 @@ static void retry_on_cpu(cuzk_engine *e, job *j)
     j->result.detail[0] = '\0'; /* the retry's own outcome is the result */
     j->est = est;
     j->host_reserved = est.host_bytes;
-    j->holds_host = 1; /* counted: waiting jobs must not give up while it holds */
-    atomic_fetch_add_explicit(&e->holding, 1, memory_order_acq_rel);
     j->abc_released = 0;
     uint64_t t0 = now_ns();
     job_start(cpu, ws, j);
@@ -482,7 +500,11 @@ static void finish_job(cuzk_engine *e, uint64_t h)
     atomic_fetch_add_explicit(&c->v, 1, memory_order_relaxed); /* statistics */
     cuzk_srs *srs = j->srs;
     j->srs = NULL;
-    engine_srs_unref(srs);
+    engine_srs_unref(srs); /* may free a key's page-locked bases: before the uncount */
+    if (j->holds_host) {
+        j->holds_host = 0;
+        hold_leave(e);
+    }
     trace_emit(&e->tr, CUZK_TRACE_RESULT, bj->device, bj->worker, h, j->p.user_tag, t_end, t_end, 0);
     /* release: destroy reads posted to decide everything is done; the ring publishes r */
     atomic_fetch_add_explicit(&e->posted.v, 1, memory_order_release);

@@ -69,7 +69,7 @@ typedef struct job {
     uint32_t started;            /* counts in its worker's in-flight */
     uint32_t retried;            /* proven again on the CPU already */
     uint32_t never_fits;         /* its host budget wait gave up: nothing would give it room */
-    uint32_t holds_host;         /* counted in the engine's holding                         */
+    uint32_t holds_host;         /* counted in the engine's holding until finish_job        */
     struct worker *worker;
     arena_heap *heap;
     uint64_t t_submit, t_dequeue, t_start, t_started;
@@ -107,8 +107,8 @@ struct cuzk_engine {
     counter submitted, dequeued, posted, polled, ok, failed, canceled, verify_failed;
     counter host_alloc_bytes;
     counter retried;             /* partitions proven again on the CPU (RETRY_ON_CPU) */
-    _Atomic uint32_t holding;    /* jobs holding host budget now (a waiting job's only hope:
-                                  * none, and what it needs will never come; run_job) */
+    _Atomic uint64_t holding;    /* jobs that hold or may free host budget, and a generation
+                                  * (host_reserve in engine.c) */
     _Alignas(CUZK_CACHELINE) _Atomic uint32_t shutdown;
     _Atomic uint32_t stop;
     uint64_t magic;

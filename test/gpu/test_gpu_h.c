@@ -3,8 +3,8 @@
  * transform H computed with the CPU NTT (FORMATS.md: iNTT, coset NTT for a, b, c;
  * (a·b - c)/(g^n - 1); coset iNTT), at 2^1..2^3 and 2^10, 2^16, 2^20 and where the pass
  * plan changes (2^11, 2^12, 2^19, 2^21); inputs on the
- * device and copied from pinned host memory with zero padding, at 2^23 with the copies paced
- * (gpu_memcpy_async's paced pieces also round-tripped on their own), and with an urgent
+ * device and copied from pinned host memory with zero padding, at 2^23 (inputs of four copy
+ * pieces; gpu_memcpy_async's pieces also round-tripped on their own), and with an urgent
  * worker's copies by kernels (gpu_copy_use_sms); and a circom circuit's
  * partition (test/gpu/fixtures/hstep.*, compiled by circom2 for BLS12-381) against the CPU
  * prover's own H step (groth16_compute_h). Exits 77 without a GPU.
@@ -213,9 +213,9 @@ static void test_2_20(void **state)
     check_size(20, 0, 2);
 }
 
-/* 2^23: each input 256 MiB, copied paced (copy_async_pieces: more than three 64 MiB pieces,
- * the H step interleaving each input's copy with the previous one's transform). */
-static void test_2_23_paced(void **state)
+/* 2^23: each input 256 MiB, four 64 MiB pieces, the H step interleaving each input's copy
+ * with the previous one's transform. */
+static void test_2_23(void **state)
 {
     (void)state;
     check_size(23, 0, 1);
@@ -255,9 +255,8 @@ static void round_trips(const size_t *sizes, int count)
     gpu_stream_destroy(s);
 }
 
-/* gpu_memcpy_async's pieces, paced or not: sizes at the pacing boundary (three pieces of
- * 64 MiB: queued at once; one byte more: paced) and one that ends in a partial piece. */
-static void test_paced_copies(void **state)
+/* gpu_memcpy_async's 64 MiB pieces: whole pieces, one byte more, and a partial last piece. */
+static void test_piece_copies(void **state)
 {
     (void)state;
     const size_t piece = (size_t)64 << 20, sizes[] = {3 * piece, 3 * piece + 1, 7 * piece + 4097};
@@ -273,7 +272,10 @@ static void test_sm_copies(void **state)
     (void)state;
     const size_t sizes[] = {16, 4096 + 48, ((size_t)200 << 20) + 16 * 7, ((size_t)1 << 20) + 5};
     gpu_copy_use_sms(1);
+    const uint64_t before = gpu_copy_sm_count();
     round_trips(sizes, 4);
+    /* pinned: the three 16-byte multiples went by kernel, each once; nothing else did */
+    assert_int_equal(gpu_copy_sm_count() - before, 3);
     check_size(20, 1, 1);
     check_size(20, 0, 2);
     gpu_copy_use_sms(0);
@@ -290,8 +292,8 @@ int main(void)
         cmocka_unit_test(test_2_16),
         cmocka_unit_test(test_2_20),
         cmocka_unit_test(test_plan_boundaries),
-        cmocka_unit_test(test_2_23_paced),
-        cmocka_unit_test(test_paced_copies),
+        cmocka_unit_test(test_2_23),
+        cmocka_unit_test(test_piece_copies),
         cmocka_unit_test(test_sm_copies),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
