@@ -79,7 +79,7 @@ static void *work(void *arg)
                      "         (default: the context's, from CUZK_MSM_ACC)\n" \
                      "  --precompute: shifted copies of the bases to time one after another, comma-separated\n" \
                      "         counts (1 = none, the plain plan; more: the run forced onto them), first accumulation\n" \
-                     "  --entries: the context's digit-sort entries, 2^L (default 28; the backend's full slot 26)\n"
+                     "  --entries: the context's digit-sort entries, 2^L (0 or unset: 28; the backend's full slot 26)\n"
 
 static int usage(void)
 {
@@ -115,7 +115,7 @@ static int parse_acc(const char *list, acc_choice *out, int max)
             return -1;
         n++;
         list += len;
-        if (*list == ',') list++;
+        if (*list == ',' && !*++list) return -1; /* "xyzz,": a mode missing after the comma */
     }
     return *list ? -1 : n;
 }
@@ -129,8 +129,9 @@ static int parse_counts(const char *list, unsigned *out, int max)
         long v = strtol(list, &end, 10);
         if (end == list || v < 1 || v > 64) return -1;
         out[n++] = (unsigned)v;
-        list = *end == ',' ? end + 1 : end;
         if (*end && *end != ',') return -1;
+        if (*end == ',' && !end[1]) return -1; /* "1,": a count missing after the comma */
+        list = *end == ',' ? end + 1 : end;
     }
     return *list ? -1 : n;
 }

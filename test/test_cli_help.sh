@@ -45,4 +45,9 @@ if [ -x "$BUILD/bin/cuzk-bench" ] && "$BUILD/bin/cuzk-bench" msm --backend cuda 
   out=$(timeout 20 "$BUILD/bin/cuzk-bench" msm --backend cuda --log 4 --precompute 2 --acc xyzz,affine 2>&1); rc=$?
   [ "$rc" = 2 ] && echo "$out" | grep -q "precompute" && echo "ok - cuzk-bench msm --precompute with two --acc: exit 2" \
     || echo "not ok - cuzk-bench msm --precompute with two --acc: exit $rc: $(echo "$out" | head -2)"
+  for bad in "--precompute 1," "--acc xyzz," "--precompute 1,,2"; do
+    out=$(timeout 20 "$BUILD/bin/cuzk-bench" msm --backend cuda --log 4 $bad 2>&1); rc=$?
+    [ "$rc" = 2 ] && echo "$out" | grep -q "usage" && echo "ok - cuzk-bench msm $bad: refused (exit 2)" \
+      || echo "not ok - cuzk-bench msm $bad: exit $rc: $(echo "$out" | head -2)"
+  done
 fi

@@ -60,10 +60,13 @@ extern "C" int msm_gpu_bases_precompute(msm_gpu_bases *b, unsigned copies, unsig
 {
     if (!b) return err_set(CUZK_EINVAL, "msm_gpu_bases_precompute: NULL bases");
     CUDA_TRY(cudaSetDevice(b->device));
-    if (b->d_pre) CUDA_TRY(cudaFree(b->d_pre));
+    /* no copies first, then the old ones freed: a failed cudaFree leaves plain bases, never
+     * fields that point at copies that may be gone */
+    void *old = b->d_pre;
     b->d_pre = nullptr;
     b->copies = 1;
     b->pre_c = 0;
+    if (old) CUDA_TRY(cudaFree(old));
     if (copies <= 1) return CUZK_OK;
     const unsigned c = window_bits ? window_bits : msm_choose_window(b->n);
     if (c >= 4 && c <= 22 && copies <= msm_windows(c)) copies = msm_pre_copies(c, copies);
@@ -74,7 +77,9 @@ extern "C" int msm_gpu_bases_precompute(msm_gpu_bases *b, unsigned copies, unsig
         return err_set(CUZK_EINVAL, "msm_gpu_bases_precompute: %u copies of %zu points (at most 2^31 - 1 in all)",
                        copies, b->n);
     const unsigned dbls = c * msm_pre_windows(c, copies);
-    CUDA_TRY(cudaMalloc(&b->d_pre, msm_gpu_precompute_bytes(b->curve, b->n, copies)));
+    void *fresh = nullptr;
+    CUDA_TRY(cudaMalloc(&fresh, msm_gpu_precompute_bytes(b->curve, b->n, copies)));
+    b->d_pre = fresh;
     int rc = b->curve == MSM_CURVE_G1 ? shift_all<fp>(b, copies, dbls) : shift_all<fp2>(b, copies, dbls);
     if (rc) {
         cudaFree(b->d_pre);
