@@ -119,6 +119,11 @@ void msm_gpu_ctx_set_counts(msm_gpu_ctx *ctx, uint32_t n_one, uint32_t n_rest);
 int msm_gpu_run_deferred(msm_gpu_ctx *ctx, const msm_gpu_bases *bases, size_t first, const void *d_scalars, size_t n,
                          int scalar_form, void *out);
 int msm_gpu_ctx_collect(msm_gpu_ctx *ctx);
+/* Drops the deferred runs not yet collected (and counts set for a next run): their outputs are
+ * never written. A partition that failed between its deferred MSMs and their collect left
+ * them pointing into its own state; the next partition on the slot must not collect them.
+ * Waits for the context's stream only when something is pending. */
+void msm_gpu_ctx_discard(msm_gpu_ctx *ctx);
 
 /* An MSM whose bases arrive in pieces (streamed from host memory in chunks, or partly
  * resident): begin fixes the scalar form; each add accumulates sum scalars[i]·bases[i] over

@@ -310,18 +310,13 @@ static void test_counted(void **state)
     for (int it = 0; it < 12; it++) {
         const int g2 = it % 4 == 3, kind = it % 3 == 0 ? 4 : (int)(test_rand64() % 5);
         const size_t n = 1 + test_rand64() % (g2 ? 200 : 3000);
-        void *bases = malloc(n * sizeof(g2_aff));
-        fr_t *k = malloc(n * sizeof *k), *mk = malloc(n * sizeof *k);
-        assert_non_null(bases);
-        assert_non_null(k);
-        assert_non_null(mk);
-        make_bases(g2, bases, n, 0);
-        for (size_t i = 0; i < n; i++) scalar(&k[i], kind);
-        const int form = (int)(test_rand64() & 1);
+        case_inputs in;
+        make_inputs(&in, g2, n, kind, 0);
+        void *bases = in.bases;
+        const fr_t *k = in.k, *mk = in.mk;
+        const int form = in.form;
         uint32_t naive[2] = {0, 0}, counts[2];
         for (size_t i = 0; i < n; i++) {
-            if (form == CUZK_FR_CANONICAL) mk[i] = k[i];
-            else assert_true(fr_to_mont(&mk[i], &k[i]));
             const int zero = fr_is_zero(&k[i]), one = !zero && k[i].l[0] == 1 && !k[i].l[1] && !k[i].l[2] && !k[i].l[3];
             naive[0] += one;
             naive[1] += !zero && !one;
@@ -346,9 +341,7 @@ static void test_counted(void **state)
             assert_int_equal(msm_sim_run_counted(MSM_CURVE_G2, bases, mk, n, form, window, 0, 7, fewer, &less), 0);
             if (counts[1]) assert_false(g2_jac_eq(&want, &less));
         }
-        free(bases);
-        free(k);
-        free(mk);
+        free_inputs(&in);
     }
 }
 

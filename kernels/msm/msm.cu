@@ -378,6 +378,13 @@ static int run_failed(msm_gpu_ctx *c, int rc)
     return rc;
 }
 
+extern "C" void msm_gpu_ctx_discard(msm_gpu_ctx *c)
+{
+    if (!c) return;
+    c->known = false;
+    if (c->npend) (void)run_failed(c, 0);
+}
+
 extern "C" int msm_gpu_ctx_collect(msm_gpu_ctx *c)
 {
     if (!c) return err_set(CUZK_EINVAL, "msm_gpu_ctx_collect: NULL context");

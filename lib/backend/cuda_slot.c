@@ -151,6 +151,7 @@ int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_
         s->buf_bytes = piece_bytes;
     }
     for (int i = 0; i < 2; i++) s->buf[i].src = NULL; /* a new partition: nothing in flight counts */
+    msm_gpu_ctx_discard(s->ctx); /* a failed partition's deferred MSMs: never into this one's state */
     memset(s->stage_used, 0, sizeof s->stage_used);
     s->ncopy = 0;
     s->copy_bytes = 0;

@@ -605,6 +605,22 @@ static void test_counted_deferred(void **state)
         gpu_free(dev);
         free(g);
     }
+    /* a deferred run discarded (a partition that failed before collecting): its output is
+     * never written, and the next collect has nothing of it */
+    {
+        for (size_t i = 0; i < n; i++) make_scalar(&k[i], 0);
+        g1_jac sentinel, r1;
+        memset(&sentinel, 0xA5, sizeof sentinel);
+        r1 = sentinel;
+        void *dev;
+        assert_int_equal(gpu_malloc(&dev, n * sizeof *k), 0);
+        assert_int_equal(gpu_memcpy_to_device(dev, k, n * sizeof *k), 0);
+        assert_int_equal(msm_gpu_run_deferred(ctx, g1, 0, dev, n, CUZK_FR_CANONICAL, &r1), 0);
+        msm_gpu_ctx_discard(ctx);
+        assert_int_equal(msm_gpu_ctx_collect(ctx), 0);
+        assert_memory_equal(&r1, &sentinel, sizeof r1);
+        gpu_free(dev);
+    }
     /* counts that cannot be (more than n): refused, and not left for the next run */
     msm_gpu_ctx_set_counts(ctx, (uint32_t)n, 1);
     g1_jac r;
