@@ -33,7 +33,8 @@ static int usage(void)
             "  --wpost-log), for S seconds (default 20). T: CUZK_OPT_URGENT_PRIORITY (default 6: both PoSt\n"
             "  kinds are urgent; 0 = no urgent worker, the baseline). K: proofs of each urgent kind alone\n"
             "  first (default 5). Keys: test-only setups up to 2^22, above that synthetic (CUDA only, proofs\n"
-            "  not verified); WinningPoSt's is loaded with CUZK_SRS_PIN. --device-memory GIB: each GPU made\n"
+            "  not verified); WinningPoSt's is loaded with CUZK_SRS_PIN, WindowPoSt's with CUZK_SRS_URGENT.\n"
+            "  --device-memory GIB: each GPU made\n"
             "  that small first (as cuzk-bench pipeline).\n");
     return 2;
 }
@@ -302,7 +303,7 @@ int bench_mixed(int argc, char **argv)
     }
     threadpool *tp = threadpool_create(0);
     for (int i = 0; i < KINDS; i++)
-        if (k[i].on && prepare_kind(&k[i], e, tp, i == K_WIN ? CUZK_SRS_PIN : 0)) return 2;
+        if (k[i].on && prepare_kind(&k[i], e, tp, i == K_WIN ? CUZK_SRS_PIN : i == K_WPOST ? CUZK_SRS_URGENT : 0)) return 2;
     cuzk_stats st = {.struct_size = sizeof st};
     cuzk_engine_stats(e, &st);
     for (int i = 0; i < KINDS; i++)

@@ -116,7 +116,7 @@ int bench_load_key(cuzk_engine *e, const char *key_path, const cuzk_partition *p
         shape_pk.n_a = (uint32_t)(p->num_inputs + pa);
         shape_pk.n_b_g1 = shape_pk.n_b_g2 = (uint32_t)(pbi + pba);
     }
-    int rc = synthetic ? engine_srs_load_synthetic(e, &shape_pk, srs) : cuzk_srs_load(e, key_path, flags, srs);
+    int rc = synthetic ? engine_srs_load_synthetic(e, &shape_pk, flags, srs) : cuzk_srs_load(e, key_path, flags, srs);
     if (rc) {
         fprintf(stderr, "cuzk-bench: key: %s: %s\n", cuzk_strerror(rc), cuzk_last_error());
         return 2;

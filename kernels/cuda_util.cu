@@ -14,9 +14,15 @@
  * bench/RESULTS.md). 32, the most CUDA allows, keeps ten slots per device apart. A host's own
  * setting wins; it only takes effect if set before CUDA first initializes in the process, which
  * this, the library's first CUDA call, is unless the host used CUDA before. */
+/* Module loading: eager unless the host says otherwise. A backlog partition's stage-boundary
+ * yield (gpu_gate_wait) is a kernel polling a word the urgent partition's host thread lowers
+ * when its work is done; lazy loading may load a kernel the urgent partition launches for the
+ * first time only after every running kernel ends, the polling one included, so the urgent
+ * partition would wait for the yield's bound (GPU_GATE_MAX_NS) instead. */
 static void gpu_connections_setup(void)
 {
-    static const bool done = setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0) == 0; /* once: C++ statics */
+    static const bool done = setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0) == 0 && /* once: C++ statics */
+                             setenv("CUDA_MODULE_LOADING", "EAGER", 0) == 0;
     (void)done;
 }
 
@@ -129,6 +135,32 @@ cudaError_t copy_h2d_by_sms(void *dst, const void *src, size_t bytes, cudaStream
     const cudaError_t e = cudaGetLastError();
     if (e == cudaSuccess) sm_copies.fetch_add(1, std::memory_order_relaxed); /* a statistic, for tests */
     return e;
+}
+
+static __device__ __forceinline__ uint64_t global_ns()
+{
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+/* One thread, one block: it holds almost nothing of its SM while it polls. */
+__global__ void gate_kernel(const volatile uint32_t *flag, uint64_t max_ns)
+{
+    const uint64_t t0 = global_ns();
+    while (*flag && global_ns() - t0 < max_ns) __nanosleep(20000);
+}
+
+extern "C" int gpu_gate_wait(const uint32_t *flag, void *stream)
+{
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, flag) != cudaSuccess || a.type != cudaMemoryTypeHost || !a.devicePointer) {
+        (void)cudaGetLastError();
+        return err_set(CUZK_EINVAL, "gpu_gate_wait: the flag is not page-locked host memory mapped for the device");
+    }
+    gate_kernel<<<1, 1, 0, (cudaStream_t)stream>>>((const volatile uint32_t *)a.devicePointer, GPU_GATE_MAX_NS);
+    CUDA_TRY(cudaGetLastError());
+    return 0;
 }
 
 extern "C" int gpu_host_is_pinned(const void *p)
@@ -249,7 +281,11 @@ extern "C" int gpu_stream_create_priority(void **stream, int urgent)
     int least = 0, greatest = 0;
     CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     cudaStream_t s;
-    CUDA_TRY(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, urgent ? greatest : least));
+    /* urgent n >= 1: the n-th highest priority, above the lowest (numerically: greatest is the
+     * smallest number) */
+    int prio = least;
+    if (urgent > 0) prio = greatest + (urgent - 1) < least ? greatest + (urgent - 1) : (least > greatest ? least - 1 : least);
+    CUDA_TRY(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, prio));
     *stream = (void *)s;
     return 0;
 }

@@ -37,6 +37,14 @@ void gpu_host_free(void *p);
 void gpu_copy_use_sms(int on);
 /* How many copies have run as kernels in this process (tests: the path really ran). */
 uint64_t gpu_copy_sm_count(void);
+/* A stage-boundary yield: enqueues on `stream` a one-thread kernel that returns once the
+ * word at `flag` (page-locked host memory, gpu_host_alloc) reads 0, polling it over the bus
+ * every ~20 us, or after GPU_GATE_MAX_NS whatever it reads. What the stream enqueues after
+ * it waits; what runs already goes on. The host raises and lowers the word with atomics.
+ * The bound guards against a wait nobody lowers (a host thread that must see this stream
+ * idle before it lowers the word): a stall of seconds, never a hang. */
+#define GPU_GATE_MAX_NS 20000000000ull
+int gpu_gate_wait(const uint32_t *flag, void *stream);
 /* 1 when p lies in page-locked host memory (cudaHostAlloc or registered), else 0. */
 int gpu_host_is_pinned(const void *p);
 int gpu_memcpy_to_device(void *dst, const void *src, size_t bytes);   /* synchronous */
@@ -59,7 +67,8 @@ int gpu_host_register(void *p, size_t bytes);
 void gpu_host_unregister(void *p);
 /* cudaMemGetInfo of the current device. */
 int gpu_mem_info(size_t *free_bytes, size_t *total_bytes);
-/* A non-blocking stream of the device's highest (urgent) or lowest (0) scheduling priority. */
+/* A non-blocking stream of the device's lowest scheduling priority (urgent 0) or its urgent-th
+ * highest (1: the highest; never as low as the lowest while the device has two levels). */
 int gpu_stream_create_priority(void **stream, int urgent);
 /* An event for ordering only (no timing: cheaper to record and wait on). */
 int gpu_event_create_sync_only(void **ev);

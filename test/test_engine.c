@@ -487,14 +487,19 @@ static void urgent_workers_skip_the_backlog(void **state)
 
 /* A key released while a partition uses it lives until that partition ends: the job
  * completes with its proof, the key is freed before the result is posted, and the handle
- * refuses new work meanwhile. CUZK_SRS_PIN is a known flag. */
+ * refuses new work meanwhile. CUZK_SRS_PIN and CUZK_SRS_URGENT are known flags; 8 is not. */
 static void key_lives_while_used(void **state)
 {
     (void)state;
     cuzk_engine *e = make_engine(1, 16, 1, NULL, NULL);
     int64_t live0 = backend_trivial_keys_live();
     cuzk_srs *s = load(e, "trivial:work_ns=200000000"), *pinned = NULL;
-    assert_int_equal(cuzk_srs_load(e, "trivial:", CUZK_SRS_PIN | CUZK_SRS_CHECK_SUBGROUP, &pinned), CUZK_OK);
+    assert_int_equal(cuzk_srs_load(e, "trivial:", CUZK_SRS_PIN | CUZK_SRS_URGENT | CUZK_SRS_CHECK_SUBGROUP, &pinned),
+                     CUZK_OK);
+    cuzk_srs *refused = NULL;
+    assert_int_equal(cuzk_srs_load(e, "trivial:", 8, &refused), CUZK_EINVAL);
+    assert_null(refused);
+    assert_non_null(strstr(cuzk_last_error(), "unknown flags 0x8"));
     assert_int_equal(backend_trivial_keys_live(), live0 + 2);
     submit(e, s, 1, 0);
     cuzk_stats st = {.struct_size = sizeof st};

@@ -157,8 +157,8 @@ static void *churn_main(void *arg)
 {
     churn *c = arg;
     for (int i = 0; i < 2000; i++) {
-        int s = slot_pool_take(c->p, c->urgent, c->urgent);
-        int k = s == SLOT_POOL_URGENT ? SLOT_POOL_MAX : s, none = -1;
+        int s = slot_pool_take_pref(c->p, c->urgent, c->urgent ? 3u : 0u, (uint32_t)i & 2u);
+        int k = s < 0 ? SLOT_POOL_MAX + (SLOT_POOL_URGENT_AT(0) - s) : s, none = -1;
         if (!atomic_compare_exchange_strong(&c->owner[k], &none, c->id)) {
             atomic_store(c->twice, s);
             slot_pool_give(c->p, s);
@@ -176,8 +176,8 @@ static void no_slot_twice(void **state)
     slot_pool p;
     slot_pool_init(&p);
     slot_pool_add(&p, 2);
-    int _Atomic owner[SLOT_POOL_MAX + 1], twice = -9;
-    for (int i = 0; i <= SLOT_POOL_MAX; i++) atomic_init(&owner[i], -1);
+    int _Atomic owner[SLOT_POOL_MAX + SLOT_POOL_URGENT_SLOTS], twice = -9;
+    for (int i = 0; i < SLOT_POOL_MAX + SLOT_POOL_URGENT_SLOTS; i++) atomic_init(&owner[i], -1);
     pthread_t th[6];
     churn c[6];
     for (int i = 0; i < 6; i++) {
@@ -191,6 +191,41 @@ static void no_slot_twice(void **state)
     slot_pool_destroy(&p);
 }
 
+/* Two urgent slots (WinningPoSt beside a running WindowPoSt): the preferred one first, then
+ * the other that fits; a taker that fits only a busy one waits for it (or a shared slot), not
+ * for the other; an ordinary taker gets neither. */
+static void two_urgent_slots(void **state)
+{
+    (void)state;
+    slot_pool p;
+    slot_pool_init(&p);
+    slot_pool_add(&p, 1);
+    int shared = slot_pool_take(&p, 0, 0);
+    assert_int_equal(slot_pool_take_pref(&p, 1, 3, 2), SLOT_POOL_URGENT_AT(1)); /* preferred */
+    assert_int_equal(slot_pool_take_pref(&p, 1, 3, 2), SLOT_POOL_URGENT_AT(0)); /* the other fits */
+    taker u;
+    start(&u, &p, 1, 1); /* fits slot 0 only */
+    wait_waiting(&p, 1);
+    slot_pool_give(&p, SLOT_POOL_URGENT_AT(1));
+    nanosleep(&(struct timespec){0, 20000000}, NULL);
+    assert_int_equal(atomic_load(&u.done), 0);
+    taker o;
+    start(&o, &p, 0, 0);
+    wait_waiting(&p, 2);
+    slot_pool_give(&p, SLOT_POOL_URGENT_AT(0));
+    join(&u);
+    assert_int_equal(u.slot, SLOT_POOL_URGENT_AT(0));
+    assert_int_equal(atomic_load(&o.done), 0); /* no urgent slot for it */
+    slot_pool_give(&p, shared);
+    join(&o);
+    assert_int_equal(o.slot, shared);
+    slot_pool_give(&p, o.slot);
+    slot_pool_give(&p, u.slot);
+    assert_int_equal(p.urgent_taken, 0);
+    assert_int_equal(p.nfree, 1);
+    slot_pool_destroy(&p);
+}
+
 int main(void)
 {
     test_seed();
@@ -198,6 +233,7 @@ int main(void)
         cmocka_unit_test(shared_slots_and_wait),
         cmocka_unit_test(urgent_first_for_a_freed_slot),
         cmocka_unit_test(urgent_own_slot),
+        cmocka_unit_test(two_urgent_slots),
         cmocka_unit_test(no_slot_twice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

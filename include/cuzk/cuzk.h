@@ -292,7 +292,7 @@ CUZK_API void cuzk_engine_destroy(cuzk_engine *engine);
 /* Flags for cuzk_srs_load. */
 enum {
     CUZK_SRS_CHECK_SUBGROUP = 1, /* check every point's subgroup (slower; for untrusted files)  */
-    CUZK_SRS_PIN = 2             /* keep this key ready: its bases resident in the memory of
+    CUZK_SRS_PIN = 2,            /* keep this key ready: its bases resident in the memory of
                                     every device it serves, never streamed and never evicted
                                     (WinningPoSt's key, which must prove within seconds).
                                     Where it does not fit resident beside the workers and the
@@ -301,6 +301,15 @@ enum {
                                     CUZK_EBUDGET (load it first where memory is short). The
                                     CPU backend keeps every key in host memory and accepts
                                     the flag.                                                  */
+    CUZK_SRS_URGENT = 4          /* its partitions come at urgent priority (WindowPoSt's key):
+                                    with urgent workers (CUZK_OPT_URGENT_PRIORITY), each device
+                                    keeps room for an urgent slot of this key's size, taken
+                                    from this key's own resident bases (more of it streams),
+                                    so its urgent partitions start beside a running backlog
+                                    instead of waiting for a worker slot to free. Where even
+                                    the bulk layout leaves no room for it, the load succeeds
+                                    without it (cuzk_srs_placement shows what stays resident).
+                                    Ignored without urgent workers and by the CPU backend.    */
 };
 
 /* Loads a proving key (bellperson's parameter file format) for this engine. params_path is
@@ -397,24 +406,33 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  *     backlog's. An urgent partition arriving while the urgent workers it may use are busy
  *     is first in line for whichever of them, or of the ordinary workers, frees first.
  * What they do not guarantee:
- *   - No preemption: a started partition runs to its end. The urgent one shares the device
- *     (SMs already running another kernel's blocks, memory bandwidth, copy engines, host
- *     cores) and so takes longer than alone; the backlog slows by about its cost. On the
- *     CPU backend, whose cores the running partitions fill, it starts at once but its
- *     serial work competes with theirs (bench/RESULTS.md: about twice its own time).
+ *   - No preemption inside a stage: a started partition runs to its end. On CUDA, while an
+ *     urgent partition runs on a device, the ordinary partitions there pause at their next
+ *     stage boundary (before the H step and before each MSM; the stage in flight finishes)
+ *     and go on when no urgent partition runs there any more (each pause at most 20 s, a
+ *     guard: see CUDA_MODULE_LOADING below). So an urgent partition shares the device
+ *     with at most one stage of each running partition, and the backlog loses about the
+ *     urgent work's device time. On the CPU backend, whose cores the running partitions
+ *     fill, it starts at once but its serial work competes with theirs (bench/RESULTS.md:
+ *     about twice its own time).
  *   - Memory: an urgent partition reserves its budget like any other and waits while the
  *     host budget is full. On CUDA, with urgent workers configured, each key's placement
  *     keeps 1 GiB of the device free for the urgent workers' own slot (enough for
  *     WinningPoSt, 2^19) where only resident bases give way to it (never the layout or the
  *     number of slots; see cuzk_srs_placement). The slot is made at the first urgent
- *     partition, in the key's layout or, where that does not fit, the two-vector one; a
- *     larger urgent partition (WindowPoSt at 2^27) gets it only where the card has that
- *     much left beside the keys and the shared slots (an H200 beside a resident PoRep key,
- *     not a 24-80 GB card). Keys loaded later may use room the first left; load the bulk
- *     key first (a later key fits around the slots the first one sized).
- *     An urgent partition whose slot is busy waits for it or for a shared slot, whichever
- *     frees first, ahead of the ordinary workers; where its slot does not fit, for a shared
- *     slot, i.e. for a running partition to end.
+ *     partition, in the key's layout or, where that does not fit, the two-vector one. A key
+ *     loaded with CUZK_SRS_URGENT (WindowPoSt's) keeps room for a second urgent slot of its
+ *     own size, taken from its own resident bases where that keeps the layout (on the H200
+ *     beside a resident 2^27 PoRep key, 12.2 GiB more of the WindowPoSt key's bases stream;
+ *     its partition alone 3 % slower); without the flag a larger urgent partition gets a
+ *     slot only where the card has that much left beside the keys and the shared slots.
+ *     Keys loaded later may use room the first left; load the bulk key first (a later key
+ *     fits around the slots the first one sized). An urgent partition takes the urgent
+ *     slot its key used last, else the smallest that fits (a slot that changes layout
+ *     reallocates device memory, which waits for the device's enqueued work).
+ *     An urgent partition whose slots are busy waits for one of them or for a shared slot,
+ *     whichever frees first, ahead of the ordinary workers; where no urgent slot fits, for
+ *     a shared slot, i.e. for a running partition to end.
  *     Host staging: arrays in page-locked memory (cuzk_host_alloc) are copied to the device
  *     directly; others through the worker's page-locked staging (4 MiB made with the
  *     worker), which grows at the first partition that needs more and stays. Growing it
@@ -428,16 +446,22 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  *     or an urgent partition can wait for a running partition's whole enqueued work. The
  *     library sets it with setenv(3) while the first engine that may use CUDA is created
  *     (CUZK_BACKEND_AUTO or CUDA); a host whose other threads read or change the environment
- *     at that moment must set it itself first (setenv is not safe beside them).
- *   - What the CUDA backend does for it, measured on the H200 (bench/RESULTS.md, session 6:
- *     WinningPoSt 2^19 beside a saturated 2^27 PoRep backlog, p99 229 ms against 55 ms
- *     alone, bulk throughput unchanged): with urgent workers, the MSMs' longest kernels
+ *     at that moment must set it itself first (setenv is not safe beside them). Likewise
+ *     CUDA_MODULE_LOADING=EAGER (unless set): with lazy loading, an urgent partition's first
+ *     launch of a kernel may wait for every running kernel, the paused partitions' included,
+ *     so it would wait out their 20 s guard; a host that sets LAZY accepts that once.
+ *   - What the CUDA backend does for it, measured on the H200 (bench/RESULTS.md, session 7:
+ *     beside a saturated 2^27 PoRep backlog, WindowPoSt 2^27 p99 11.6 s against 9.4 s
+ *     alone — the bulk's stage in flight, its MSM H, takes 2.3 s — and WinningPoSt 2^19
+ *     p99 295 ms against 56 ms alone, some beside a WindowPoSt): with urgent workers, the
+ *     ordinary partitions pause at stage boundaries (above), the MSMs' longest kernels
  *     run as 8 waves of short-lived thread blocks (the urgent kernels get SMs within a few
  *     ms, the MSM costs ~1 % more and its scratch grows by up to ~0.8 GiB per slot);
  *     and the urgent workers' own copies from page-locked memory run as kernels on their
  *     stream, not on a copy engine (which served them only after the backlog's queued
- *     gigabytes, ~0.5 s). What the urgent partition still shares: SMs (it runs beside the
- *     backlog's kernels, about 3-4x its time alone), PCIe bandwidth, host cores.
+ *     gigabytes, ~0.5 s). What the urgent partition still shares: the SMs with the stages
+ *     in flight when it starts and with another urgent partition, PCIe bandwidth, host
+ *     cores.
  *   - After its device work a partition is finished (assembly, self-check: milliseconds)
  *     by the finisher threads in arrival order, whatever its priority.
  *   - Results are posted in the order partitions finish, not by priority. No deadline, no

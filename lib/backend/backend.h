@@ -118,7 +118,7 @@ typedef struct backend_ops {
     int (*key_load)(void *be, const char *path, uint32_t flags, void **key);
     /* Optional: a key of shape's counts and vk whose bases the backend makes up (benches and
      * tests at sizes no setup reaches; its proofs do not verify). */
-    int (*key_synthetic)(void *be, const struct groth16_params *shape, void **key);
+    int (*key_synthetic)(void *be, const struct groth16_params *shape, uint32_t flags, void **key);
     /* Optional (NULL: CUZK_PLACEMENT_HOST): where the key lives on device d. out is zeroed
      * by the caller, struct_size set. */
     int (*key_placement)(void *be, void *key, uint32_t d, cuzk_placement *out);

@@ -53,10 +53,28 @@ static int cuda_create(const backend_config *cfg, void **be, uint32_t *devices)
         pthread_mutex_init(&d->lock, NULL);
         slot_pool_init(&d->pool);
     }
+    /* the urgent gates (one word each, page-locked: the yields read them over the bus) */
+    for (uint32_t i = 0; i < b->ndev && b->urgent_workers; i++) {
+        if (gpu_host_alloc((void **)&b->dev[i].gate, 64) == CUZK_OK) {
+            *b->dev[i].gate = 0;
+            continue;
+        }
+        int rc = err_set(CUZK_ENOMEM, "CUDA backend: no page-locked word for device %d's urgent gate: %s",
+                         b->dev[i].ordinal, cuzk_last_error());
+        for (uint32_t j = 0; j < b->ndev; j++) {
+            gpu_host_free(b->dev[j].gate);
+            slot_pool_destroy(&b->dev[j].pool), pthread_mutex_destroy(&b->dev[j].lock);
+        }
+        free(b);
+        return rc;
+    }
     pthread_mutex_init(&b->keys_lock, NULL);
     if (!(b->tp = threadpool_create(cfg->cpu_threads))) {
         pthread_mutex_destroy(&b->keys_lock);
-        for (uint32_t i = 0; i < b->ndev; i++) slot_pool_destroy(&b->dev[i].pool), pthread_mutex_destroy(&b->dev[i].lock);
+        for (uint32_t i = 0; i < b->ndev; i++) {
+            gpu_host_free(b->dev[i].gate);
+            slot_pool_destroy(&b->dev[i].pool), pthread_mutex_destroy(&b->dev[i].lock);
+        }
         free(b);
         return err_set(CUZK_ENOMEM, "CUDA backend: cannot start %u host threads", cfg->cpu_threads);
     }
@@ -72,7 +90,8 @@ static void cuda_destroy(void *be)
         cuda_dev *d = &b->dev[i];
         gpu_set_device(d->ordinal);
         for (int s = 0; s < CUDA_MAX_SLOTS; s++) slot_destroy(&d->slot[s]);
-        slot_destroy(&d->urgent);
+        for (int s = 0; s < CUDA_URGENT_SLOTS; s++) slot_destroy(&d->urgent[s]);
+        gpu_host_free(d->gate);
         slot_pool_destroy(&d->pool);
         pthread_mutex_destroy(&d->lock);
     }
@@ -207,6 +226,14 @@ int cuda_key_pin_host(cuda_key *k, int ordinal)
     return CUZK_OK;
 }
 
+/* Device bytes the keys' bases, the shared slots and the urgent slots hold or have committed. */
+static uint64_t dev_used(const cuda_dev *d)
+{
+    uint64_t used = d->resident + (uint64_t)d->nslots * d->slot_bytes;
+    for (int j = 0; j < CUDA_URGENT_SLOTS; j++) used += d->urgent_bytes[j];
+    return used;
+}
+
 static void fill_pl_input(const cuda_backend *b, const cuda_dev *d, const cuda_key *k, pl_input *in)
 {
     memset(in, 0, sizeof *in);
@@ -216,16 +243,25 @@ static void fill_pl_input(const cuda_backend *b, const cuda_dev *d, const cuda_k
     in->ws_full = cuda_ws_full(k);
     in->ws_lean = cuda_ws_lean(k, piece);
     in->stream_bufs = 2 * piece;
-    uint64_t used = d->resident + (uint64_t)d->nslots * d->slot_bytes + d->urgent_bytes;
+    uint64_t used = dev_used(d);
     in->avail = d->cap > used ? d->cap - used : 0;
     in->max_slots = d->nslots ? d->nslots
                   : b->workers_per_device < CUDA_MAX_SLOTS ? b->workers_per_device : CUDA_MAX_SLOTS;
     in->slot_bytes = d->nslots ? d->slot_bytes : 0;
 }
 
+/* The urgent slot a CUZK_SRS_URGENT key commits at load (the second; the first keeps
+ * WinningPoSt's room): its lean layout, streaming (what its urgent partitions run in). */
+static uint64_t urgent_key_need(const cuda_backend *b, const cuda_key *k, const pl_input *in)
+{
+    return b->urgent_workers && k->urgent ? cuda_slot_need(k, 1, 1, in->piece_bytes) : 0;
+}
+
 /* Places k on device i (bookkeeping under the device's lock, then the uploads). With urgent
- * workers the placement leaves CUDA_URGENT_ROOM free for their slot where only resident bases
- * give way to it; a larger urgent partition gets its own slot where the card has room left.
+ * workers the placement leaves CUDA_URGENT_ROOM free for their first slot where only resident
+ * bases give way to it, and for a CUZK_SRS_URGENT key also room for the second slot sized for
+ * it (committed here: later keys leave it); a larger urgent partition of another key gets its
+ * own slot where the card has room left.
  * Where k cannot load at all, or pinned cannot be resident, idle keys loaded before it give
  * way (cuda_evict.c): their host copies are pinned first, outside the device's lock, and the
  * choice is made again once they are. b->keys_lock is held from the first choice to the
@@ -246,8 +282,11 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
     for (int host_ready = 0;; host_ready = 1) {
         pthread_mutex_lock(&d->lock);
         fill_pl_input(b, d, k, &in);
-        /* urgent workers: room for a WinningPoSt-sized slot, where the bulk layout stays */
-        uint64_t room = b->urgent_workers && CUDA_URGENT_ROOM > d->urgent_bytes ? CUDA_URGENT_ROOM - d->urgent_bytes : 0;
+        /* urgent workers: room for a WinningPoSt-sized slot, where the bulk layout stays, and
+         * for an urgent key's own slot (from its own resident bases: it is placed last) */
+        uint64_t room = b->urgent_workers && CUDA_URGENT_ROOM > d->urgent_bytes[0] ? CUDA_URGENT_ROOM - d->urgent_bytes[0] : 0;
+        const uint64_t own = urgent_key_need(b, k, &in);
+        if (own > d->urgent_bytes[1]) room += own - d->urgent_bytes[1];
         uint32_t nv = cuda_evict_candidates(b, k, i, host_ready, vs, owners);
         rc = placement_with_evictions(&in, room, k->pinned, vs, nv, ev, &nev, &kd->pl);
         if (rc == CUZK_EBUDGET && k->pinned) /* placed as it fits, evicting nothing: check_pinned refuses it */
@@ -272,6 +311,11 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
         }
         d->slot_bytes = kd->pl.slot_bytes; /* set, or grown for this key */
         d->resident += kd->pl.resident_total + kd->pl.copies_bytes;
+        /* its urgent slot, where the placement kept the room (in->keep: not on a card where
+         * even the bulk layout takes it all) */
+        const uint64_t own = urgent_key_need(b, k, &in);
+        if (own > d->urgent_bytes[1] && in.keep && dev_used(d) + (own - d->urgent_bytes[1]) <= d->cap)
+            d->urgent_bytes[1] = own;
     }
     pthread_mutex_unlock(&d->lock);
     pthread_mutex_unlock(&b->keys_lock);
@@ -325,10 +369,12 @@ static int check_pinned(const cuda_backend *b, const cuda_key *k, uint32_t i)
                    (unsigned long long)b->dev[i].cap);
 }
 
-static int load_common(cuda_backend *b, cuda_key *k, int pinned)
+static int load_common(cuda_backend *b, cuda_key *k, uint32_t flags)
 {
     key_vectors(k);
-    k->pinned = pinned;
+    k->pinned = (flags & CUZK_SRS_PIN) != 0;
+    k->urgent = (flags & CUZK_SRS_URGENT) != 0;
+    const int pinned = k->pinned;
     /* with urgent workers, bulk MSMs' level-0 blocks retire 8x as often (the urgent kernels
      * wait that much less for SMs; the MSM costs ~1 %): bench/RESULTS.md, session 6 */
     const unsigned env_waves = msm_waves_from_env();
@@ -366,14 +412,14 @@ static int cuda_key_load(void *be, const char *path, uint32_t flags, void **key)
         free(k);
         return rc;
     }
-    if ((rc = load_common(b, k, (flags & CUZK_SRS_PIN) != 0))) return rc;
+    if ((rc = load_common(b, k, flags))) return rc;
     *key = k;
     return CUZK_OK;
 }
 
 /* A key of shape's counts and vk whose bases are valid random points made on the device
  * (benches at sizes no test setup reaches); its proofs do not verify. */
-static int cuda_key_synthetic(void *be, const groth16_params *shape, void **key)
+static int cuda_key_synthetic(void *be, const groth16_params *shape, uint32_t shape_flags, void **key)
 {
     cuda_backend *b = be;
     cuda_key *k = calloc(1, sizeof *k);
@@ -392,7 +438,7 @@ static int cuda_key_synthetic(void *be, const groth16_params *shape, void **key)
     pk->n_b_g1 = shape->n_b_g1, pk->n_b_g2 = shape->n_b_g2;
     k->pk = pk;
     k->synthetic = 1;
-    int rc = load_common(b, k, 0);
+    int rc = load_common(b, k, shape_flags);
     if (rc) return rc;
     *key = k;
     return CUZK_OK;
@@ -592,25 +638,50 @@ static int stage_inputs(cuda_worker *w, const cuda_key *k, const cuzk_partition 
     return CUZK_OK;
 }
 
-/* Whether the urgent slot can run a partition of k (committing its bytes when it must grow):
- * in the key's own layout, else the two-vector one (a larger urgent partition beside a full
- * bulk slot). *lean: the layout it would run. */
-static int urgent_fits(cuda_dev *d, const cuda_key *k, const cuda_key_dev *kd, int *lean)
+/* Which urgent slots can run a partition of k: bit j where slot j has (or may grow to) a
+ * layout for it, the key's own else the two-vector one (a larger urgent partition beside a
+ * full bulk slot), lean[j] that layout. *prefer: the one whose last partition was k's, else
+ * the one that ends up smallest (WinningPoSt in the first, WindowPoSt in the one its key's
+ * CUZK_SRS_URGENT sized): a slot that changes layout reallocates, and freeing device memory
+ * waits for the whole device, the backlog's enqueued work included. */
+static uint32_t urgent_fits(cuda_dev *d, const cuda_key *k, const cuda_key_dev *kd, int lean[], uint32_t *prefer)
 {
-    int streamed = kd->pl.kind != PL_RESIDENT, ok = 0;
+    const int streamed = kd->pl.kind != PL_RESIDENT;
+    uint32_t fits = 0, same = 0, best = 0;
+    uint64_t best_bytes = UINT64_MAX;
     pthread_mutex_lock(&d->lock);
-    uint64_t used = d->resident + (uint64_t)d->nslots * d->slot_bytes + d->urgent_bytes;
-    uint64_t room = d->cap > used ? d->cap - used + d->urgent_bytes : d->urgent_bytes; /* what the slot may take */
-    for (int l = kd->pl.ws == PL_LEAN; l <= 1 && !ok; l++) {
-        uint64_t need = cuda_slot_need(k, l, streamed, d->piece_bytes);
-        if (need <= room) {
-            if (need > d->urgent_bytes) d->urgent_bytes = need;
-            *lean = l, ok = 1;
+    const uint64_t used = dev_used(d), free_now = d->cap > used ? d->cap - used : 0;
+    for (int j = 0; j < CUDA_URGENT_SLOTS; j++)
+        for (int l = kd->pl.ws == PL_LEAN; l <= 1; l++) {
+            const uint64_t need = cuda_slot_need(k, l, streamed, d->piece_bytes);
+            if (need > free_now + d->urgent_bytes[j]) continue;
+            fits |= 1u << j, lean[j] = l;
+            if (d->urgent[j].last_key == k) same |= 1u << j;
+            const uint64_t ends = need > d->urgent_bytes[j] ? need : d->urgent_bytes[j];
+            if (ends < best_bytes) best_bytes = ends, best = 1u << j;
+            break;
         }
-    }
+    pthread_mutex_unlock(&d->lock);
+    *prefer = same ? same : best;
+    return fits;
+}
+
+/* Commits urgent slot j's bytes for a partition of k in layout lean; 0 when another urgent
+ * partition took the room it would grow into after urgent_fits looked. */
+static int urgent_commit(cuda_dev *d, const cuda_key *k, const cuda_key_dev *kd, int j, int lean)
+{
+    const uint64_t need = cuda_slot_need(k, lean, kd->pl.kind != PL_RESIDENT, d->piece_bytes);
+    pthread_mutex_lock(&d->lock);
+    const uint64_t used = dev_used(d), free_now = d->cap > used ? d->cap - used : 0;
+    const int ok = need <= free_now + d->urgent_bytes[j];
+    if (ok && need > d->urgent_bytes[j]) d->urgent_bytes[j] = need;
     pthread_mutex_unlock(&d->lock);
     return ok;
 }
+
+/* The device's urgent gate (cuda_dev.gate): ordinary partitions' next stages wait while it
+ * is raised. */
+static void gate_move(cuda_dev *d, int by) { __atomic_fetch_add(d->gate, (uint32_t)by, __ATOMIC_SEQ_CST); }
 
 static int cuda_start(void *ws, backend_job *job)
 {
@@ -638,18 +709,30 @@ static int cuda_start(void *ws, backend_job *job)
     pthread_mutex_lock(&d->lock);
     kd->running++;
     kd->last_used = t1;
-    int lean = kd->pl.ws == PL_LEAN, own_lean = lean, own = 0;
+    int lean = kd->pl.ws == PL_LEAN, own = 0;
     const int streamed = kd->pl.kind != PL_RESIDENT;
     pthread_mutex_unlock(&d->lock);
     if (FAULT_HIT(FAULT_CUDA_HOLD)) fault_hold_wait(); /* tests: a partition known to be in flight */
-    int own_fits = w->urgent && urgent_fits(d, k, kd, &own_lean);
-    cuda_slot *s = slot_acquire(d, w->urgent != 0, own_fits, &own);
-    if (own) lean = own_lean;
+    int own_lean[CUDA_URGENT_SLOTS];
+    uint32_t prefer = 0, own_fits = w->urgent ? urgent_fits(d, k, kd, own_lean, &prefer) : 0;
+    cuda_slot *s = slot_acquire(d, w->urgent != 0, own_fits, prefer, &own);
+    if (own && !urgent_commit(d, k, kd, own - 1, own_lean[own - 1])) {
+        slot_release(d, s); /* its room went to the other urgent slot meanwhile: a shared one */
+        s = slot_acquire(d, 1, 0, 0, &own);
+    }
+    if (own) lean = own_lean[own - 1];
     uint64_t t2 = bjob_now_ns();
     if (t2 - t1 > 20000) /* waited for a slot: its bytes */
         bjob_trace(job, CUZK_TRACE_BUDGET_WAIT, t1, t2, cuda_slot_need(k, lean, streamed, d->piece_bytes));
     rc = slot_prepare(s, w->ordinal, lean, streamed, cuda_work_bytes(&in, lean), cuda_prep_bytes(in.na), d->piece_bytes,
                       own);
+    s->last_key = k;
+    /* an ordinary partition yields at its stage boundaries while an urgent one runs; an
+     * urgent one raises the gate once its slot is ready (slot_prepare may reallocate, which
+     * waits for the whole device: the backlog must not be held then) */
+    s->gate = w->urgent ? NULL : d->gate;
+    const int raised = !rc && w->urgent && d->gate;
+    if (raised) gate_move(d, 1);
     uint64_t t_ref = 0;
     if (!rc && !(rc = gpu_event_record(s->ev_ref, s->stream)) && !(rc = gpu_event_sync(s->ev_ref))) {
         t_ref = bjob_now_ns();
@@ -659,6 +742,7 @@ static int cuda_start(void *ws, backend_job *job)
      * buffers or the slot once start returns */
     int rc1 = s->ready ? gpu_stream_sync(s->copy_stream) : 0, rc2 = s->ready ? gpu_stream_sync(s->bases_stream) : 0,
         rc3 = s->ready ? gpu_stream_sync(s->stream) : 0;
+    if (raised) gate_move(d, -1);
     if (!rc && (rc1 || rc2 || rc3)) rc = slot_fail(w->ordinal, "the partition's device work");
     if (!rc) slot_report(s, d, job, t_ref);
     slot_release(d, s);

@@ -143,7 +143,8 @@ int cuda_flow_full(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int 
     /* a, b, c are checked (and made Montgomery) on the device as they arrive; the transforms
      * are harmless on values >= r and nothing reads their output before the host has seen
      * the check's result (the first MSM is enqueued after it) */
-    if ((rc = gpu_prep_reset(d_res, s->stream)) || (rc = slot_stage_begin(s, ST_H, s->stream)) ||
+    if ((rc = slot_yield(s, ordinal)) || (rc = gpu_prep_reset(d_res, s->stream)) ||
+        (rc = slot_stage_begin(s, ST_H, s->stream)) ||
         (FAULT_HIT(FAULT_CUDA_H) && err_set(CUZK_EDEVICE, "injected fault: CUDA H step")) ||
         gpu_h_step_from_host_checked(d, d + m * FR, d + 2 * m * FR, in->a, in->b, in->c, len, in->log_m, in->canon,
                                      d_res, s->stream, s->copy_stream) ||
@@ -204,7 +205,8 @@ int cuda_flow_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int 
     /* H's first pieces cross PCIe while the H step runs (they are needed whatever h is) */
     if ((rc = slot_prefetch(s, k, kd, PL_H))) return slot_fail(ordinal, "copying bases");
     /* the H step: h lands in [0, m), [m, 2m) is free when it ends */
-    if ((rc = gpu_prep_reset(d_res, s->stream)) || (rc = slot_stage_begin(s, ST_H, s->stream)) ||
+    if ((rc = slot_yield(s, ordinal)) || (rc = gpu_prep_reset(d_res, s->stream)) ||
+        (rc = slot_stage_begin(s, ST_H, s->stream)) ||
         (FAULT_HIT(FAULT_CUDA_H) && err_set(CUZK_EDEVICE, "injected fault: CUDA H step")) ||
         gpu_h_step_from_host_lean(h, w + m, in->a, in->b, in->c, len, in->log_m, in->canon, d_res, s->stream,
                                   s->copy_stream) ||

@@ -34,6 +34,9 @@ _Static_assert(CUDA_MAX_SLOTS <= SLOT_POOL_MAX, "the slot pool indexes every slo
 /* Room a placement keeps for the urgent workers' slot: a WinningPoSt partition (2^19: a
  * ~0.63 GiB slot + 0.18 GiB of bases). */
 #define CUDA_URGENT_ROOM ((uint64_t)1 << 30)
+/* Urgent workers' own slots per device: WinningPoSt beside a running WindowPoSt (the first
+ * sized by CUDA_URGENT_ROOM, the second by the largest CUZK_SRS_URGENT key) */
+#define CUDA_URGENT_SLOTS SLOT_POOL_URGENT_SLOTS
 /* Level-0 waves of the MSMs where urgent workers exist (msm_gpu_ctx_set_waves): 8 took the
  * WinningPoSt p99 beside a 2^27 PoRep backlog from 649 to 217 ms on the H200 (RESULTS.md) */
 #define CUDA_URGENT_WAVES 8
@@ -70,6 +73,7 @@ typedef struct cuda_key {
                                     load may pin it as a victim meanwhile)               */
     unsigned log_m;
     int pinned;                  /* CUZK_SRS_PIN: resident, never evicted                   */
+    int urgent;                  /* CUZK_SRS_URGENT: room for its own urgent slot is kept   */
     unsigned msm_waves;          /* its MSMs' level-0 waves (msm_gpu_ctx_set_waves): more
                                   * where urgent workers share the device (CUDA_URGENT_WAVES) */
     struct cuda_key *next;       /* the backend's loaded keys (under keys_lock)             */
@@ -94,6 +98,12 @@ typedef struct piece_buf {
 
 typedef struct cuda_slot {
     int ready;                   /* streams and events exist                               */
+    /* this partition's stage-boundary yield: the device's urgent gate for an ordinary
+     * worker's partition (each stage first waits while an urgent partition runs), NULL for
+     * an urgent worker's */
+    const uint32_t *gate;
+    const void *last_key;        /* whose partition ran here last (urgent slots' choice)    */
+    int pool_id;                 /* what slot_pool_take returned for the holder             */
     void *stream, *copy_stream, *bases_stream;
     msm_gpu_ctx *ctx;
     size_t ctx_entries;
@@ -128,11 +138,14 @@ typedef struct cuda_dev {
     uint64_t piece_bytes;        /* stream buffers of the slots (a multiple of 192)          */
     slot_pool pool;              /* who takes slot[i] or urgent, urgent workers first       */
     cuda_slot slot[CUDA_MAX_SLOTS];
-    /* urgent workers' own slot (CUZK_OPT_URGENT_PRIORITY): made at their first partition when
+    /* urgent workers' own slots (CUZK_OPT_URGENT_PRIORITY): made at their first partition when
      * the budget has room beside the keys and the other slots (placement_decide_urgent leaves
-     * it), its streams of the device's highest priority */
-    cuda_slot urgent;
-    uint64_t urgent_bytes;       /* committed to the urgent slot (under lock)               */
+     * it; a CUZK_SRS_URGENT key commits its size at load), streams of the highest priority */
+    cuda_slot urgent[CUDA_URGENT_SLOTS];
+    uint64_t urgent_bytes[CUDA_URGENT_SLOTS]; /* committed to each (under lock)              */
+    /* page-locked, read by ordinary partitions' stage-boundary yields (gpu_gate_wait): the
+     * urgent partitions running on the device now (host atomics); NULL without urgent workers */
+    uint32_t *gate;
     _Atomic uint64_t h2d_bytes, copy_busy_ns; /* statistics: bases streamed, copy-stream busy */
 } cuda_dev;
 
@@ -200,10 +213,10 @@ void cuda_evict_apply(cuda_dev *d, uint32_t i, cuda_key **owners, const pl_evict
                       msm_gpu_bases **stash, uint32_t *nstash);
 
 /* ---- cuda_slot.c ---- */
-/* A slot for one partition, waiting while none is free. Urgent workers (urgent != 0) take the
- * urgent slot when own_fits (it is free, or frees first) or any shared slot, ahead of ordinary
- * workers, who wait while an urgent one does. *own: the urgent slot was taken. */
-cuda_slot *slot_acquire(cuda_dev *d, int urgent, int own_fits, int *own);
+/* A slot for one partition, waiting while none is free. Urgent workers (urgent != 0) take an
+ * urgent slot j whose bit is in own_fits (those in prefer first) or any shared slot, ahead of
+ * ordinary workers, who wait while an urgent one does. *own: urgent slot j taken (j + 1), 0. */
+cuda_slot *slot_acquire(cuda_dev *d, int urgent, uint32_t own_fits, uint32_t prefer, int *own);
 void slot_release(cuda_dev *d, cuda_slot *s);
 int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_bytes, size_t prep_bytes,
                  size_t piece_bytes, int urgent);
@@ -211,6 +224,9 @@ void slot_destroy(cuda_slot *s);
 int slot_fail(int ordinal, const char *what);
 int slot_stage_begin(cuda_slot *s, int st, void *stream);
 int slot_stage_end(cuda_slot *s, int st, void *stream, uint64_t bytes);
+/* The stage-boundary yield of an ordinary partition (s->gate set): what the slot's compute
+ * stream enqueues next waits while an urgent partition runs on the device. */
+int slot_yield(cuda_slot *s, int ordinal);
 /* One MSM of vector v into out (g1_jac/g2_jac): resident whole (full mode), or in pieces
  * from the resident prefix and pinned host memory (lean). next = the vector the partition
  * reads after this one (its first pieces are copied while this one finishes), -1: none.

@@ -15,16 +15,21 @@
 
 /* ---- acquire and release: the device's slot pool (slot_pool.c) ---- */
 
-cuda_slot *slot_acquire(cuda_dev *d, int urgent, int own_fits, int *own)
+cuda_slot *slot_acquire(cuda_dev *d, int urgent, uint32_t own_fits, uint32_t prefer, int *own)
 {
-    int i = slot_pool_take(&d->pool, urgent, own_fits);
-    *own = i == SLOT_POOL_URGENT;
-    return *own ? &d->urgent : &d->slot[i];
+    int i = slot_pool_take_pref(&d->pool, urgent, own_fits, prefer);
+    *own = i < 0 ? SLOT_POOL_URGENT_AT(0) - i + 1 : 0;
+    cuda_slot *s = *own ? &d->urgent[*own - 1] : &d->slot[i];
+    s->pool_id = i;
+    return s;
 }
 
-void slot_release(cuda_dev *d, cuda_slot *s)
+void slot_release(cuda_dev *d, cuda_slot *s) { slot_pool_give(&d->pool, s->pool_id); }
+
+int slot_yield(cuda_slot *s, int ordinal)
 {
-    slot_pool_give(&d->pool, s == &d->urgent ? SLOT_POOL_URGENT : (int)(s - d->slot));
+    if (!s->gate) return CUZK_OK;
+    return gpu_gate_wait(s->gate, s->stream) ? slot_fail(ordinal, "the stage-boundary yield") : CUZK_OK;
 }
 
 int slot_fail(int ordinal, const char *what)
@@ -52,7 +57,9 @@ void slot_destroy(cuda_slot *s)
     gpu_stream_destroy(s->bases_stream);
     gpu_stream_destroy(s->copy_stream);
     gpu_stream_destroy(s->stream);
+    const int id = s->pool_id; /* a failed slot_prepare destroys a slot its holder still gives back */
     memset(s, 0, sizeof *s);
+    s->pool_id = id;
 }
 
 /* Grows a slot buffer (kept for the next partitions; the placement sized the slot). */
@@ -325,7 +332,7 @@ int slot_msm(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordina
         return CUZK_OK;
     }
     int rc;
-    if ((rc = slot_stage_begin(s, st, s->stream))) return rc;
+    if ((rc = slot_yield(s, ordinal)) || (rc = slot_stage_begin(s, st, s->stream))) return rc;
     msm_gpu_ctx_set_waves(s->ctx, k->msm_waves); /* the key's scratch was budgeted with them */
     if (FAULT_HIT(FAULT_CUDA_MSM)) rc = err_set(CUZK_EDEVICE, "injected fault: CUDA MSM");
     else if (kd->pl.ws == PL_FULL && counts) {

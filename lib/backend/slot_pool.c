@@ -24,16 +24,29 @@ void slot_pool_add(slot_pool *p, uint32_t n)
     pthread_mutex_unlock(&p->lock);
 }
 
-int slot_pool_take(slot_pool *p, int urgent, int own_fits)
+/* The free urgent slot in `fits` to take, those in `prefer` first; -1: none. */
+static int free_urgent(const slot_pool *p, uint32_t fits, uint32_t prefer)
+{
+    const uint32_t all = (1u << SLOT_POOL_URGENT_SLOTS) - 1, free = fits & all & ~p->urgent_taken;
+    const uint32_t pick = free & prefer ? free & prefer : free;
+    for (int j = 0; j < SLOT_POOL_URGENT_SLOTS; j++)
+        if (pick >> j & 1) return j;
+    return -1;
+}
+
+int slot_pool_take(slot_pool *p, int urgent, uint32_t own_fits) { return slot_pool_take_pref(p, urgent, own_fits, 0); }
+
+int slot_pool_take_pref(slot_pool *p, int urgent, uint32_t own_fits, uint32_t prefer)
 {
     int slot = -2;
     pthread_mutex_lock(&p->lock);
     p->urgent_waiting += urgent != 0;
     p->waiting++;
     for (;;) {
-        if (urgent && own_fits && !p->urgent_taken) {
-            p->urgent_taken = 1;
-            slot = SLOT_POOL_URGENT;
+        int j = urgent ? free_urgent(p, own_fits, prefer) : -1;
+        if (j >= 0) {
+            p->urgent_taken |= 1u << j;
+            slot = SLOT_POOL_URGENT_AT(j);
             break;
         }
         if (p->nfree && (urgent || !p->urgent_waiting)) {
@@ -58,7 +71,8 @@ void slot_pool_give(slot_pool *p, int slot)
 {
     /* the mutex orders the giver's writes to the slot before the next taker's */
     pthread_mutex_lock(&p->lock);
-    if (slot == SLOT_POOL_URGENT) p->urgent_taken = 0;
+    if (slot < 0 && slot >= SLOT_POOL_URGENT_AT(SLOT_POOL_URGENT_SLOTS - 1))
+        p->urgent_taken &= ~(1u << (SLOT_POOL_URGENT_AT(0) - slot));
     else if (slot >= 0 && (uint32_t)slot < p->nslots && p->busy[slot]) p->busy[slot] = 0, p->nfree++;
     pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->lock);

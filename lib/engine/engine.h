@@ -143,9 +143,10 @@ int engine_create_with_backend(const cuzk_config *cfg, const backend_ops *ops, c
 static inline job *engine_job(cuzk_engine *e, uint64_t h) { return &e->jobs[tracker_index(h)]; }
 void engine_srs_unref(cuzk_srs *s);
 /* A key of shape's counts and vk with bases the backend makes up (backend_ops.key_synthetic):
- * the internal interface benches and tests use for sizes no setup reaches. */
+ * the internal interface benches and tests use for sizes no setup reaches. flags: CUZK_SRS_PIN,
+ * CUZK_SRS_URGENT as for cuzk_srs_load. */
 struct groth16_params;
-int engine_srs_load_synthetic(cuzk_engine *e, const struct groth16_params *shape, cuzk_srs **out);
+int engine_srs_load_synthetic(cuzk_engine *e, const struct groth16_params *shape, uint32_t flags, cuzk_srs **out);
 void engine_srs_reap(cuzk_engine *e); /* frees dead keys' structs; srs_lock held */
 void engine_host_allocs_free_all(cuzk_engine *e);
 /* The fixed detail of a canceled job: by cuzk_cancel, or by the engine's destruction. */

@@ -103,7 +103,7 @@ CUZK_API int cuzk_srs_load(cuzk_engine *e, const char *path, uint32_t flags, cuz
     if (out) *out = NULL;
     if (!engine_ok(e) || !path || !out)
         return err_set(CUZK_EINVAL, "cuzk_srs_load: engine, params_path and out must not be NULL");
-    const uint32_t known = CUZK_SRS_CHECK_SUBGROUP | CUZK_SRS_PIN;
+    const uint32_t known = CUZK_SRS_CHECK_SUBGROUP | CUZK_SRS_PIN | CUZK_SRS_URGENT;
     if (flags & ~known) return err_set(CUZK_EINVAL, "cuzk_srs_load: unknown flags 0x%x", flags & ~known);
     void *key = NULL;
     int rc = e->ops->key_load(e->be, path, flags, &key);
@@ -114,14 +114,16 @@ CUZK_API int cuzk_srs_load(cuzk_engine *e, const char *path, uint32_t flags, cuz
     return err_done(srs_wrap(e, key, out));
 }
 
-int engine_srs_load_synthetic(cuzk_engine *e, const struct groth16_params *shape, cuzk_srs **out)
+int engine_srs_load_synthetic(cuzk_engine *e, const struct groth16_params *shape, uint32_t flags, cuzk_srs **out)
 {
     if (out) *out = NULL;
     if (!engine_ok(e) || !shape || !out) return err_set(CUZK_EINVAL, "synthetic key: NULL argument");
+    if (flags & ~(uint32_t)(CUZK_SRS_PIN | CUZK_SRS_URGENT))
+        return err_set(CUZK_EINVAL, "synthetic key: flags 0x%x (only CUZK_SRS_PIN and CUZK_SRS_URGENT)", flags);
     if (!e->ops->key_synthetic)
         return err_set(CUZK_EINVAL, "synthetic key: the %s backend cannot make one", e->ops->name);
     void *key = NULL;
-    int rc = e->ops->key_synthetic(e->be, shape, &key);
+    int rc = e->ops->key_synthetic(e->be, shape, flags, &key);
     if (rc != CUZK_OK) {
         srs_count_pinned(e);
         return rc;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -281,6 +282,49 @@ static void test_sm_copies(void **state)
     gpu_copy_use_sms(0);
 }
 
+static uint64_t mono_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* The stage-boundary yield (gpu_gate_wait): work enqueued after it waits while the host word
+ * is raised (checked 100 ms later: a copy behind it has not landed), runs once it is lowered;
+ * a lowered word lets it pass at once; an unmapped word is refused. */
+static void test_gate(void **state)
+{
+    (void)state;
+    uint32_t *flag = NULL, *landed = NULL, *d = NULL;
+    void *stream = NULL;
+    assert_int_equal(gpu_host_alloc((void **)&flag, 64), 0);
+    assert_int_equal(gpu_host_alloc((void **)&landed, 64), 0);
+    assert_int_equal(gpu_malloc((void **)&d, 64), 0);
+    assert_int_equal(gpu_stream_create(&stream), 0);
+    for (int raised = 1; raised >= 0; raised--) {
+        __atomic_store_n(flag, (uint32_t)raised, __ATOMIC_SEQ_CST);
+        __atomic_store_n(landed, 0u, __ATOMIC_SEQ_CST);
+        assert_int_equal(gpu_memset_async(d, 0x5a, 4, stream), 0);
+        assert_int_equal(gpu_gate_wait(flag, stream), 0);
+        assert_int_equal(gpu_memcpy_async(landed, d, 4, stream), 0);
+        if (raised) {
+            nanosleep(&(struct timespec){0, 100000000}, NULL);
+            assert_int_equal(__atomic_load_n(landed, __ATOMIC_SEQ_CST), 0); /* held at the gate */
+            __atomic_store_n(flag, 0u, __ATOMIC_SEQ_CST);
+        }
+        const uint64_t t0 = mono_ns();
+        assert_int_equal(gpu_stream_sync(stream), 0);
+        assert_true(mono_ns() - t0 < 1000000000ull); /* released within the poll, not the bound */
+        assert_int_equal(*landed, 0x5a5a5a5au);
+    }
+    uint32_t plain = 0;
+    assert_int_equal(gpu_gate_wait(&plain, stream), CUZK_EINVAL);
+    gpu_stream_destroy(stream);
+    gpu_free(d);
+    gpu_host_free(landed);
+    gpu_host_free(flag);
+}
+
 int main(void)
 {
     if (gpu_test_begin()) return 77;
@@ -295,6 +339,7 @@ int main(void)
         cmocka_unit_test(test_2_23),
         cmocka_unit_test(test_piece_copies),
         cmocka_unit_test(test_sm_copies),
+        cmocka_unit_test(test_gate),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     threadpool_destroy(tp);

@@ -84,11 +84,12 @@ static void make_part(rand_part *rp, unsigned log_m)
     s->n_b_g1 = s->n_b_g2 = (uint32_t)(2 + pb);
 }
 
-static cuzk_engine *engine_with(uint64_t budget, int workers, int verify)
+static cuzk_engine *engine_with_urgent(uint64_t budget, int workers, int verify, int urgent_priority)
 {
     cuzk_config *cfg;
     cuzk_engine *e = NULL;
     assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_URGENT_PRIORITY, urgent_priority), CUZK_OK);
     assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_BACKEND, CUZK_BACKEND_CUDA), CUZK_OK);
     assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_VERIFY, verify), CUZK_OK);
     assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_WORKERS_PER_DEVICE, workers), CUZK_OK);
@@ -99,6 +100,11 @@ static cuzk_engine *engine_with(uint64_t budget, int workers, int verify)
     assert_int_equal(rc, CUZK_OK);
     cuzk_config_free(cfg);
     return e;
+}
+
+static cuzk_engine *engine_with(uint64_t budget, int workers, int verify)
+{
+    return engine_with_urgent(budget, workers, verify, 0);
 }
 
 /* Proves `count` copies of p at once (each with its own r, s index), proofs to out[i]. */
@@ -135,7 +141,7 @@ static void sweep(unsigned log_m)
     /* the reference: no limit, two workers (resident, full) */
     cuzk_engine *e = engine_with(0, 2, 0);
     cuzk_srs *srs;
-    assert_int_equal(engine_srs_load_synthetic(e, &rp.shape, &srs), CUZK_OK);
+    assert_int_equal(engine_srs_load_synthetic(e, &rp.shape, 0, &srs), CUZK_OK);
     cuzk_placement pl = {.struct_size = sizeof pl};
     assert_int_equal(cuzk_srs_placement(srs, 0, &pl), CUZK_OK);
     assert_int_equal(pl.kind, CUZK_PLACEMENT_RESIDENT);
@@ -147,7 +153,7 @@ static void sweep(unsigned log_m)
     for (uint64_t budget = start, step = 0; step < 40; budget = budget * 7 / 8, step++) {
         int workers = 1 + (int)(step % 2);
         e = engine_with(budget, workers, 0);
-        int rc = engine_srs_load_synthetic(e, &rp.shape, &srs);
+        int rc = engine_srs_load_synthetic(e, &rp.shape, 0, &srs);
         if (rc == CUZK_EBUDGET) {
             char msg[512]; /* copied: every later call that succeeds clears cuzk_last_error() */
             snprintf(msg, sizeof msg, "%s", cuzk_last_error());
@@ -157,7 +163,7 @@ static void sweep(unsigned log_m)
             rand_part small;
             make_part(&small, 8);
             cuzk_srs *s2;
-            assert_int_equal(engine_srs_load_synthetic(e, &small.shape, &s2), CUZK_OK);
+            assert_int_equal(engine_srs_load_synthetic(e, &small.shape, 0, &s2), CUZK_OK);
             uint8_t pr[1][192];
             prove_n(e, s2, &small.p, r, s, 1, pr);
             cuzk_srs_release(s2);
@@ -167,7 +173,7 @@ static void sweep(unsigned log_m)
             /* exactly the bytes it said it needs: one streaming slot, nothing resident */
             unsigned long long need = strtoull(strstr(msg, "needs ") + 6, NULL, 10);
             e = engine_with(need, 2, 0);
-            assert_int_equal(engine_srs_load_synthetic(e, &rp.shape, &srs), CUZK_OK);
+            assert_int_equal(engine_srs_load_synthetic(e, &rp.shape, 0, &srs), CUZK_OK);
             assert_int_equal(cuzk_srs_placement(srs, 0, &pl), CUZK_OK);
             assert_int_equal(pl.kind, CUZK_PLACEMENT_STREAMED);
             prove_n(e, srs, &rp.p, r, s, N, got);
@@ -416,6 +422,74 @@ static void test_key_in_use_not_evicted(void **state)
     test_key_free(&big);
 }
 
+/* CUZK_SRS_URGENT (issue 17): with urgent workers, a key loaded with it leaves room for its
+ * own urgent slot out of its own resident bases (a budget where it is partly resident without
+ * the flag: the room is kept only where the layout stays); its urgent partitions, proven while
+ * a backlog of another key runs (whose stages then yield to them), give the bytes the same
+ * partitions give alone. */
+static void test_urgent_key_room(void **state)
+{
+    (void)state;
+    rand_part rp;
+    make_part(&rp, 18);
+    enum { N = 2, BACKLOG = 4 };
+    fr_t r[N], s[N];
+    for (int i = 0; i < N; i++) ft_rand_fr(&r[i]), ft_rand_fr(&s[i]);
+    uint8_t want[N][192], got[N][192];
+    /* sizes: the key's bases and one engine's layout with no limit */
+    cuzk_engine *e = engine_with_urgent(0, 1, 0, 6);
+    cuzk_srs *bulk, *urgent;
+    assert_int_equal(engine_srs_load_synthetic(e, &rp.shape, 0, &bulk), CUZK_OK);
+    cuzk_placement pl = {.struct_size = sizeof pl};
+    assert_int_equal(cuzk_srs_placement(bulk, 0, &pl), CUZK_OK);
+    const uint64_t bases = pl.resident_bytes + pl.streamed_bytes;
+    const uint64_t budget = pl.resident_bytes + (uint64_t)pl.slots * pl.slot_bytes + ((uint64_t)1 << 30) + bases / 2;
+    prove_n(e, bulk, &rp.p, r, s, N, want);
+    cuzk_srs_release(bulk);
+    cuzk_engine_destroy(e);
+    uint64_t resident[2];
+    for (int flag = 0; flag <= 1; flag++) {
+        e = engine_with_urgent(budget, 1, 0, 6);
+        assert_int_equal(engine_srs_load_synthetic(e, &rp.shape, 0, &bulk), CUZK_OK);
+        assert_int_equal(engine_srs_load_synthetic(e, &rp.shape, flag ? CUZK_SRS_URGENT : 0, &urgent), CUZK_OK);
+        assert_int_equal(cuzk_srs_placement(urgent, 0, &pl), CUZK_OK);
+        resident[flag] = pl.resident_bytes;
+        printf("budget %llu, second key%s: resident %llu of %llu bytes\n", (unsigned long long)budget,
+               flag ? " (CUZK_SRS_URGENT)" : "", (unsigned long long)pl.resident_bytes, (unsigned long long)bases);
+        /* a backlog of the first key, then the urgent partitions of the second */
+        for (int i = 0; i < BACKLOG; i++) {
+            cuzk_partition q = rp.p;
+            q.r = (const cuzk_fr *)&r[0], q.s = (const cuzk_fr *)&s[0];
+            q.user_tag = 100 + (uint64_t)i;
+            cuzk_job h;
+            assert_int_equal(cuzk_submit_partition(e, bulk, &q, &h), CUZK_OK);
+        }
+        for (int i = 0; i < N; i++) {
+            cuzk_partition q = rp.p;
+            q.r = (const cuzk_fr *)&r[i], q.s = (const cuzk_fr *)&s[i];
+            q.user_tag = (uint64_t)i;
+            q.priority = 7;
+            cuzk_job h;
+            assert_int_equal(cuzk_submit_partition(e, urgent, &q, &h), CUZK_OK);
+        }
+        for (int i = 0; i < N + BACKLOG; i++) {
+            cuzk_result res = {.struct_size = sizeof res};
+            assert_int_equal(cuzk_poll_result(e, &res, 600 * 1000000000ll), CUZK_OK);
+            if (res.status) fprintf(stderr, "partition %llu: %s\n", (unsigned long long)res.user_tag, cuzk_last_error());
+            assert_int_equal(res.status, CUZK_OK);
+            if (res.user_tag < N) memcpy(got[res.user_tag], res.proof, 192);
+            else assert_memory_equal(res.proof, want[0], 192);
+        }
+        for (int i = 0; i < N; i++) assert_memory_equal(got[i], want[i], 192);
+        cuzk_srs_release(urgent);
+        cuzk_srs_release(bulk);
+        cuzk_engine_destroy(e);
+    }
+    assert_true(resident[0] > 0 && resident[0] < bases); /* partial without the flag */
+    assert_true(resident[1] < resident[0]); /* with it, its own slot's room came out of its bases */
+    gpu_host_free(rp.block);
+}
+
 int main(void)
 {
     if (gpu_test_begin()) return 77;
@@ -426,6 +500,7 @@ int main(void)
         cmocka_unit_test(test_real_key_streamed),
         cmocka_unit_test(test_pinned_evicts_idle_key),
         cmocka_unit_test(test_key_in_use_not_evicted),
+        cmocka_unit_test(test_urgent_key_room),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

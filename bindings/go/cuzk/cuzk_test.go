@@ -405,4 +405,12 @@ func TestPinnedKeyPlacement(t *testing.T) {
 	if _, err := s.Placement(0); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("closed key: %v", err)
 	}
+	u, err := e.LoadSRSUrgent(f.params())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := u.Placement(0); err != nil || p.Kind != PlacementHost {
+		t.Fatalf("urgent key's placement %+v, %v (want Host)", p, err)
+	}
+	u.Close()
 }

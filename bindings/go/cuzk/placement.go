@@ -37,6 +37,11 @@ type Placement struct {
 // before keys that could take the room).
 func (e *Engine) LoadSRSPinned(path string) (*SRS, error) { return e.loadSRS(path, C.CUZK_SRS_PIN) }
 
+// LoadSRSUrgent is LoadSRS for a key whose partitions come at urgent priority (WindowPoSt's,
+// CUZK_SRS_URGENT): with urgent workers, each GPU keeps room for an urgent slot of its size,
+// taken from its own resident bases, so its partitions start beside a running backlog.
+func (e *Engine) LoadSRSUrgent(path string) (*SRS, error) { return e.loadSRS(path, C.CUZK_SRS_URGENT) }
+
 // Placement reads the key's placement on the engine's device deviceIndex (0 on the CPU
 // backend, where Kind is PlacementHost).
 func (s *SRS) Placement(deviceIndex uint32) (Placement, error) {

@@ -164,6 +164,7 @@ pub const CUZK_BACKEND_CUDA: i32 = 2;
 
 pub const CUZK_SRS_CHECK_SUBGROUP: u32 = 1;
 pub const CUZK_SRS_PIN: u32 = 2;
+pub const CUZK_SRS_URGENT: u32 = 4;
 
 pub const CUZK_PLACEMENT_RESIDENT: i32 = 0;
 pub const CUZK_PLACEMENT_PARTIAL: i32 = 1;

@@ -244,6 +244,14 @@ impl Engine {
         self.load_srs_flags(params.as_ref(), sys::CUZK_SRS_PIN)
     }
 
+    /// Like [`Engine::load_srs`] for a key whose partitions come at urgent priority
+    /// (WindowPoSt's, `CUZK_SRS_URGENT`): with urgent workers, each GPU keeps room for an
+    /// urgent slot of its size, taken from its own resident bases, so its partitions start
+    /// beside a running backlog.
+    pub fn load_srs_urgent(&self, params: impl AsRef<Path>) -> Result<Srs<'_>> {
+        self.load_srs_flags(params.as_ref(), sys::CUZK_SRS_URGENT)
+    }
+
     fn load_srs_flags(&self, params: &Path, flags: u32) -> Result<Srs<'_>> {
         let path = cpath(params)?;
         let mut raw = ptr::null_mut();

@@ -203,6 +203,8 @@ fn pinned_key_and_its_placement() {
     assert_eq!(p.kind, PlacementKind::Host);
     assert_eq!(p.device, -1);
     assert_eq!(srs.placement(1).err().expect("no device 1").kind, ErrorKind::Invalid);
+    let urgent = e.load_srs_urgent(fx.params()).unwrap();
+    assert_eq!(urgent.placement(0).unwrap().kind, PlacementKind::Host);
 }
 
 #[test]
