@@ -158,7 +158,13 @@ extern "C" int gpu_gate_wait(const uint32_t *flag, void *stream)
         (void)cudaGetLastError();
         return err_set(CUZK_EINVAL, "gpu_gate_wait: the flag is not page-locked host memory mapped for the device");
     }
-    gate_kernel<<<1, 1, 0, (cudaStream_t)stream>>>((const volatile uint32_t *)a.devicePointer, GPU_GATE_MAX_NS);
+    /* one kernel for the whole bound, or slices where a watchdog limits kernels' time */
+    int dev = 0, watchdog = 0;
+    CUDA_TRY(cudaGetDevice(&dev));
+    CUDA_TRY(cudaDeviceGetAttribute(&watchdog, cudaDevAttrKernelExecTimeout, dev));
+    const uint64_t slice = watchdog ? GPU_GATE_SLICE_NS : GPU_GATE_MAX_NS;
+    for (uint64_t t = 0; t < GPU_GATE_MAX_NS; t += slice)
+        gate_kernel<<<1, 1, 0, (cudaStream_t)stream>>>((const volatile uint32_t *)a.devicePointer, slice);
     CUDA_TRY(cudaGetLastError());
     return 0;
 }

@@ -304,11 +304,14 @@ enum {
     CUZK_SRS_URGENT = 4          /* its partitions come at urgent priority (WindowPoSt's key):
                                     with urgent workers (CUZK_OPT_URGENT_PRIORITY), each device
                                     keeps room for an urgent slot of this key's size, taken
-                                    from this key's own resident bases (more of it streams),
-                                    so its urgent partitions start beside a running backlog
-                                    instead of waiting for a worker slot to free. Where even
-                                    the bulk layout leaves no room for it, the load succeeds
-                                    without it (cuzk_srs_placement shows what stays resident).
+                                    from this key's own resident bases (more of it streams;
+                                    a key that streams at all has its host copy page-locked,
+                                    counted in the host budget), so its urgent partitions
+                                    start beside a running backlog instead of waiting for a
+                                    worker slot to free. Where keeping the room would change
+                                    the layout (full to lean, more slot bytes), the load
+                                    succeeds without it (cuzk_srs_placement shows what stays
+                                    resident). The room stays kept after the key's release.
                                     Ignored without urgent workers and by the CPU backend.    */
 };
 
@@ -406,13 +409,13 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  *     backlog's. An urgent partition arriving while the urgent workers it may use are busy
  *     is first in line for whichever of them, or of the ordinary workers, frees first.
  * What they do not guarantee:
- *   - No preemption inside a stage: a started partition runs to its end. On CUDA, while an
- *     urgent partition runs on a device, the ordinary partitions there pause at their next
- *     stage boundary (before the H step and before each MSM; the stage in flight finishes)
- *     and go on when no urgent partition runs there any more (each pause at most 20 s, a
- *     guard: see CUDA_MODULE_LOADING below). So an urgent partition shares the device
- *     with at most one stage of each running partition, and the backlog loses about the
- *     urgent work's device time. On the CPU backend, whose cores the running partitions
+ *   - No preemption inside a stage: a started partition runs to its end. On CUDA, while a
+ *     partition of priority >= T runs on a device (on whichever worker), the others there
+ *     pause at their next stage boundary (before the H step and before each MSM, their
+ *     copies too; the stage in flight finishes) and go on when none runs there any more
+ *     (each pause at most 20 s, a guard: see CUDA_MODULE_LOADING below). So an urgent
+ *     partition shares the device with at most one stage of each running partition, and
+ *     the backlog loses about the urgent work's device time. On the CPU backend, whose cores the running partitions
  *     fill, it starts at once but its serial work competes with theirs (bench/RESULTS.md:
  *     about twice its own time).
  *   - Memory: an urgent partition reserves its budget like any other and waits while the
@@ -427,9 +430,10 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  *     its partition alone 3 % slower); without the flag a larger urgent partition gets a
  *     slot only where the card has that much left beside the keys and the shared slots.
  *     Keys loaded later may use room the first left; load the bulk key first (a later key
- *     fits around the slots the first one sized). An urgent partition takes the urgent
- *     slot its key used last, else the smallest that fits (a slot that changes layout
- *     reallocates device memory, which waits for the device's enqueued work).
+ *     fits around the slots the first one sized). A CUZK_SRS_URGENT key's partitions take
+ *     the second urgent slot first, others the first (a slot that changes layout
+ *     reallocates device memory, which waits for the device's enqueued work); the first
+ *     slot's streams have the device's highest priority, the second's the next.
  *     An urgent partition whose slots are busy waits for one of them or for a shared slot,
  *     whichever frees first, ahead of the ordinary workers; where no urgent slot fits, for
  *     a shared slot, i.e. for a running partition to end.
@@ -443,7 +447,8 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  *     stream. Each worker slot has three streams, so the library sets the variable to 32 (the
  *     most) before its first CUDA call unless the environment sets it. A host that uses CUDA
  *     itself before its first cuzk_engine_create must set CUDA_DEVICE_MAX_CONNECTIONS=32 first,
- *     or an urgent partition can wait for a running partition's whole enqueued work. The
+ *     or an urgent partition can wait for a running partition's whole enqueued work (and,
+ *     where that partition is paused for it, for the pause's 20 s guard). The
  *     library sets it with setenv(3) while the first engine that may use CUDA is created
  *     (CUZK_BACKEND_AUTO or CUDA); a host whose other threads read or change the environment
  *     at that moment must set it itself first (setenv is not safe beside them). Likewise
@@ -456,7 +461,8 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  *     p99 295 ms against 56 ms alone, some beside a WindowPoSt): with urgent workers, the
  *     ordinary partitions pause at stage boundaries (above), the MSMs' longest kernels
  *     run as 8 waves of short-lived thread blocks (the urgent kernels get SMs within a few
- *     ms, the MSM costs ~1 % more and its scratch grows by up to ~0.8 GiB per slot);
+ *     ms, the MSM costs ~1 % more and its scratch grows by up to ~0.8 GiB per slot; not a
+ *     pinned key's, whose slot must fit the room kept for it);
  *     and the urgent workers' own copies from page-locked memory run as kernels on their
  *     stream, not on a copy engine (which served them only after the backlog's queued
  *     gigabytes, ~0.5 s). What the urgent partition still shares: the SMs with the stages

@@ -20,6 +20,7 @@
 #include "error.h"
 #include "fault.h"
 #include "field/curve.h"
+#include "ntt.h"
 #include "prep.h"
 
 static int cuda_create(const backend_config *cfg, void **be, uint32_t *devices)
@@ -68,10 +69,18 @@ static int cuda_create(const backend_config *cfg, void **be, uint32_t *devices)
         free(b);
         return rc;
     }
+    /* the urgent slots' streams and contexts, ahead (slot_warm); one that fails is made at its
+     * first partition instead */
+    for (uint32_t i = 0; i < b->ndev && b->urgent_workers; i++)
+        for (int j = 0; j < CUDA_URGENT_SLOTS; j++)
+            if (gpu_set_device(b->dev[i].ordinal) || slot_warm(&b->dev[i].urgent[j], b->dev[i].ordinal, j + 1))
+                err_clear();
     pthread_mutex_init(&b->keys_lock, NULL);
     if (!(b->tp = threadpool_create(cfg->cpu_threads))) {
         pthread_mutex_destroy(&b->keys_lock);
         for (uint32_t i = 0; i < b->ndev; i++) {
+            gpu_set_device(b->dev[i].ordinal);
+            for (int j = 0; j < CUDA_URGENT_SLOTS; j++) slot_destroy(&b->dev[i].urgent[j]);
             gpu_host_free(b->dev[i].gate);
             slot_pool_destroy(&b->dev[i].pool), pthread_mutex_destroy(&b->dev[i].lock);
         }
@@ -278,17 +287,24 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
     msm_gpu_bases *stash[PL_MAX_VICTIMS * PL_N];
     uint32_t nev = 0, nstash = 0;
     int rc;
+    uint64_t own_room = 0; /* what the placement kept for k's own urgent slot */
     pthread_mutex_lock(&b->keys_lock);
     for (int host_ready = 0;; host_ready = 1) {
         pthread_mutex_lock(&d->lock);
         fill_pl_input(b, d, k, &in);
         /* urgent workers: room for a WinningPoSt-sized slot, where the bulk layout stays, and
          * for an urgent key's own slot (from its own resident bases: it is placed last) */
-        uint64_t room = b->urgent_workers && CUDA_URGENT_ROOM > d->urgent_bytes[0] ? CUDA_URGENT_ROOM - d->urgent_bytes[0] : 0;
+        const uint64_t base_room =
+            b->urgent_workers && CUDA_URGENT_ROOM > d->urgent_bytes[0] ? CUDA_URGENT_ROOM - d->urgent_bytes[0] : 0;
         const uint64_t own = urgent_key_need(b, k, &in);
-        if (own > d->urgent_bytes[1]) room += own - d->urgent_bytes[1];
+        own_room = own > d->urgent_bytes[1] ? own - d->urgent_bytes[1] : 0;
+        uint64_t room = base_room + own_room;
         uint32_t nv = cuda_evict_candidates(b, k, i, host_ready, vs, owners);
         rc = placement_with_evictions(&in, room, k->pinned, vs, nv, ev, &nev, &kd->pl);
+        if (rc == CUZK_OK && own_room && !in.keep) { /* not both: WinningPoSt's room alone then */
+            own_room = 0, room = base_room;
+            rc = placement_with_evictions(&in, room, k->pinned, vs, nv, ev, &nev, &kd->pl);
+        }
         if (rc == CUZK_EBUDGET && k->pinned) /* placed as it fits, evicting nothing: check_pinned refuses it */
             rc = placement_with_evictions(&in, room, 0, vs, 0, ev, &nev, &kd->pl);
         /* precomputed copies in what is left over, never from what an eviction freed */
@@ -311,11 +327,12 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
         }
         d->slot_bytes = kd->pl.slot_bytes; /* set, or grown for this key */
         d->resident += kd->pl.resident_total + kd->pl.copies_bytes;
-        /* its urgent slot, where the placement kept the room (in->keep: not on a card where
-         * even the bulk layout takes it all) */
-        const uint64_t own = urgent_key_need(b, k, &in);
-        if (own > d->urgent_bytes[1] && in.keep && dev_used(d) + (own - d->urgent_bytes[1]) <= d->cap)
-            d->urgent_bytes[1] = own;
+        /* its urgent slot, where the placement kept the room (in.keep: not where keeping it
+         * would have changed the layout) */
+        if (own_room && in.keep && dev_used(d) + own_room <= d->cap) {
+            kd->urgent_prev = d->urgent_bytes[1]; /* given back if the load fails after all */
+            d->urgent_bytes[1] = kd->urgent_set = d->urgent_bytes[1] + own_room;
+        }
     }
     pthread_mutex_unlock(&d->lock);
     pthread_mutex_unlock(&b->keys_lock);
@@ -343,6 +360,9 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
     }
     for (int v = 0; v < PL_N && !rc; v++) rc = place_resident(k, kd, d->ordinal, v);
     if (!rc) cuda_make_copies(d, kd);
+    /* the H step's tables now: built at a partition's first H step they allocate device memory
+     * inside it — an urgent partition's, while the backlog is paused for it */
+    if (!rc && k->log_m >= 1) rc = gpu_ntt_prepare(k->log_m);
     return rc;
 }
 
@@ -376,9 +396,12 @@ static int load_common(cuda_backend *b, cuda_key *k, uint32_t flags)
     k->urgent = (flags & CUZK_SRS_URGENT) != 0;
     const int pinned = k->pinned;
     /* with urgent workers, bulk MSMs' level-0 blocks retire 8x as often (the urgent kernels
-     * wait that much less for SMs; the MSM costs ~1 %): bench/RESULTS.md, session 6 */
+     * wait that much less for SMs; the MSM costs ~1 %): bench/RESULTS.md, session 6. Not a
+     * pinned key's (WinningPoSt's: nothing waits behind its small MSMs, and the waves' scratch
+     * took its slot from 0.46 to 1.30 GiB, past the 1 GiB kept for it: on a 24 GiB card it
+     * then waited for a bulk partition to end, p99 2.7 s, session 7) */
     const unsigned env_waves = msm_waves_from_env();
-    k->msm_waves = env_waves ? env_waves : b->urgent_workers ? CUDA_URGENT_WAVES : 1;
+    k->msm_waves = env_waves ? env_waves : b->urgent_workers && !k->pinned ? CUDA_URGENT_WAVES : 1;
     int rc = CUZK_OK;
     for (uint32_t i = 0; i < b->ndev && !rc; i++) {
         k->ndev = i + 1;
@@ -395,6 +418,13 @@ static int load_common(cuda_backend *b, cuda_key *k, uint32_t flags)
     if (rc) {
         char msg[600];
         snprintf(msg, sizeof msg, "%s", cuzk_last_error());
+        for (uint32_t i = 0; i < k->ndev; i++) { /* the urgent slot's room it committed, back */
+            cuda_dev *d = &b->dev[i];
+            pthread_mutex_lock(&d->lock);
+            if (k->dev[i].urgent_set && d->urgent_bytes[1] == k->dev[i].urgent_set && !d->urgent[1].d_work)
+                d->urgent_bytes[1] = k->dev[i].urgent_prev;
+            pthread_mutex_unlock(&d->lock);
+        }
         cuda_key_free(b, k);
         return err_set(rc == CUZK_EBUDGET || rc == CUZK_ENOMEM ? rc : CUZK_EDEVICE,
                        "CUDA backend: cannot place the key: %s", msg);
@@ -640,15 +670,14 @@ static int stage_inputs(cuda_worker *w, const cuda_key *k, const cuzk_partition 
 
 /* Which urgent slots can run a partition of k: bit j where slot j has (or may grow to) a
  * layout for it, the key's own else the two-vector one (a larger urgent partition beside a
- * full bulk slot), lean[j] that layout. *prefer: the one whose last partition was k's, else
- * the one that ends up smallest (WinningPoSt in the first, WindowPoSt in the one its key's
- * CUZK_SRS_URGENT sized): a slot that changes layout reallocates, and freeing device memory
- * waits for the whole device, the backlog's enqueued work included. */
+ * full bulk slot), lean[j] that layout. *prefer: the second slot for a CUZK_SRS_URGENT key
+ * (its load committed it for it), the first for others (WinningPoSt's room, the highest
+ * stream priority): a slot that changes layout reallocates, and freeing device memory waits
+ * for the device's enqueued work. */
 static uint32_t urgent_fits(cuda_dev *d, const cuda_key *k, const cuda_key_dev *kd, int lean[], uint32_t *prefer)
 {
     const int streamed = kd->pl.kind != PL_RESIDENT;
-    uint32_t fits = 0, same = 0, best = 0;
-    uint64_t best_bytes = UINT64_MAX;
+    uint32_t fits = 0;
     pthread_mutex_lock(&d->lock);
     const uint64_t used = dev_used(d), free_now = d->cap > used ? d->cap - used : 0;
     for (int j = 0; j < CUDA_URGENT_SLOTS; j++)
@@ -656,13 +685,10 @@ static uint32_t urgent_fits(cuda_dev *d, const cuda_key *k, const cuda_key_dev *
             const uint64_t need = cuda_slot_need(k, l, streamed, d->piece_bytes);
             if (need > free_now + d->urgent_bytes[j]) continue;
             fits |= 1u << j, lean[j] = l;
-            if (d->urgent[j].last_key == k) same |= 1u << j;
-            const uint64_t ends = need > d->urgent_bytes[j] ? need : d->urgent_bytes[j];
-            if (ends < best_bytes) best_bytes = ends, best = 1u << j;
             break;
         }
     pthread_mutex_unlock(&d->lock);
-    *prefer = same ? same : best;
+    *prefer = 1u << (k->urgent ? 1 : 0);
     return fits;
 }
 
@@ -726,12 +752,14 @@ static int cuda_start(void *ws, backend_job *job)
         bjob_trace(job, CUZK_TRACE_BUDGET_WAIT, t1, t2, cuda_slot_need(k, lean, streamed, d->piece_bytes));
     rc = slot_prepare(s, w->ordinal, lean, streamed, cuda_work_bytes(&in, lean), cuda_prep_bytes(in.na), d->piece_bytes,
                       own);
-    s->last_key = k;
     /* an ordinary partition yields at its stage boundaries while an urgent one runs; an
-     * urgent one raises the gate once its slot is ready (slot_prepare may reallocate, which
-     * waits for the whole device: the backlog must not be held then) */
-    s->gate = w->urgent ? NULL : d->gate;
-    const int raised = !rc && w->urgent && d->gate;
+     * urgent one (by its priority, on whichever worker) raises the gate once its slot is
+     * ready (slot_prepare may reallocate, which waits for the whole device: the backlog must
+     * not be held then) */
+    const int prio = job->p->priority < 0 ? 0 : job->p->priority;
+    const int urgent_job = d->gate && prio >= 8 - (int)w->b->urgent_workers;
+    s->gate = urgent_job ? NULL : d->gate;
+    const int raised = !rc && urgent_job;
     if (raised) gate_move(d, 1);
     uint64_t t_ref = 0;
     if (!rc && !(rc = gpu_event_record(s->ev_ref, s->stream)) && !(rc = gpu_event_sync(s->ev_ref))) {

@@ -31,8 +31,8 @@ _Static_assert(CUDA_MAX_SLOTS <= SLOT_POOL_MAX, "the slot pool indexes every slo
  * eighth of the key's largest vector (so small keys stream in several pieces too). */
 #define CUDA_PIECE_BYTES ((uint64_t)192 << 22)
 #define CUDA_PIECE_MIN ((uint64_t)192 << 8)
-/* Room a placement keeps for the urgent workers' slot: a WinningPoSt partition (2^19: a
- * ~0.63 GiB slot + 0.18 GiB of bases). */
+/* Room a placement keeps for the urgent workers' slot: a WinningPoSt partition (2^19, pinned,
+ * MSMs in one wave: a 0.46 GiB full slot + 0.18 GiB of bases). */
 #define CUDA_URGENT_ROOM ((uint64_t)1 << 30)
 /* Urgent workers' own slots per device: WinningPoSt beside a running WindowPoSt (the first
  * sized by CUDA_URGENT_ROOM, the second by the largest CUZK_SRS_URGENT key) */
@@ -60,6 +60,8 @@ typedef struct cuda_key_dev {
      * are never evicted then), and when the last one started (eviction order) */
     uint32_t running;
     uint64_t last_used;
+    /* CUZK_SRS_URGENT: the device's second urgent slot's bytes this load set, and before */
+    uint64_t urgent_set, urgent_prev;
 } cuda_key_dev;
 
 typedef struct cuda_key {
@@ -102,12 +104,12 @@ typedef struct cuda_slot {
      * worker's partition (each stage first waits while an urgent partition runs), NULL for
      * an urgent worker's */
     const uint32_t *gate;
-    const void *last_key;        /* whose partition ran here last (urgent slots' choice)    */
     int pool_id;                 /* what slot_pool_take returned for the holder             */
     void *stream, *copy_stream, *bases_stream;
     msm_gpu_ctx *ctx;
     size_t ctx_entries;
     void *ev_ref;
+    void *ev_gate;               /* recorded after a yield's gate: the copy streams wait on it */
     void *ev[2 * ST_N];
     uint8_t stage_used[ST_N];
     uint64_t stage_bytes[ST_N];
@@ -221,6 +223,10 @@ void slot_release(cuda_dev *d, cuda_slot *s);
 int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_bytes, size_t prep_bytes,
                  size_t piece_bytes, int urgent);
 void slot_destroy(cuda_slot *s);
+/* An urgent slot's streams, events, pinned result buffer and MSM context made ahead (at engine
+ * start): made at its first partition they would allocate page-locked memory, which waits for
+ * the device's work in flight — the backlog paused for another urgent partition included. */
+int slot_warm(cuda_slot *s, int ordinal, int urgent);
 int slot_fail(int ordinal, const char *what);
 int slot_stage_begin(cuda_slot *s, int st, void *stream);
 int slot_stage_end(cuda_slot *s, int st, void *stream, uint64_t bytes);

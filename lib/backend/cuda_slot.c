@@ -29,7 +29,13 @@ void slot_release(cuda_dev *d, cuda_slot *s) { slot_pool_give(&d->pool, s->pool_
 int slot_yield(cuda_slot *s, int ordinal)
 {
     if (!s->gate) return CUZK_OK;
-    return gpu_gate_wait(s->gate, s->stream) ? slot_fail(ordinal, "the stage-boundary yield") : CUZK_OK;
+    /* the copy and bases streams' later copies wait too (they would share PCIe with the urgent
+     * partition's); what they enqueued before goes on, and nothing enqueued on the compute
+     * stream before the gate waits for their later work, so the waits make no cycle */
+    if (gpu_gate_wait(s->gate, s->stream) || gpu_event_record(s->ev_gate, s->stream) ||
+        gpu_stream_wait_event(s->copy_stream, s->ev_gate) || gpu_stream_wait_event(s->bases_stream, s->ev_gate))
+        return slot_fail(ordinal, "the stage-boundary yield");
+    return CUZK_OK;
 }
 
 int slot_fail(int ordinal, const char *what)
@@ -52,6 +58,7 @@ void slot_destroy(cuda_slot *s)
     }
     if (s->h_small) gpu_host_free(s->h_small);
     gpu_event_destroy(s->ev_ref);
+    gpu_event_destroy(s->ev_gate);
     for (int i = 0; i < 2 * ST_N; i++) gpu_event_destroy(s->ev[i]);
     for (int i = 0; i < 2 * CUDA_COPY_EVENTS; i++) gpu_event_destroy(s->ev_copy[i]);
     gpu_stream_destroy(s->bases_stream);
@@ -91,6 +98,7 @@ static int slot_create(cuda_slot *s, int urgent)
     if ((rc = gpu_stream_create_priority(&s->stream, urgent)) ||
         (rc = gpu_stream_create_priority(&s->copy_stream, urgent)) ||
         (rc = gpu_stream_create_priority(&s->bases_stream, urgent)) || (rc = gpu_event_create(&s->ev_ref)) ||
+        (rc = gpu_event_create_sync_only(&s->ev_gate)) ||
         (rc = gpu_host_alloc((void **)&s->h_small, CUDA_SMALL_BYTES)))
         return rc;
     for (int i = 0; i < 2 * ST_N; i++)
@@ -101,6 +109,18 @@ static int slot_create(cuda_slot *s, int urgent)
         if ((rc = gpu_event_create_sync_only(&s->buf[i].ready)) || (rc = gpu_event_create_sync_only(&s->buf[i].free)))
             return rc;
     return CUZK_OK;
+}
+
+int slot_warm(cuda_slot *s, int ordinal, int urgent)
+{
+    int rc = CUZK_OK;
+    if (!s->ready && (rc = slot_create(s, urgent))) {
+        slot_destroy(s);
+        return rc;
+    }
+    if (!s->ctx && !(rc = msm_gpu_ctx_create(&s->ctx, ordinal, s->stream, CUDA_MSM_ENTRIES_LEAN)))
+        s->ctx_entries = CUDA_MSM_ENTRIES_LEAN;
+    return rc;
 }
 
 /* Streams, events and buffers for a partition: created the first time, grown when a larger

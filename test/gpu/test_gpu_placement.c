@@ -424,15 +424,17 @@ static void test_key_in_use_not_evicted(void **state)
 
 /* CUZK_SRS_URGENT (issue 17): with urgent workers, a key loaded with it leaves room for its
  * own urgent slot out of its own resident bases (a budget where it is partly resident without
- * the flag: the room is kept only where the layout stays); its urgent partitions, proven while
+ * the flag beside WinningPoSt's 1 GiB of room: a room is kept only where the layout stays;
+ * beside a wholly resident key it would not be); its urgent partitions, proven while
  * a backlog of another key runs (whose stages then yield to them), give the bytes the same
  * partitions give alone. */
 static void test_urgent_key_room(void **state)
 {
     (void)state;
     rand_part rp;
-    make_part(&rp, 18);
+    make_part(&rp, 22); /* bases (~1.6 GB) larger than WinningPoSt's 1 GiB of room */
     enum { N = 2, BACKLOG = 4 };
+    setenv("CUZK_MSM_PRECOMPUTE", "1", 1); /* no precomputed copies: the budget is the keys' */
     fr_t r[N], s[N];
     for (int i = 0; i < N; i++) ft_rand_fr(&r[i]), ft_rand_fr(&s[i]);
     uint8_t want[N][192], got[N][192];
@@ -485,6 +487,7 @@ static void test_urgent_key_room(void **state)
         cuzk_srs_release(bulk);
         cuzk_engine_destroy(e);
     }
+    unsetenv("CUZK_MSM_PRECOMPUTE");
     assert_true(resident[0] > 0 && resident[0] < bases); /* partial without the flag */
     assert_true(resident[1] < resident[0]); /* with it, its own slot's room came out of its bases */
     gpu_host_free(rp.block);
