@@ -740,11 +740,13 @@ static int cuda_start(void *ws, backend_job *job)
     pthread_mutex_unlock(&d->lock);
     if (FAULT_HIT(FAULT_CUDA_HOLD)) fault_hold_wait(); /* tests: a partition known to be in flight */
     int own_lean[CUDA_URGENT_SLOTS];
-    uint32_t prefer = 0, own_fits = w->urgent ? urgent_fits(d, k, kd, own_lean, &prefer) : 0;
-    cuda_slot *s = slot_acquire(d, w->urgent != 0, own_fits, prefer, &own);
-    if (own && !urgent_commit(d, k, kd, own - 1, own_lean[own - 1])) {
-        slot_release(d, s); /* its room went to the other urgent slot meanwhile: a shared one */
-        s = slot_acquire(d, 1, 0, 0, &own);
+    cuda_slot *s;
+    for (uint32_t lost = 0;;) { /* an urgent slot whose room another took meanwhile: the other, or a shared one */
+        uint32_t prefer = 0, own_fits = w->urgent ? urgent_fits(d, k, kd, own_lean, &prefer) & ~lost : 0;
+        s = slot_acquire(d, w->urgent != 0, own_fits, prefer, &own);
+        if (!own || urgent_commit(d, k, kd, own - 1, own_lean[own - 1])) break;
+        lost |= 1u << (own - 1);
+        slot_release(d, s);
     }
     if (own) lean = own_lean[own - 1];
     uint64_t t2 = bjob_now_ns();

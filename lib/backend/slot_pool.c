@@ -38,7 +38,7 @@ int slot_pool_take(slot_pool *p, int urgent, uint32_t own_fits) { return slot_po
 
 int slot_pool_take_pref(slot_pool *p, int urgent, uint32_t own_fits, uint32_t prefer)
 {
-    int slot = -2;
+    int slot = SLOT_POOL_URGENT_AT(SLOT_POOL_URGENT_SLOTS); /* none yet (never returned) */
     pthread_mutex_lock(&p->lock);
     p->urgent_waiting += urgent != 0;
     p->waiting++;
