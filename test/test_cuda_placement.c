@@ -266,6 +266,52 @@ static void test_urgent_room(void **state)
     assert_int_equal(in.keep, 0);
 }
 
+/* placement_with_rooms (CUZK_SRS_URGENT): both rooms where the layout stays; WinningPoSt's alone
+ * where both would change it (and the result is then what that room alone gives, from the
+ * same avail); neither where even that one would. */
+static void test_urgent_key_rooms(void **state)
+{
+    (void)state;
+    const uint64_t base = 1ull << 30, own = 12 * GiB;
+    pl_result r, want;
+    pl_eviction ev[PL_MAX_VICTIMS * PL_N];
+    uint32_t nev = 9;
+    uint64_t room = 0;
+    /* a WindowPoSt-like key after a PoRep key on an H200: slots exist, partial either way */
+    pl_input in = porep(0, 2);
+    in.slot_bytes = in.ws_full;
+    in.avail = 36 * GiB;
+    assert_int_equal(placement_with_rooms(&in, base, own, 0, NULL, 0, ev, &nev, &r, &room), CUZK_OK);
+    check_invariants(&in, &r);
+    assert_int_equal(nev, 0);
+    assert_int_equal(room, base + own);
+    assert_int_equal(in.keep, base + own);
+    assert_true(r.resident_total <= 36 * GiB - base - own);
+    /* a first key where full x2 fits beside 1 GiB but not beside 13: WinningPoSt's room alone */
+    in = porep(0, 2);
+    in.avail = key_bytes(&in) + 2 * in.ws_full + base + GiB / 2;
+    assert_int_equal(placement_with_rooms(&in, base, own, 0, NULL, 0, ev, &nev, &r, &room), CUZK_OK);
+    check_invariants(&in, &r);
+    assert_int_equal(room, base);
+    assert_int_equal(in.keep, base);
+    assert_int_equal(r.ws, PL_FULL);
+    assert_int_equal(r.slots, 2);
+    pl_input alone = porep(0, 2);
+    alone.avail = in.avail;
+    assert_int_equal(placement_decide_urgent(&alone, base, &want), CUZK_OK);
+    assert_memory_equal(&r, &want, sizeof r);
+    /* no own room asked: the same as placement_with_evictions with WinningPoSt's */
+    in = porep(60 * GiB, 2);
+    assert_int_equal(placement_with_rooms(&in, base, 0, 0, NULL, 0, ev, &nev, &r, &room), CUZK_OK);
+    assert_int_equal(room, base);
+    /* even 1 GiB would change the layout: nothing kept, the plain placement */
+    in = porep(0, 2);
+    in.avail = key_bytes(&in) + in.ws_full + base / 2;
+    assert_int_equal(placement_with_rooms(&in, base, own, 0, NULL, 0, ev, &nev, &r, &room), CUZK_OK);
+    assert_int_equal(in.keep, 0);
+    assert_int_equal(r.ws, PL_FULL);
+}
+
 /* placement_copies after an accepted placement: copies only when resident, each one H's
  * bytes, within what the slots, the resident bases and max(keep, room) leave; the placement
  * itself (layout, slots, residency) untouched. */
@@ -552,6 +598,45 @@ static void test_evictions_random(void **state)
     }
 }
 
+/* placement_with_rooms against its definition, random cards, slots and victims: the avail it
+ * leaves is the one passed plus what its evictions free; where it fell back to WinningPoSt's
+ * room alone, both rooms would not have kept the layout and the result is that of the base
+ * room alone from the same avail. */
+static void test_urgent_key_rooms_random(void **state)
+{
+    (void)state;
+    for (int it = 0; it < 3000; it++) {
+        pl_input x = porep(test_rand64() % (140 * GiB), 1 + (uint32_t)(test_rand64() % 2));
+        if (test_rand64() % 2) x.slot_bytes = x.ws_lean + x.stream_bufs + test_rand64() % (8 * GiB);
+        pl_victim vs[3];
+        const uint32_t nv = (uint32_t)(test_rand64() % 4);
+        for (uint32_t j = 0; j < nv; j++) {
+            for (int v = 0; v < PL_N; v++) vs[j].resident[v] = test_rand64() % (12 * GiB);
+            vs[j].last_used = test_rand64();
+            vs[j].evictable = test_rand64() % 4 != 0;
+        }
+        const uint64_t base = test_rand64() % 2 ? 1ull << 30 : 0, own = test_rand64() % (16 * GiB);
+        const uint64_t avail0 = x.avail;
+        pl_result r, w;
+        pl_eviction ev[PL_MAX_VICTIMS * PL_N], ev2[PL_MAX_VICTIMS * PL_N];
+        uint32_t nev = 0, nev2 = 0;
+        uint64_t room = 0;
+        int rc = placement_with_rooms(&x, base, own, 0, vs, nv, ev, &nev, &r, &room);
+        if (rc != CUZK_OK) continue;
+        assert_int_equal(x.avail, avail0 + evicted_bytes(vs, ev, nev));
+        assert_true(room == base + own || (own && room == base));
+        if (room == base + own) continue;
+        pl_input both = porep(0, x.max_slots), one = both;
+        both.slot_bytes = one.slot_bytes = x.slot_bytes;
+        both.avail = one.avail = avail0;
+        assert_int_equal(placement_with_evictions(&both, base + own, 0, vs, nv, ev2, &nev2, &w), CUZK_OK);
+        assert_int_equal(both.keep, 0);
+        assert_int_equal(placement_with_evictions(&one, base, 0, vs, nv, ev2, &nev2, &w), CUZK_OK);
+        assert_memory_equal(&r, &w, sizeof r);
+        assert_int_equal(nev2, nev);
+    }
+}
+
 int main(void)
 {
     test_seed();
@@ -560,6 +645,8 @@ int main(void)
         cmocka_unit_test(test_second_key),
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_urgent_room),
+        cmocka_unit_test(test_urgent_key_rooms),
+        cmocka_unit_test(test_urgent_key_rooms_random),
         cmocka_unit_test(test_copies),
         cmocka_unit_test(test_evictions),
         cmocka_unit_test(test_evictions_random),

@@ -298,13 +298,10 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
             b->urgent_workers && CUDA_URGENT_ROOM > d->urgent_bytes[0] ? CUDA_URGENT_ROOM - d->urgent_bytes[0] : 0;
         const uint64_t own = urgent_key_need(b, k, &in);
         own_room = own > d->urgent_bytes[1] ? own - d->urgent_bytes[1] : 0;
-        uint64_t room = base_room + own_room;
+        uint64_t room = 0;
         uint32_t nv = cuda_evict_candidates(b, k, i, host_ready, vs, owners);
-        rc = placement_with_evictions(&in, room, k->pinned, vs, nv, ev, &nev, &kd->pl);
-        if (rc == CUZK_OK && own_room && !in.keep) { /* not both: WinningPoSt's room alone then */
-            own_room = 0, room = base_room;
-            rc = placement_with_evictions(&in, room, k->pinned, vs, nv, ev, &nev, &kd->pl);
-        }
+        rc = placement_with_rooms(&in, base_room, own_room, k->pinned, vs, nv, ev, &nev, &kd->pl, &room);
+        if (room == base_room) own_room = 0; /* not both: WinningPoSt's room alone */
         if (rc == CUZK_EBUDGET && k->pinned) /* placed as it fits, evicting nothing: check_pinned refuses it */
             rc = placement_with_evictions(&in, room, 0, vs, 0, ev, &nev, &kd->pl);
         /* precomputed copies in what is left over, never from what an eviction freed */

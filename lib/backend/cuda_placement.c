@@ -202,3 +202,18 @@ int placement_with_evictions(pl_input *in, uint64_t room, int must_be_resident, 
     placement_decide_urgent(in, room, out);
     return CUZK_EBUDGET;
 }
+
+int placement_with_rooms(pl_input *in, uint64_t base_room, uint64_t own_room, int must_be_resident,
+                         const pl_victim *victims, uint32_t n_victims, pl_eviction *out_ev, uint32_t *n_out,
+                         pl_result *out, uint64_t *room)
+{
+    const uint64_t avail = in->avail; /* evictions grow it */
+    *room = base_room + own_room;
+    int rc = placement_with_evictions(in, *room, must_be_resident, victims, n_victims, out_ev, n_out, out);
+    if (rc == CUZK_OK && own_room && !in->keep) {
+        in->avail = avail;
+        *room = base_room;
+        rc = placement_with_evictions(in, *room, must_be_resident, victims, n_victims, out_ev, n_out, out);
+    }
+    return rc;
+}

@@ -99,6 +99,14 @@ typedef struct pl_eviction {
 int placement_with_evictions(pl_input *in, uint64_t room, int must_be_resident, const pl_victim *victims,
                              uint32_t n_victims, pl_eviction *out_ev, uint32_t *n_out, pl_result *out);
 
+/* placement_with_evictions keeping base_room + own_room (WinningPoSt's room, and a
+ * CUZK_SRS_URGENT key's own urgent slot) where that keeps the layout, else base_room alone
+ * (from the same in->avail). *room: the room asked for in the end (in->keep says whether it
+ * was kept). */
+int placement_with_rooms(pl_input *in, uint64_t base_room, uint64_t own_room, int must_be_resident,
+                         const pl_victim *victims, uint32_t n_victims, pl_eviction *out_ev, uint32_t *n_out,
+                         pl_result *out, uint64_t *room);
+
 /* "resident" / "partial" / "streamed" */
 const char *placement_kind_name(int32_t kind);
 
