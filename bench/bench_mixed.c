@@ -147,6 +147,33 @@ static void print_stages(const tv_log *log, const run_t *r, int kind)
     for (int t = 0; t < NK; t++) free(ms[t]);
 }
 
+/* "One stage" of the work in flight (the issue's WindowPoSt target: p99 <= own + one stage): the
+ * bulk's longest stage as it ran in the bulk-alone phase (its events from t_from on, tags
+ * (K_BULK + 1) << 56 | i), the median of each stage kind, the largest of them. *kind: which. */
+static double bulk_stage_ms(const tv_log *log, uint64_t t_from, uint64_t t_to, int *kind)
+{
+    enum { NK = CUZK_TRACE_MSM_ALL + 1 };
+    size_t cnt[NK] = {0};
+    double *ms[NK] = {0}, best = 0;
+    *kind = 0;
+    for (size_t i = 0; i < log->n; i++) {
+        const cuzk_trace_event *ev = &log->ev[i];
+        if (ev->user_tag >> 56 != K_BULK + 1 || ev->user_tag & (1u << 20) || ev->begin_ns < t_from ||
+            ev->end_ns > t_to || ev->end_ns < ev->begin_ns || ev->kind < CUZK_TRACE_NTT_INTT || ev->kind >= NK)
+            continue;
+        if (!ms[ev->kind] && !(ms[ev->kind] = malloc(log->n * sizeof(double)))) continue;
+        ms[ev->kind][cnt[ev->kind]++] = (double)(ev->end_ns - ev->begin_ns) / 1e6;
+    }
+    for (int t = 0; t < NK; t++) {
+        if (!cnt[t]) continue;
+        qsort(ms[t], cnt[t], sizeof(double), cmp_d);
+        const double med = pct(ms[t], cnt[t], 0.5);
+        if (med > best) best = med, *kind = t;
+        free(ms[t]);
+    }
+    return best;
+}
+
 /* Phase 1: each urgent kind alone, K times one after another: its own time. */
 /* A line on stderr per step, with the seconds since the bench began: a run cut short (a
  * device call's time limit) still shows how far it got; stdout keeps the report. */
@@ -327,6 +354,7 @@ int bench_mixed(int argc, char **argv)
     }
     if (phase_alone(&r, alone)) return 2;
     progress("the bulk alone", NULL);
+    const uint64_t t_bulk = bench_now_ns();
     if (phase_load(&r, 0, depth, secs, &bulk_alone, NULL)) return 2;
     progress("mixed", NULL);
     uint64_t t_mixed = bench_now_ns();
@@ -338,6 +366,8 @@ int bench_mixed(int argc, char **argv)
         if (k[i].on) bench_part_free(e, &k[i].part);
     cuzk_engine_destroy(e); /* every trace event is delivered now */
     cuzk_config_free(cc);
+    int stage_kind = 0;
+    const double stage_ms = bulk_stage_ms(&log, t_bulk, t_mixed, &stage_kind);
     size_t kept = 0; /* the trace of the mixed phase only: its partitions and the engine's own events */
     for (size_t i = 0; i < log.n; i++)
         if (log.ev[i].end_ns >= t_mixed && log.ev[i].user_tag <= r.seq) log.ev[kept++] = log.ev[i];
@@ -373,6 +403,16 @@ int bench_mixed(int argc, char **argv)
     printf("  bulk throughput: %.3f partitions/s alone, %.3f with the urgent work: %.1f %% lower; the urgent work's "
            "own device time is %.1f %% of the window, so the cost beyond it is %+.1f %%\n",
            bulk_alone, bulk_mixed, loss, share, loss - share);
+    if (stage_kind) {
+        printf("  one stage of the bulk in flight (its longest alone, median): %s %.1f ms;", tv_kind_name(stage_kind),
+               stage_ms);
+        for (int i = K_WIN; i < KINDS; i++)
+            if (k[i].on && lat[i].n)
+                printf(" %s p99 - own %.1f ms (%s one stage);", kind_name[i],
+                       pct(lat[i].lat_ms, lat[i].n, 0.99) - k[i].own_ms,
+                       pct(lat[i].lat_ms, lat[i].n, 0.99) - k[i].own_ms <= stage_ms ? "within" : "beyond");
+        printf("\n");
+    }
     if (r.failures) printf("  %d partitions FAILED\n", r.failures);
     for (int i = 0; i < KINDS; i++)
         if (i != K_BULK && k[i].on && lat[i].n) print_stages(&log, &r, i);
@@ -387,8 +427,9 @@ int bench_mixed(int argc, char **argv)
         FILE *f = fopen(json_path, "w");
         if (f) {
             fprintf(f, "{\"bench\":\"mixed\",\"desc\":\"%s\",\"seconds\":%.1f,\"bulk_alone_per_s\":%.4f,"
-                       "\"bulk_mixed_per_s\":%.4f,\"bulk_loss_pct\":%.2f,\"urgent_device_share_pct\":%.2f,\"kinds\":[",
-                    desc, secs, bulk_alone, bulk_mixed, loss, share);
+                       "\"bulk_mixed_per_s\":%.4f,\"bulk_loss_pct\":%.2f,\"urgent_device_share_pct\":%.2f,"
+                       "\"bulk_stage_ms\":%.3f,\"kinds\":[",
+                    desc, secs, bulk_alone, bulk_mixed, loss, share, stage_ms);
             int first = 1;
             for (int i = 0; i < KINDS; i++) {
                 if (!k[i].on || !lat[i].n) continue;
