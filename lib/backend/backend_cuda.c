@@ -392,13 +392,7 @@ static int load_common(cuda_backend *b, cuda_key *k, uint32_t flags)
     k->pinned = (flags & CUZK_SRS_PIN) != 0;
     k->urgent = (flags & CUZK_SRS_URGENT) != 0;
     const int pinned = k->pinned;
-    /* with urgent workers, bulk MSMs' level-0 blocks retire 8x as often (the urgent kernels
-     * wait that much less for SMs; the MSM costs ~1 %): bench/RESULTS.md, session 6. Not a
-     * pinned key's (WinningPoSt's: nothing waits behind its small MSMs, and the waves' scratch
-     * took its slot from 0.46 to 1.30 GiB, past the 1 GiB kept for it: on a 24 GiB card it
-     * then waited for a bulk partition to end, p99 2.7 s, session 7) */
-    const unsigned env_waves = msm_waves_from_env();
-    k->msm_waves = env_waves ? env_waves : b->urgent_workers && !k->pinned ? CUDA_URGENT_WAVES : 1;
+    k->msm_waves = cuda_msm_waves(b->urgent_workers, k->pinned, msm_waves_from_env());
     int rc = CUZK_OK;
     for (uint32_t i = 0; i < b->ndev && !rc; i++) {
         k->ndev = i + 1;

@@ -78,6 +78,16 @@ uint64_t cuda_ws_lean(const cuda_key *k, uint64_t piece_bytes)
     return key_work_bytes(k, 1) + cuda_prep_bytes(k->pk->n_l) + msm_scratch(k, CUDA_MSM_ENTRIES_LEAN, piece_bytes);
 }
 
+/* With urgent workers, bulk MSMs' level-0 blocks retire 8x as often (the urgent kernels wait
+ * that much less for SMs; the MSM costs ~1 %): bench/RESULTS.md, session 6. Not a pinned
+ * key's (WinningPoSt's: nothing waits behind its small MSMs, and the waves' scratch took its
+ * slot from 0.46 to 1.30 GiB, past the 1 GiB kept for it: on a 24 GiB card it then waited for
+ * a bulk partition to end, p99 2.7 s, session 7; test_cuda_sizes). */
+unsigned cuda_msm_waves(uint32_t urgent_workers, int pinned, unsigned env_waves)
+{
+    return env_waves ? env_waves : urgent_workers && !pinned ? CUDA_URGENT_WAVES : 1;
+}
+
 uint64_t cuda_slot_need(const cuda_key *k, int lean, int streamed, uint64_t piece_bytes)
 {
     return lean ? cuda_ws_lean(k, piece_bytes) + (streamed ? 2 * piece_bytes : 0) : cuda_ws_full(k);

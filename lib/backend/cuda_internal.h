@@ -255,6 +255,9 @@ int cuda_flow_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int 
 /* Working-set bytes of one slot for a key (placement inputs). */
 uint64_t cuda_ws_full(const cuda_key *k);
 uint64_t cuda_ws_lean(const cuda_key *k, uint64_t piece_bytes);
+/* A key's MSM level-0 waves (msm_gpu_ctx_set_waves): CUZK_MSM_WAVES (env_waves) when set,
+ * else CUDA_URGENT_WAVES for an engine with urgent workers unless the key is pinned, else 1. */
+unsigned cuda_msm_waves(uint32_t urgent_workers, int pinned, unsigned env_waves);
 /* one slot's device bytes for key k: what the placement budgets and the urgent slot takes */
 uint64_t cuda_slot_need(const cuda_key *k, int lean, int streamed, uint64_t piece_bytes);
 /* The stream buffer size for a key (when it is the first on its device). */

@@ -1,0 +1,90 @@
+/*
+ * The CUDA backend's slot sizes (lib/backend/cuda_flow.c) against the room its placement keeps
+ * for the urgent workers (CUDA_URGENT_ROOM), with the library's own size functions: no GPU
+ * needed. A WinningPoSt key (2^19, pinned) must fit that room whole — its bases and a full
+ * slot — or on a small card each WinningPoSt waits for a bulk partition to end (session 7: the
+ * MSM waves had grown its slot to 1.30 GiB; p99 2.7 s on an H200 made 24 GiB). Skipped (77)
+ * in builds without CUDA.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#ifdef CUZK_HAVE_CUDA
+#include "backend/cuda_internal.h"
+
+#define GiB 1073741824.0
+
+/* A key of WinningPoSt's proportions at 2^log (FORMATS.md: aux ~ the domain, A ~ all of it, B
+ * ~ a quarter), resident: its vectors' counts and the waves a load would give it. */
+static void winning_key(cuda_key *k, groth16_params *pk, unsigned log, int pinned, uint32_t urgent_workers)
+{
+    const uint64_t m = (uint64_t)1 << log;
+    memset(pk, 0, sizeof *pk);
+    memset(k, 0, sizeof *k);
+    pk->n_h = (uint32_t)(m - 1), pk->n_l = (uint32_t)(m - 64), pk->n_a = (uint32_t)m;
+    pk->n_b_g1 = pk->n_b_g2 = (uint32_t)(m / 4);
+    pk->vk.n_ic = 2;
+    k->pk = pk;
+    k->n[PL_H] = pk->n_h, k->n[PL_L] = pk->n_l, k->n[PL_A] = pk->n_a;
+    k->n[PL_B_G1] = pk->n_b_g1, k->n[PL_B_G2] = pk->n_b_g2;
+    k->log_m = log;
+    k->pinned = pinned;
+    k->msm_waves = cuda_msm_waves(urgent_workers, pinned, 0);
+}
+
+static uint64_t bases_bytes(const cuda_key *k)
+{
+    uint64_t t = 0;
+    for (int v = 0; v < PL_N; v++) t += k->n[v] * pl_point_bytes(v);
+    return t;
+}
+
+static void winning_fits_the_urgent_room(void **state)
+{
+    (void)state;
+    static cuda_key k;
+    static groth16_params pk;
+    winning_key(&k, &pk, 19, 1, 2);
+    assert_int_equal(k.msm_waves, 1);
+    const uint64_t slot = cuda_slot_need(&k, 0, 0, 0), all = slot + bases_bytes(&k);
+    printf("WinningPoSt 2^19 pinned: full slot %.3f GiB + bases %.3f GiB = %.3f GiB (room %.3f GiB)\n", slot / GiB,
+           bases_bytes(&k) / GiB, all / GiB, CUDA_URGENT_ROOM / GiB);
+    assert_true(all <= CUDA_URGENT_ROOM);
+    /* the same key unpinned in an engine with urgent workers gets the waves, and its slot
+     * then outgrows the room (why pinned keys go without them) */
+    winning_key(&k, &pk, 19, 0, 2);
+    assert_int_equal(k.msm_waves, CUDA_URGENT_WAVES);
+    printf("unpinned, %u waves: full slot %.3f GiB\n", k.msm_waves, cuda_slot_need(&k, 0, 0, 0) / GiB);
+}
+
+static void waves_by_key_and_engine(void **state)
+{
+    (void)state;
+    assert_int_equal(cuda_msm_waves(0, 0, 0), 1);                  /* no urgent workers */
+    assert_int_equal(cuda_msm_waves(2, 0, 0), CUDA_URGENT_WAVES);  /* a bulk key beside them */
+    assert_int_equal(cuda_msm_waves(2, 1, 0), 1);                  /* a pinned key */
+    assert_int_equal(cuda_msm_waves(2, 1, 4), 4);                  /* CUZK_MSM_WAVES wins */
+    assert_int_equal(cuda_msm_waves(0, 0, 2), 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(winning_fits_the_urgent_room),
+        cmocka_unit_test(waves_by_key_and_engine),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
+#else
+int main(void)
+{
+    printf("SKIP: built without CUDA (the slot sizes live in lib/backend/cuda_flow.c)\n");
+    return 77;
+}
+#endif
