@@ -45,7 +45,7 @@ uint64_t gpu_copy_sm_count(void);
  * before it lowers the word): a stall of seconds, never a hang. On a device whose kernels a
  * watchdog limits (a display GPU), kernels of GPU_GATE_SLICE_NS each instead, the same bound
  * in all (once the word is 0 the rest return at once). */
-#define GPU_GATE_MAX_NS 20000000000ull
+#define GPU_GATE_MAX_NS 60000000000ull
 #define GPU_GATE_SLICE_NS 500000000ull
 int gpu_gate_wait(const uint32_t *flag, void *stream);
 /* 1 when p lies in page-locked host memory (cudaHostAlloc or registered), else 0. */

@@ -413,9 +413,12 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  *     partition of priority >= T runs on a device (on whichever worker), the others there
  *     pause at their next stage boundary (before the H step and before each MSM, their
  *     copies too; the stage in flight finishes) and go on when none runs there any more
- *     (each pause at most 20 s, a guard: see CUDA_MODULE_LOADING below). So an urgent
+ *     (each pause at most 60 s, a guard: see CUDA_MODULE_LOADING below). So an urgent
  *     partition shares the device with at most one stage of each running partition, and
- *     the backlog loses about the urgent work's device time. On the CPU backend, whose cores the running partitions
+ *     the backlog loses about the urgent work's device time. A partition that starts
+ *     meanwhile waits before it touches the device; work that frees device or page-locked
+ *     memory meanwhile (a key's release or load, cuzk_host_free) waits for the device's
+ *     work in flight, so until the urgent partition ends. On the CPU backend, whose cores the running partitions
  *     fill, it starts at once but its serial work competes with theirs (bench/RESULTS.md:
  *     about twice its own time).
  *   - Memory: an urgent partition reserves its budget like any other and waits while the
@@ -448,13 +451,13 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  *     most) before its first CUDA call unless the environment sets it. A host that uses CUDA
  *     itself before its first cuzk_engine_create must set CUDA_DEVICE_MAX_CONNECTIONS=32 first,
  *     or an urgent partition can wait for a running partition's whole enqueued work (and,
- *     where that partition is paused for it, for the pause's 20 s guard). The
+ *     where that partition is paused for it, for the pause's 60 s guard). The
  *     library sets it with setenv(3) while the first engine that may use CUDA is created
  *     (CUZK_BACKEND_AUTO or CUDA); a host whose other threads read or change the environment
  *     at that moment must set it itself first (setenv is not safe beside them). Likewise
  *     CUDA_MODULE_LOADING=EAGER (unless set): with lazy loading, an urgent partition's first
  *     launch of a kernel may wait for every running kernel, the paused partitions' included,
- *     so it would wait out their 20 s guard; a host that sets LAZY accepts that once.
+ *     so it would wait out their 60 s guard; a host that sets LAZY accepts that once.
  *   - What the CUDA backend does for it, measured on the H200 (bench/RESULTS.md, session 7:
  *     beside a saturated 2^27 PoRep backlog, WindowPoSt 2^27 p99 11.6 s against 9.4 s
  *     alone — the bulk's stage in flight, its MSM H, takes 2.3 s — and WinningPoSt 2^19

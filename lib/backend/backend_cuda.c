@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "backend/backend.h"
 #include "backend/backend_common.h"
@@ -700,6 +701,16 @@ static int urgent_commit(cuda_dev *d, const cuda_key *k, const cuda_key_dev *kd,
  * is raised. */
 static void gate_move(cuda_dev *d, int by) { __atomic_fetch_add(d->gate, (uint32_t)by, __ATOMIC_SEQ_CST); }
 
+/* An ordinary partition about to prepare its slot while the gate is raised waits here (it would
+ * pause at its first stage anyway): slot_prepare may free device memory, which waits for the
+ * whole device — the paused backlog too, so for the urgent partition — and may hold the
+ * driver while it does. Bounded like the device-side pause. */
+static void gate_wait_host(const cuda_dev *d)
+{
+    for (uint64_t waited = 0; __atomic_load_n(d->gate, __ATOMIC_ACQUIRE) && waited < GPU_GATE_MAX_NS; waited += 200000)
+        nanosleep(&(struct timespec){0, 200000}, NULL);
+}
+
 static int cuda_start(void *ws, backend_job *job)
 {
     cuda_worker *w = ws;
@@ -743,14 +754,15 @@ static int cuda_start(void *ws, backend_job *job)
     uint64_t t2 = bjob_now_ns();
     if (t2 - t1 > 20000) /* waited for a slot: its bytes */
         bjob_trace(job, CUZK_TRACE_BUDGET_WAIT, t1, t2, cuda_slot_need(k, lean, streamed, d->piece_bytes));
-    rc = slot_prepare(s, w->ordinal, lean, streamed, cuda_work_bytes(&in, lean), cuda_prep_bytes(in.na), d->piece_bytes,
-                      own);
     /* an ordinary partition yields at its stage boundaries while an urgent one runs; an
      * urgent one (by its priority, on whichever worker) raises the gate once its slot is
      * ready (slot_prepare may reallocate, which waits for the whole device: the backlog must
      * not be held then) */
     const int prio = job->p->priority < 0 ? 0 : job->p->priority;
     const int urgent_job = d->gate && prio >= 8 - (int)w->b->urgent_workers;
+    if (d->gate && !urgent_job) gate_wait_host(d);
+    rc = slot_prepare(s, w->ordinal, lean, streamed, cuda_work_bytes(&in, lean), cuda_prep_bytes(in.na), d->piece_bytes,
+                      own);
     s->gate = urgent_job ? NULL : d->gate;
     const int raised = !rc && urgent_job;
     if (raised) gate_move(d, 1);
