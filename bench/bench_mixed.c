@@ -381,7 +381,7 @@ int bench_mixed(int argc, char **argv)
              bulk, log_m, depth, win_log, win_every, wpost_log, wpost_every, urgent,
              st.backend == CUZK_BACKEND_CUDA ? "cuda" : "cpu", st.devices, st.devices == 1 ? "" : "s", workers,
              workers == 1 ? "" : "s", urgent ? 8 - urgent : 0, any_synthetic ? "synthetic (unverified)" : "test-setup (verified)");
-    printf("mixed: %s\n  %.0f s per phase on %s\n", desc, secs, bench_cpu_name());
+    printf("mixed: %s\n  %g s per phase on %s\n", desc, secs, bench_cpu_name());
     double urgent_dev_ms = 0;
     printf("  %-8s %6s %10s %10s %10s %10s %10s %12s\n", "kind", "count", "own ms", "p50 ms", "p99 ms", "max ms",
            "p99-own", "own dev ms");
@@ -445,7 +445,7 @@ int bench_mixed(int argc, char **argv)
         }
     }
     printf("  cuzk-bench mixed --bulk %s --log %d --winning-every %.0f --winning-log %d --wpost-every %.0f --wpost-log %d "
-           "--seconds %.0f --urgent-priority %d --workers %d --depth %d --backend %s%s%s",
+           "--seconds %g --urgent-priority %d --workers %d --depth %d --backend %s%s%s",
            bulk, log_m, win_every, win_log, wpost_every, wpost_log, secs, urgent, workers, depth, backend,
            devices ? " --devices " : "", devices ? devices : "");
     if (device_gib > 0) printf(" --device-memory %g", device_gib);
