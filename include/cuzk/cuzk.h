@@ -280,7 +280,9 @@ typedef struct cuzk_srs cuzk_srs;
 /* Starts an engine: its workers, finishers, trace and housekeeping threads. cfg (NULL =
  * defaults) is borrowed for the call. *out is owned by the caller until
  * cuzk_engine_destroy. Thread-safe.
- * Errors: CUZK_EINVAL (out NULL), CUZK_EDEVICE (CUDA requested but unusable), CUZK_ENOMEM. */
+ * Errors: CUZK_EINVAL (out NULL; or, on CUDA, a tuning variable CUZK_MSM_*, CUZK_NTT_RADIX
+ * or CUZK_H_FUSE set to a value it does not take: the detail names it and what it takes),
+ * CUZK_EDEVICE (CUDA requested but unusable), CUZK_ENOMEM. */
 CUZK_API int cuzk_engine_create(const cuzk_config *cfg, cuzk_engine **out);
 /* Cancels queued jobs (their results are discarded), waits for running ones, runs every
  * outstanding release callback, delivers the trace events still in the ring, stops the

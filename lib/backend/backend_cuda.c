@@ -16,6 +16,7 @@
 #include "backend/backend.h"
 #include "backend/backend_common.h"
 #include "backend/backend_cuda_prep.h"
+#include "backend/cuda_env.h"
 #include "backend/cuda_internal.h"
 #include "cuda_util.h"
 #include "error.h"
@@ -26,6 +27,8 @@
 
 static int cuda_create(const backend_config *cfg, void **be, uint32_t *devices)
 {
+    int rc0 = cuda_env_check(); /* a misspelt tuning variable is refused, not read as the default */
+    if (rc0) return rc0;
     int n = gpu_device_count();
     if (n <= 0) return err_set(CUZK_EDEVICE, "CUDA backend: no usable CUDA device");
     cuda_backend *b = calloc(1, sizeof *b);
