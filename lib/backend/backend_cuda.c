@@ -329,8 +329,11 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
         d->slot_bytes = kd->pl.slot_bytes; /* set, or grown for this key */
         d->resident += kd->pl.resident_total + kd->pl.copies_bytes;
         /* its urgent slot, where the placement kept the room (in.keep: not where keeping it
-         * would have changed the layout) */
-        if (own_room && in.keep && dev_used(d) + own_room <= d->cap) {
+         * would have changed the layout) and WinningPoSt's room stays free beside it (a key
+         * streamed whole keeps "room" it does not have) */
+        const uint64_t win_room =
+            b->urgent_workers && CUDA_URGENT_ROOM > d->urgent_bytes[0] ? CUDA_URGENT_ROOM - d->urgent_bytes[0] : 0;
+        if (own_room && in.keep && dev_used(d) + own_room + win_room <= d->cap) {
             kd->urgent_prev = d->urgent_bytes[1]; /* given back if the load fails after all */
             d->urgent_bytes[1] = kd->urgent_set = d->urgent_bytes[1] + own_room;
         }
