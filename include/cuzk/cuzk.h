@@ -311,9 +311,10 @@ enum {
                                     counted in the host budget), so its urgent partitions
                                     start beside a running backlog instead of waiting for a
                                     worker slot to free. Where keeping the room would change
-                                    the layout (full to lean, more slot bytes), the load
-                                    succeeds without it (cuzk_srs_placement shows what stays
-                                    resident). The room stays kept after the key's release.
+                                    the layout (full to lean, more slot bytes) or leave less
+                                    than WinningPoSt's 1 GiB free beside it, the load succeeds
+                                    without it (cuzk_srs_placement shows what stays resident;
+                                    its urgent partitions then get a slot where one fits). The room stays kept after the key's release.
                                     Ignored without urgent workers and by the CPU backend.    */
 };
 
