@@ -151,20 +151,26 @@ __global__ void gate_kernel(const volatile uint32_t *flag, uint64_t max_ns)
     while (*flag && global_ns() - t0 < max_ns) __nanosleep(20000);
 }
 
-extern "C" int gpu_gate_wait(const uint32_t *flag, void *stream)
+extern "C" int gpu_gate_map(gpu_gate *g, const uint32_t *word)
 {
     cudaPointerAttributes a;
-    if (cudaPointerGetAttributes(&a, flag) != cudaSuccess || a.type != cudaMemoryTypeHost || !a.devicePointer) {
+    if (cudaPointerGetAttributes(&a, word) != cudaSuccess || a.type != cudaMemoryTypeHost || !a.devicePointer) {
         (void)cudaGetLastError();
-        return err_set(CUZK_EINVAL, "gpu_gate_wait: the flag is not page-locked host memory mapped for the device");
+        return err_set(CUZK_EINVAL, "gpu_gate_map: the word is not page-locked host memory mapped for the device");
     }
     /* one kernel for the whole bound, or slices where a watchdog limits kernels' time */
     int dev = 0, watchdog = 0;
     CUDA_TRY(cudaGetDevice(&dev));
     CUDA_TRY(cudaDeviceGetAttribute(&watchdog, cudaDevAttrKernelExecTimeout, dev));
-    const uint64_t slice = watchdog ? GPU_GATE_SLICE_NS : GPU_GATE_MAX_NS;
-    for (uint64_t t = 0; t < GPU_GATE_MAX_NS; t += slice)
-        gate_kernel<<<1, 1, 0, (cudaStream_t)stream>>>((const volatile uint32_t *)a.devicePointer, slice);
+    g->word = (const uint32_t *)a.devicePointer;
+    g->slice_ns = watchdog ? GPU_GATE_SLICE_NS : GPU_GATE_MAX_NS;
+    return 0;
+}
+
+extern "C" int gpu_gate_wait(const gpu_gate *g, void *stream)
+{
+    for (uint64_t t = 0; t < GPU_GATE_MAX_NS; t += g->slice_ns)
+        gate_kernel<<<1, 1, 0, (cudaStream_t)stream>>>((const volatile uint32_t *)g->word, g->slice_ns);
     CUDA_TRY(cudaGetLastError());
     return 0;
 }

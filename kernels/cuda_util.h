@@ -37,17 +37,23 @@ void gpu_host_free(void *p);
 void gpu_copy_use_sms(int on);
 /* How many copies have run as kernels in this process (tests: the path really ran). */
 uint64_t gpu_copy_sm_count(void);
-/* A stage-boundary yield: enqueues on `stream` a one-thread kernel that returns once the word
- * at `flag` (page-locked host memory, gpu_host_alloc) reads 0, polling it over the bus every
- * ~20 us, or after GPU_GATE_MAX_NS whatever it reads. What the stream enqueues after it
+/* A stage-boundary yield: gpu_gate_wait enqueues on `stream` a one-thread kernel that returns
+ * once a word of page-locked host memory (gpu_host_alloc) reads 0, polling it over the bus
+ * every ~20 us, or after GPU_GATE_MAX_NS whatever it reads. What the stream enqueues after it
  * waits; what runs already goes on. The host raises and lowers the word with atomics. The
  * bound guards against a wait nobody lowers (a host thread that must see this stream idle
  * before it lowers the word): a stall of seconds, never a hang. On a device whose kernels a
  * watchdog limits (a display GPU), kernels of GPU_GATE_SLICE_NS each instead, the same bound
- * in all (once the word is 0 the rest return at once). */
+ * in all (once the word is 0 the rest return at once). gpu_gate_map looks the word and the
+ * device up once (not at every stage boundary): CUZK_EINVAL where the word is not mapped. */
 #define GPU_GATE_MAX_NS 60000000000ull
 #define GPU_GATE_SLICE_NS 500000000ull
-int gpu_gate_wait(const uint32_t *flag, void *stream);
+typedef struct gpu_gate {
+    const uint32_t *word;        /* the device's view of the host word                     */
+    uint64_t slice_ns;           /* one kernel's bound                                      */
+} gpu_gate;
+int gpu_gate_map(gpu_gate *g, const uint32_t *word); /* for the current device */
+int gpu_gate_wait(const gpu_gate *g, void *stream);
 /* 1 when p lies in page-locked host memory (cudaHostAlloc or registered), else 0. */
 int gpu_host_is_pinned(const void *p);
 int gpu_memcpy_to_device(void *dst, const void *src, size_t bytes);   /* synchronous */

@@ -60,11 +60,11 @@ static int cuda_create(const backend_config *cfg, void **be, uint32_t *devices)
     }
     /* the urgent gates (one word each, page-locked: the yields read them over the bus) */
     for (uint32_t i = 0; i < b->ndev && b->urgent_workers; i++) {
-        if (gpu_host_alloc((void **)&b->dev[i].gate, 64) == CUZK_OK) {
+        if (!gpu_set_device(b->dev[i].ordinal) && gpu_host_alloc((void **)&b->dev[i].gate, 64) == CUZK_OK) {
             *b->dev[i].gate = 0;
-            continue;
+            if (gpu_gate_map(&b->dev[i].gate_dev, b->dev[i].gate) == CUZK_OK) continue;
         }
-        int rc = err_set(CUZK_ENOMEM, "CUDA backend: no page-locked word for device %d's urgent gate: %s",
+        int rc = err_set(CUZK_ENOMEM, "CUDA backend: device %d's urgent gate (a page-locked word): %s",
                          b->dev[i].ordinal, cuzk_last_error());
         for (uint32_t j = 0; j < b->ndev; j++) {
             gpu_host_free(b->dev[j].gate);
@@ -263,6 +263,13 @@ static void fill_pl_input(const cuda_backend *b, const cuda_dev *d, const cuda_k
     in->slot_bytes = d->nslots ? d->slot_bytes : 0;
 }
 
+/* What the placement keeps free for the first urgent slot (WinningPoSt's): CUDA_URGENT_ROOM
+ * less what that slot has committed, with urgent workers. */
+static uint64_t winning_room(const cuda_backend *b, const cuda_dev *d)
+{
+    return b->urgent_workers && CUDA_URGENT_ROOM > d->urgent_bytes[0] ? CUDA_URGENT_ROOM - d->urgent_bytes[0] : 0;
+}
+
 /* The urgent slot a CUZK_SRS_URGENT key commits at load (the second; the first keeps
  * WinningPoSt's room): its lean layout, streaming (what its urgent partitions run in). */
 static uint64_t urgent_key_need(const cuda_backend *b, const cuda_key *k, const pl_input *in)
@@ -298,8 +305,7 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
         fill_pl_input(b, d, k, &in);
         /* urgent workers: room for a WinningPoSt-sized slot, where the bulk layout stays, and
          * for an urgent key's own slot (from its own resident bases: it is placed last) */
-        const uint64_t base_room =
-            b->urgent_workers && CUDA_URGENT_ROOM > d->urgent_bytes[0] ? CUDA_URGENT_ROOM - d->urgent_bytes[0] : 0;
+        const uint64_t base_room = winning_room(b, d);
         const uint64_t own = urgent_key_need(b, k, &in);
         own_room = own > d->urgent_bytes[1] ? own - d->urgent_bytes[1] : 0;
         uint64_t room = 0;
@@ -331,9 +337,7 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
         /* its urgent slot, where the placement kept the room (in.keep: not where keeping it
          * would have changed the layout) and WinningPoSt's room stays free beside it (a key
          * streamed whole keeps "room" it does not have) */
-        const uint64_t win_room =
-            b->urgent_workers && CUDA_URGENT_ROOM > d->urgent_bytes[0] ? CUDA_URGENT_ROOM - d->urgent_bytes[0] : 0;
-        if (own_room && in.keep && dev_used(d) + own_room + win_room <= d->cap) {
+        if (own_room && in.keep && dev_used(d) + own_room + winning_room(b, d) <= d->cap) {
             kd->urgent_prev = d->urgent_bytes[1]; /* given back if the load fails after all */
             d->urgent_bytes[1] = kd->urgent_set = d->urgent_bytes[1] + own_room;
         }
@@ -398,13 +402,12 @@ static int load_common(cuda_backend *b, cuda_key *k, uint32_t flags)
     key_vectors(k);
     k->pinned = (flags & CUZK_SRS_PIN) != 0;
     k->urgent = (flags & CUZK_SRS_URGENT) != 0;
-    const int pinned = k->pinned;
     k->msm_waves = cuda_msm_waves(b->urgent_workers, k->pinned, msm_waves_from_env());
     int rc = CUZK_OK;
     for (uint32_t i = 0; i < b->ndev && !rc; i++) {
         k->ndev = i + 1;
         if ((rc = gpu_set_device(b->dev[i].ordinal)) == CUZK_OK) rc = place_key(b, k, i);
-        if (!rc && pinned) rc = check_pinned(b, k, i);
+        if (!rc && k->pinned) rc = check_pinned(b, k, i);
     }
     if (!rc && key_streams(k)) rc = cuda_key_pin_host(k, b->dev[0].ordinal);
     if (!rc) { /* loaded: a later load may take from it */
@@ -769,7 +772,7 @@ static int cuda_start(void *ws, backend_job *job)
     if (d->gate && !urgent_job) gate_wait_host(d);
     rc = slot_prepare(s, w->ordinal, lean, streamed, cuda_work_bytes(&in, lean), cuda_prep_bytes(in.na), d->piece_bytes,
                       own);
-    s->gate = urgent_job ? NULL : d->gate;
+    s->gate = urgent_job || !d->gate ? NULL : &d->gate_dev;
     const int raised = !rc && urgent_job;
     if (raised) gate_move(d, 1);
     uint64_t t_ref = 0;

@@ -16,6 +16,7 @@
 #include "backend/backend.h"
 #include "backend/cuda_placement.h"
 #include "backend/slot_pool.h"
+#include "cuda_util.h"
 #include "field/field.h"
 #include "groth16/groth16.h"
 #include "msm.h"
@@ -103,7 +104,7 @@ typedef struct cuda_slot {
     /* this partition's stage-boundary yield: the device's urgent gate for an ordinary
      * worker's partition (each stage first waits while an urgent partition runs), NULL for
      * an urgent worker's */
-    const uint32_t *gate;
+    const gpu_gate *gate;
     int pool_id;                 /* what slot_pool_take returned for the holder             */
     void *stream, *copy_stream, *bases_stream;
     msm_gpu_ctx *ctx;
@@ -148,6 +149,7 @@ typedef struct cuda_dev {
     /* page-locked, read by ordinary partitions' stage-boundary yields (gpu_gate_wait): the
      * urgent partitions running on the device now (host atomics); NULL without urgent workers */
     uint32_t *gate;
+    gpu_gate gate_dev;           /* the same word as its yields read it (gpu_gate_map)      */
     _Atomic uint64_t h2d_bytes, copy_busy_ns; /* statistics: bases streamed, copy-stream busy */
 } cuda_dev;
 

@@ -289,9 +289,9 @@ static uint64_t mono_ns(void)
     return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-/* The stage-boundary yield (gpu_gate_wait): work enqueued after it waits while the host word
- * is raised (checked 100 ms later: a copy behind it has not landed), runs once it is lowered;
- * a lowered word lets it pass at once; an unmapped word is refused. */
+/* The stage-boundary yield (gpu_gate_map, gpu_gate_wait): work enqueued after it waits while
+ * the host word is raised (checked 100 ms later: a copy behind it has not landed), runs once it
+ * is lowered; a lowered word lets it pass at once; an unmapped word is refused. */
 static void test_gate(void **state)
 {
     (void)state;
@@ -301,11 +301,15 @@ static void test_gate(void **state)
     assert_int_equal(gpu_host_alloc((void **)&landed, 64), 0);
     assert_int_equal(gpu_malloc((void **)&d, 64), 0);
     assert_int_equal(gpu_stream_create(&stream), 0);
+    gpu_gate g;
+    assert_int_equal(gpu_gate_map(&g, flag), 0);
+    assert_non_null(g.word);
+    assert_true(g.slice_ns > 0 && g.slice_ns <= GPU_GATE_MAX_NS);
     for (int raised = 1; raised >= 0; raised--) {
         __atomic_store_n(flag, (uint32_t)raised, __ATOMIC_SEQ_CST);
         __atomic_store_n(landed, 0u, __ATOMIC_SEQ_CST);
         assert_int_equal(gpu_memset_async(d, 0x5a, 4, stream), 0);
-        assert_int_equal(gpu_gate_wait(flag, stream), 0);
+        assert_int_equal(gpu_gate_wait(&g, stream), 0);
         assert_int_equal(gpu_memcpy_async(landed, d, 4, stream), 0);
         if (raised) {
             nanosleep(&(struct timespec){0, 100000000}, NULL);
@@ -318,7 +322,8 @@ static void test_gate(void **state)
         assert_int_equal(*landed, 0x5a5a5a5au);
     }
     uint32_t plain = 0;
-    assert_int_equal(gpu_gate_wait(&plain, stream), CUZK_EINVAL);
+    gpu_gate refused;
+    assert_int_equal(gpu_gate_map(&refused, &plain), CUZK_EINVAL);
     gpu_stream_destroy(stream);
     gpu_free(d);
     gpu_host_free(landed);
