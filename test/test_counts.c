@@ -172,6 +172,11 @@ static void verify_count_checked_first(void **state)
 static void verify_counts(void **state)
 {
     (void)state;
+    /* inputs that are all 0 read the same in both forms (0 is the only such number): then the
+     * other form verifies too (seed 0x18ed672192f200b5 drew one public input, 0) */
+    int all_zero = 1;
+    for (size_t k = 0; k < fx.npub; k++)
+        for (int l = 0; l < 4; l++) all_zero &= ((const uint64_t *)&fx.pub[k])[l] == 0;
     for (unsigned i = 0; i < NCOUNTS; i++) {
         uint64_t n = count_at(i);
         int want = n == fx.npub ? CUZK_OK : CUZK_EMISMATCH;
@@ -179,7 +184,10 @@ static void verify_counts(void **state)
             int rc = cuzk_verify(fx.key.vk, fx.key.vk_len, fx.proof, fx.pub, (size_t)n,
                                  form ? CUZK_FR_CANONICAL : CUZK_FR_MONTGOMERY);
             /* the right count in the other form: the inputs are other numbers (or not below r) */
-            if (n == fx.npub && !form) assert_true(rc == CUZK_EVERIFY || rc == CUZK_EINVAL);
+            if (n == fx.npub && !form) {
+                if (all_zero) assert_int_equal(rc, CUZK_OK);
+                else assert_true(rc == CUZK_EVERIFY || rc == CUZK_EINVAL);
+            }
             else if (rc != want) fail_msg("cuzk_verify n = %llu: %d (%s)", (unsigned long long)n, rc, cuzk_last_error());
         }
         /* the key's length: anything short of the whole ic is CUZK_EFORMAT, whatever n is */
