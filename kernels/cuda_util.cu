@@ -175,6 +175,14 @@ extern "C" int gpu_gate_wait(const gpu_gate *g, void *stream)
     return 0;
 }
 
+extern "C" int gpu_gate_pause(const gpu_gate *g, void *stream, uint64_t max_ns)
+{
+    gate_kernel<<<1, 1, 0, (cudaStream_t)stream>>>((const volatile uint32_t *)g->word,
+                                                   max_ns < g->slice_ns ? max_ns : g->slice_ns);
+    CUDA_TRY(cudaGetLastError());
+    return 0;
+}
+
 extern "C" int gpu_host_is_pinned(const void *p)
 {
     cudaPointerAttributes a;

@@ -54,6 +54,13 @@ typedef struct gpu_gate {
 } gpu_gate;
 int gpu_gate_map(gpu_gate *g, const uint32_t *word); /* for the current device */
 int gpu_gate_wait(const gpu_gate *g, void *stream);
+/* One bounded pause inside a stage (an MSM's window groups, msm_gpu_ctx_set_gate): a single
+ * kernel of at most max_ns (or the watchdog slice, if shorter). Shorter than a stage
+ * boundary's bound: a wait nobody lowers then costs each of a stage's many pauses, so the
+ * urgent partition behind it is let through sooner; a raised word that outlasts it lets the
+ * paused work run on until its next pause. */
+#define GPU_GATE_STEP_NS 5000000000ull
+int gpu_gate_pause(const gpu_gate *g, void *stream, uint64_t max_ns);
 /* 1 when p lies in page-locked host memory (cudaHostAlloc or registered), else 0. */
 int gpu_host_is_pinned(const void *p);
 int gpu_memcpy_to_device(void *dst, const void *src, size_t bytes);   /* synchronous */

@@ -93,6 +93,12 @@ int msm_acc_from_env(void);
 void msm_gpu_ctx_set_waves(msm_gpu_ctx *ctx, unsigned waves);
 /* CUZK_MSM_WAVES clamped to 1..MSM_MAX_WAVES; 0 when unset. */
 unsigned msm_waves_from_env(void);
+/* A gate (gpu_gate_map) the context's MSMs pause at between window groups (gpu_gate_pause,
+ * GPU_GATE_STEP_NS at most each): an MSM of a backlog then gives the device to an urgent
+ * partition within one window group (~40 ms of a 2^27 MSM on an H200), not at its end. NULL
+ * (a new context's): no pauses. The gate must outlive its use by the context. */
+struct gpu_gate;
+void msm_gpu_ctx_set_gate(msm_gpu_ctx *ctx, const struct gpu_gate *gate);
 
 enum { MSM_SCALARS_HOST = 0, MSM_SCALARS_DEVICE = 1 };
 
@@ -141,6 +147,10 @@ int msm_gpu_acc_begin(msm_gpu_ctx *ctx, int curve, size_t n_total, int scalar_fo
                       size_t bucket_bytes_max);
 int msm_gpu_acc_add(msm_gpu_ctx *ctx, const void *d_bases, const void *d_scalars, size_t n);
 int msm_gpu_acc_end(msm_gpu_ctx *ctx, void *out);
+/* Frees the context's device scratch (buckets, sort keys, the scalars' copy; it grows again at
+ * the next MSM): drops deferred runs not yet collected and waits for the context's stream; the
+ * frees wait for the device's work in flight. */
+int msm_gpu_ctx_trim(msm_gpu_ctx *ctx);
 /* The stream the context runs on (a cudaStream_t). */
 void *msm_gpu_ctx_stream(const msm_gpu_ctx *ctx);
 
@@ -156,6 +166,7 @@ typedef struct {
     float device_ms;
     uint32_t window_bits;
     uint32_t window_groups;
+    uint32_t pauses;   /* gate pauses enqueued between them (msm_gpu_ctx_set_gate) */
     uint32_t copies; /* 1, or the precomputed copies the run summed over */
     uint64_t n_zero, n_one, n_rest;
 } msm_gpu_stats;

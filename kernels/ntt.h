@@ -15,6 +15,8 @@
 
 #include "prep.h"
 
+struct gpu_gate; /* cuda_util.h: the urgent gate an H step may pause at */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -57,18 +59,22 @@ int gpu_h_step_from_host(void *d_a, void *d_b, void *d_c, const void *a, const v
 
 /* The same, each input first range-checked into d_res (tags 0, 1, 2 for a, b, c; see
  * kernels/prep.h) and, when canonical, converted to Montgomery form on the device: a, b, c
- * are then in the partition's own form. d_res may be NULL only when !canonical (no check). */
+ * are then in the partition's own form. d_res may be NULL only when !canonical (no check).
+ * gate (NULL: none): the stream pauses between the step's transforms while it is raised
+ * (gpu_gate_pause, GPU_GATE_STEP_NS at most each): a backlog's H step gives the device to an
+ * urgent partition within one transform (~0.1 s at 2^27 on an H200), not at its end. */
 int gpu_h_step_from_host_checked(void *d_a, void *d_b, void *d_c, const void *a, const void *b,
                                  const void *c, uint64_t len, unsigned log_n, int canonical,
-                                 gpu_prep_result *d_res, void *stream, void *copy_stream);
+                                 gpu_prep_result *d_res, const struct gpu_gate *gate, void *stream,
+                                 void *copy_stream);
 
 /* The same in two device buffers instead of three (for cards too small for three domain
  * vectors): a arrives in d_x and b in d_y while A's transforms run; c is copied into d_x
  * once A·B has been formed in d_y (that copy is not overlapped). On return (on the stream)
  * d_x holds the h scalars in natural order; d_y is clobbered. */
 int gpu_h_step_from_host_lean(void *d_x, void *d_y, const void *a, const void *b, const void *c, uint64_t len,
-                              unsigned log_n, int canonical, gpu_prep_result *d_res, void *stream,
-                              void *copy_stream);
+                              unsigned log_n, int canonical, gpu_prep_result *d_res, const struct gpu_gate *gate,
+                              void *stream, void *copy_stream);
 /* For benches and tests: n pseudo-random Fr elements (< 2^253) from seed, on the stream. */
 int gpu_fr_fill_random(void *d, uint64_t n, uint64_t seed, void *stream);
 

@@ -226,6 +226,39 @@ static void two_urgent_slots(void **state)
     slot_pool_destroy(&p);
 }
 
+/* A key's release takes its urgent slot only while nobody holds it or waits for an urgent
+ * slot (never waits: the releasing thread may be a finisher), and a taker meanwhile does not
+ * get it. */
+static void try_take_urgent(void **state)
+{
+    (void)state;
+    slot_pool p;
+    slot_pool_init(&p);
+    slot_pool_add(&p, 1);
+    assert_int_equal(slot_pool_take_pref(&p, 1, 2, 2), SLOT_POOL_URGENT_AT(1));
+    assert_int_equal(slot_pool_try_take_urgent(&p, 1), 0); /* held */
+    assert_int_equal(slot_pool_try_take_urgent(&p, 0), 1); /* free: taken */
+    assert_int_equal(slot_pool_try_take_urgent(&p, 0), 0);
+    assert_int_equal(slot_pool_try_take_urgent(&p, 2), 0); /* no such slot */
+    assert_int_equal(slot_pool_try_take_urgent(&p, -1), 0);
+    assert_int_equal(slot_pool_take_pref(&p, 1, 1, 1), 0); /* slot 0 held: a shared one */
+    slot_pool_give(&p, SLOT_POOL_URGENT_AT(1));
+    taker u; /* an urgent taker for slot 0 (or the shared one), waiting */
+    start(&u, &p, 1, 1);
+    wait_waiting(&p, 1);
+    assert_int_equal(slot_pool_try_take_urgent(&p, 1), 0); /* free, but an urgent taker waits */
+    slot_pool_give(&p, 0);
+    join(&u);
+    assert_int_equal(u.slot, 0);
+    slot_pool_give(&p, u.slot);
+    assert_int_equal(slot_pool_try_take_urgent(&p, 1), 1);
+    slot_pool_give(&p, SLOT_POOL_URGENT_AT(0));
+    slot_pool_give(&p, SLOT_POOL_URGENT_AT(1));
+    assert_int_equal(p.urgent_taken, 0);
+    assert_int_equal(p.nfree, 1);
+    slot_pool_destroy(&p);
+}
+
 int main(void)
 {
     test_seed();
@@ -234,6 +267,7 @@ int main(void)
         cmocka_unit_test(urgent_first_for_a_freed_slot),
         cmocka_unit_test(urgent_own_slot),
         cmocka_unit_test(two_urgent_slots),
+        cmocka_unit_test(try_take_urgent),
         cmocka_unit_test(no_slot_twice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

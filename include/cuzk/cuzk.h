@@ -314,7 +314,12 @@ enum {
                                     the layout (full to lean, more slot bytes) or leave less
                                     than WinningPoSt's 1 GiB free beside it, the load succeeds
                                     without it (cuzk_srs_placement shows what stays resident;
-                                    its urgent partitions then get a slot where one fits). The room stays kept after the key's release.
+                                    its urgent partitions then get a slot where one fits). The
+                                    room goes with the key's release once no such key is left
+                                    on the device (the slot's buffers are freed then, which
+                                    waits for the device's work in flight); where an urgent
+                                    partition holds, waits for or runs beside that slot at that
+                                    moment, at the next key release or load on the device.
                                     Ignored without urgent workers and by the CPU backend.    */
 };
 
@@ -412,13 +417,18 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  *     backlog's. An urgent partition arriving while the urgent workers it may use are busy
  *     is first in line for whichever of them, or of the ordinary workers, frees first.
  * What they do not guarantee:
- *   - No preemption inside a stage: a started partition runs to its end. On CUDA, while a
+ *   - No preemption of a kernel: a started partition runs to its end. On CUDA, while a
  *     partition of priority >= T runs on a device (on whichever worker), the others there
  *     pause at their next stage boundary (before the H step and before each MSM, their
- *     copies too; the stage in flight finishes) and go on when none runs there any more
- *     (each pause at most 60 s, a guard: see CUDA_MODULE_LOADING below). So an urgent
- *     partition shares the device with at most one stage of each running partition, and
- *     the backlog loses about the urgent work's device time. A partition that starts
+ *     copies too) and inside a stage: between the H step's transforms and between an
+ *     MSM's window groups (each a few tens of ms of a 2^27 MSM on an H200, ~0.1 s per
+ *     transform), and go on when none runs there any more. Each pause at a stage boundary
+ *     lasts at most 60 s, each inside a stage 5 s (guards: see CUDA_MODULE_LOADING below;
+ *     on a GPU with a display watchdog 0.5 s, then the next pause). Inside a stage only the
+ *     kernels pause: copies the stage enqueued before (the H step's inputs, a streamed
+ *     MSM's bases) go on and share PCIe with the urgent partition. So an urgent partition
+ *     shares the SMs with at most one transform or window group of each running partition,
+ *     and the backlog loses about the urgent work's device time. A partition that starts
  *     meanwhile waits before it touches the device; work that frees device or page-locked
  *     memory meanwhile (a key's release or load, cuzk_host_free) waits for the device's
  *     work in flight, so until the urgent partition ends. On the CPU backend, whose cores the running partitions
@@ -461,19 +471,20 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  *     CUDA_MODULE_LOADING=EAGER (unless set): with lazy loading, an urgent partition's first
  *     launch of a kernel may wait for every running kernel, the paused partitions' included,
  *     so it would wait out their 60 s guard; a host that sets LAZY accepts that once.
- *   - What the CUDA backend does for it, measured on the H200 (bench/RESULTS.md, session 7:
- *     beside a saturated 2^27 PoRep backlog, WindowPoSt 2^27 p99 11.6 s against 9.4 s
- *     alone — the bulk's stage in flight, its MSM H, takes 2.3 s — and WinningPoSt 2^19
- *     p99 295 ms against 56 ms alone, some beside a WindowPoSt): with urgent workers, the
- *     ordinary partitions pause at stage boundaries (above), the MSMs' longest kernels
+ *   - What the CUDA backend does for it, measured on the H200 (bench/RESULTS.md, session 8:
+ *     beside a saturated 2^27 PoRep backlog, WindowPoSt 2^27 p99 9.9 s against 8.9 s
+ *     alone — with pauses at stage boundaries only it was 11.3 s: the bulk's MSM H in
+ *     flight takes 2.3 s — and WinningPoSt 2^19 p99 210 ms against 49 ms alone, some beside
+ *     a WindowPoSt; on the H200 made 24 GiB 117 ms): with urgent workers, the
+ *     ordinary partitions pause at stage boundaries and inside stages (above), the MSMs' longest kernels
  *     run as 8 waves of short-lived thread blocks (the urgent kernels get SMs within a few
  *     ms, the MSM costs ~1 % more and its scratch grows by up to ~0.8 GiB per slot; not a
  *     pinned key's, whose slot must fit the room kept for it);
  *     and the urgent workers' own copies from page-locked memory run as kernels on their
  *     stream, not on a copy engine (which served them only after the backlog's queued
- *     gigabytes, ~0.5 s). What the urgent partition still shares: the SMs with the stages
- *     in flight when it starts and with another urgent partition, PCIe bandwidth, host
- *     cores.
+ *     gigabytes, ~0.5 s). What the urgent partition still shares: the SMs with the window
+ *     group or transform in flight when it starts and with another urgent partition, PCIe
+ *     bandwidth (copies the paused stages enqueued before), host cores.
  *   - After its device work a partition is finished (assembly, self-check: milliseconds)
  *     by the finisher threads in arrival order, whatever its priority.
  *   - Results are posted in the order partitions finish, not by priority. No deadline, no

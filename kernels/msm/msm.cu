@@ -23,6 +23,7 @@
 #include "msm/msm_plan.cuh"
 
 #include "cuda_util.cuh"
+#include "cuda_util.h"
 
 using namespace msmk;
 
@@ -84,6 +85,9 @@ struct dev_exec {
         cub_tmp = nullptr;
         cub_cap = 0;
     }
+    const gpu_gate *gate = nullptr; /* msm_gpu_ctx_set_gate */
+    bool gated() const { return gate != nullptr; }
+    int pause() { return gpu_gate_pause(gate, stream, GPU_GATE_STEP_NS); }
     int zero(void *p, size_t bytes)
     {
         CUDA_TRY(cudaMemsetAsync(p, 0, bytes, stream));
@@ -302,6 +306,19 @@ extern "C" void msm_gpu_ctx_free(msm_gpu_ctx *c)
     delete c;
 }
 
+extern "C" int msm_gpu_ctx_trim(msm_gpu_ctx *c)
+{
+    if (!c) return CUZK_OK;
+    CUDA_TRY(cudaSetDevice(c->device));
+    msm_gpu_ctx_discard(c);
+    CUDA_TRY(cudaStreamSynchronize(c->x.stream));
+    c->x.release_all(c->b);
+    if (c->scalars) CUDA_TRY(cudaFree(c->scalars));
+    c->scalars = nullptr;
+    c->scalars_cap = 0;
+    return CUZK_OK;
+}
+
 extern "C" void msm_gpu_ctx_set_window(msm_gpu_ctx *c, unsigned bits)
 {
     c->window_fix = bits >= 4 && bits <= 22 ? bits : 0;
@@ -327,6 +344,8 @@ extern "C" void msm_gpu_ctx_set_waves(msm_gpu_ctx *c, unsigned waves)
 {
     c->x.acc.waves = waves < 1 ? 1 : waves > MSM_MAX_WAVES ? MSM_MAX_WAVES : waves;
 }
+
+extern "C" void msm_gpu_ctx_set_gate(msm_gpu_ctx *c, const gpu_gate *gate) { c->x.gate = gate; }
 
 extern "C" unsigned msm_waves_from_env(void)
 {
@@ -362,6 +381,7 @@ template <class F> static void result_combine(msm_gpu_ctx *c, unsigned i)
     msm_horner((jacobian<F> *)p.out, w, p.st.nwin, p.st.c);
     c->last.window_bits = p.st.c;
     c->last.window_groups = p.st.groups;
+    c->last.pauses = p.st.pauses;
     c->last.copies = p.st.copies;
     c->last.n_one = p.st.n_one;
     c->last.n_rest = p.st.n_rest;

@@ -166,6 +166,7 @@ struct msm_bufs {
  * the caller combines: sum over w of 2^(c·w)·W_w, plus the ones. */
 struct plan_stats {
     unsigned c, nwin, groups;
+    unsigned pauses; /* x.pause() calls: before each window group but the MSM's first, if gated */
     size_t n_one, n_rest;
     bool persist;   /* accumulated MSM: one bucket array for every window, reduced at the end */
     /* the caller counted the next plan_add's classes (msm_count_classes): it reads nothing
@@ -175,6 +176,15 @@ struct plan_stats {
     uint32_t known_one = 0, known_rest = 0;
     unsigned copies; /* > 1: the rest ran over precomputed copies, nwin merged windows */
 };
+
+/* Before a window group but the MSM's first: where the executor has a gate, another stream's
+ * urgent work may take the device here (a group is a whole digits-sort-accumulate round). */
+template <class X> int group_pause(X &x, plan_stats *st)
+{
+    if (!st->groups || !x.gated()) return 0;
+    st->pauses++;
+    return x.pause();
+}
 
 /* The classes of n scalars as classify_fn sorts them: ones, then the rest (not 0 or 1). */
 FPM_HD void count_classes_range(const sc256 *s, size_t i0, size_t i1, int mont, uint32_t *ones, uint32_t *rest)
@@ -338,7 +348,7 @@ template <class F, class X> int plan_begin(X &x, msm_bufs &b, unsigned cfix, boo
 {
     int rc;
     st->c = cfix;
-    st->groups = 0;
+    st->groups = st->pauses = 0;
     st->n_one = st->n_rest = 0;
     st->nwin = 0;
     st->copies = 1;
@@ -414,7 +424,7 @@ int plan_rest_pre(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalar
             /* the first chunk into the merged windows' buckets, later ones beside them, added
              * in after (a level-0 load and addition per bucket run measured 5-7x slower) */
             xyzz<F> *bk = (xyzz<F> *)(p0 ? b.buckets2 : b.buckets);
-            if ((rc = x.zero(bk, gg * B * sizeof(xyzz<F>)))) return rc;
+            if ((rc = group_pause(x, st)) || (rc = x.zero(bk, gg * B * sizeof(xyzz<F>)))) return rc;
             st->groups++;
             digits_pre_fn df{scalars, mont, (const uint32_t *)b.idx_rest + p0, np, c, t, g, nwin, l0, l1, p.split,
                              (uint32_t *)b.keys[0], (uint32_t *)b.vals[0]};
@@ -507,6 +517,7 @@ int plan_add(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, si
         for (unsigned w0 = 0; w0 < nwin; w0 += wg) {
             unsigned w1 = w0 + wg < nwin ? w0 + wg : nwin, g = w1 - w0;
             size_t m = np * g;
+            if ((rc = group_pause(x, st))) return rc;
             st->groups++;
             digits_fn df{scalars, mont, (const uint32_t *)b.idx_rest + p0, np, c, w0, w1,
                          (uint32_t *)b.keys[0], (uint32_t *)b.vals[0]};

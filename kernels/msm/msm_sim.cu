@@ -57,6 +57,8 @@ struct host_exec {
         return k ? k : 1;
     }
     void mark(const char *) {}
+    bool gated() const { return false; }
+    int pause() { return 0; }
     template <class F> size_t reduce_threads() { return 64; }
     template <class F, class Fn> int launch(size_t n, const Fn &f, const char *)
     {

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "cuda_util.cuh"
+#include "cuda_util.h"
 #include "ntt.h"
 #include "ntt/ntt_internal.cuh"
 
@@ -105,6 +106,13 @@ static int h_run_c(fr_gpu *c, const ntt_device_ctx *ctx, const ntt_size_ctx *sz,
     return ntt_run(j, ctx, st);
 }
 
+/* Between two of the step's transforms: where a gate is given, the stream waits while it is
+ * raised (an urgent partition runs on the device). */
+static int h_pause(const gpu_gate *gate, cudaStream_t st)
+{
+    return gate ? gpu_gate_pause(gate, st, GPU_GATE_STEP_NS) : 0;
+}
+
 static int check(const void *a, const void *b, const void *c, unsigned log_n)
 {
     if (log_n < 1 || log_n > NTT_MAX_LOG) return err_set(CUZK_EINVAL, "H step domain 2^%u is outside 2^1..2^%d", log_n, NTT_MAX_LOG);
@@ -131,12 +139,13 @@ extern "C" int gpu_h_step_from_host(void *d_a, void *d_b, void *d_c, const void 
                                     const void *c, uint64_t len, unsigned log_n, void *stream,
                                     void *copy_stream)
 {
-    return gpu_h_step_from_host_checked(d_a, d_b, d_c, a, b, c, len, log_n, 0, NULL, stream, copy_stream);
+    return gpu_h_step_from_host_checked(d_a, d_b, d_c, a, b, c, len, log_n, 0, NULL, NULL, stream, copy_stream);
 }
 
 extern "C" int gpu_h_step_from_host_checked(void *d_a, void *d_b, void *d_c, const void *a, const void *b,
                                             const void *c, uint64_t len, unsigned log_n, int canonical,
-                                            gpu_prep_result *d_res, void *stream, void *copy_stream)
+                                            gpu_prep_result *d_res, const gpu_gate *gate, void *stream,
+                                            void *copy_stream)
 {
     GPU_TRY(check(d_a, d_b, d_c, log_n));
     if (!a || !b || !c) return err_set(CUZK_EINVAL, "H step: NULL host buffer");
@@ -165,6 +174,7 @@ extern "C" int gpu_h_step_from_host_checked(void *d_a, void *d_b, void *d_c, con
             break;
         }
         if ((e = cudaStreamWaitEvent(st, ev[i], 0)) != cudaSuccess) break;
+        if (i && (rc = h_pause(gate, st))) break;
         if (d_res || canonical) {
             if (!d_res) rc = err_set(CUZK_EINVAL, "H step: canonical inputs need a check result");
             else rc = gpu_prep_check(dev[i], len, (unsigned)i, canonical, d_res, st);
@@ -174,7 +184,8 @@ extern "C" int gpu_h_step_from_host_checked(void *d_a, void *d_b, void *d_c, con
            : i == 1 ? h_run_b(db, da, da, dc, false, NTT_CHAIN_HEAD | NTT_CHAIN_MID, ctx, sz, log_n, st)
                     : h_run_c(dc, ctx, sz, log_n, st);
     }
-    if (!rc && e == cudaSuccess) rc = h_run_b(db, da, da, dc, false, NTT_CHAIN_LAST, ctx, sz, log_n, st);
+    if (!rc && e == cudaSuccess && !(rc = h_pause(gate, st)))
+        rc = h_run_b(db, da, da, dc, false, NTT_CHAIN_LAST, ctx, sz, log_n, st);
     if (!rc && e != cudaSuccess) rc = gpu_error(e, "cudaStreamWaitEvent", __FILE__, __LINE__);
     for (int i = 0; i < 3; i++)
         if (ev[i]) cudaEventDestroy(ev[i]); /* released once the recorded work completes */
@@ -201,7 +212,7 @@ static int h_upload(void *d, const void *host, uint64_t len, unsigned log_n, uns
 
 extern "C" int gpu_h_step_from_host_lean(void *d_x, void *d_y, const void *a, const void *b, const void *c,
                                          uint64_t len, unsigned log_n, int canonical, gpu_prep_result *d_res,
-                                         void *stream, void *copy_stream)
+                                         const gpu_gate *gate, void *stream, void *copy_stream)
 {
     if (log_n < 1 || log_n > NTT_MAX_LOG) return err_set(CUZK_EINVAL, "H step domain 2^%u is outside 2^1..2^%d", log_n, NTT_MAX_LOG);
     if (!d_x || !d_y || d_x == d_y) return err_set(CUZK_EINVAL, "H step: two distinct device buffers are needed");
@@ -224,18 +235,22 @@ extern "C" int gpu_h_step_from_host_lean(void *d_x, void *d_y, const void *a, co
     if (!rc) rc = h_run_a(x, ctx, sz, log_n, st);
     /* b's copy starts at once on cp (behind a's), st takes it up after A's transforms */
     if (!rc) rc = h_upload(y, b, len, log_n, 1, canonical, d_res, NULL, ev[1], st, cp);
+    if (!rc) rc = h_pause(gate, st);
     if (!rc) rc = h_run_b(y, x, x, x, true, NTT_CHAIN_HEAD, ctx, sz, log_n, st);
     if (!rc) {
         cudaError_t e = cudaEventRecord(ev[3], st);
         if (e != cudaSuccess) rc = gpu_error(e, "cudaEventRecord", __FILE__, __LINE__);
     }
     /* A·B's inverse passes that need neither A nor c run while c is copied into x */
+    if (!rc) rc = h_pause(gate, st);
     if (!rc) rc = h_run_b(y, x, x, x, true, NTT_CHAIN_MID, ctx, sz, log_n, st);
     if (!rc) rc = h_upload(x, c, len, log_n, 2, canonical, d_res, ev[3], ev[2], st, cp);
+    if (!rc) rc = h_pause(gate, st);
     if (!rc) rc = h_run_c(x, ctx, sz, log_n, st);
     /* c's coefficients in natural order, so that h can overwrite them in place: the final
      * transform's last pass scatters its output, which rules out writing over its own input */
     if (!rc) rc = ntt_bitrev_permute(x, log_n, st);
+    if (!rc) rc = h_pause(gate, st);
     if (!rc) rc = h_run_b(y, x, x, x, true, NTT_CHAIN_LAST, ctx, sz, log_n, st);
     for (int i = 0; i < 4; i++)
         if (ev[i]) cudaEventDestroy(ev[i]); /* released once the recorded work completes */

@@ -50,6 +50,7 @@ typedef struct backend_config {
      * (each grows to the largest partition it ran; the top levels usually run only small
      * WinningPoSt partitions). */
     uint32_t urgent_workers_per_device;
+    uint32_t urgent_priority;    /* that T: a partition of priority >= T is urgent (0: none)  */
 } backend_config;
 
 typedef struct backend_job backend_job;

@@ -35,6 +35,7 @@ static int cuda_create(const backend_config *cfg, void **be, uint32_t *devices)
     if (!b) return err_set(CUZK_ENOMEM, "CUDA backend: out of memory");
     b->workers_per_device = cfg->workers_per_device ? cfg->workers_per_device : 1;
     b->urgent_workers = cfg->urgent_workers_per_device;
+    b->urgent_priority = cfg->urgent_priority;
     b->budget = cfg->device_budget_bytes;
     for (int d = 0; d < n && d < CUDA_BE_MAX_DEV; d++)
         if (!cfg->device_mask || (cfg->device_mask >> d & 1)) b->dev[b->ndev++].ordinal = d;
@@ -128,6 +129,41 @@ static void key_vectors(cuda_key *k)
     k->log_m = backend_log2_ceil((uint64_t)pk->n_h + 1);
 }
 
+/* The device's second urgent slot given back once no CUZK_SRS_URGENT key is left there (the
+ * last one's release marks it, d->urgent_shrink): its buffers and MSM scratch freed and its
+ * committed bytes zeroed. Only while nothing holds or waits for that slot and no urgent
+ * partition runs on the device: the frees wait for the device's work in flight, which must not
+ * be a backlog paused for an urgent partition, nor delay one that waits for the slot. Never
+ * waits for the slot (a key's release may come from a finisher); where it cannot now, the next
+ * key release or load on the device does it. */
+static void urgent_room_settle(cuda_dev *d)
+{
+    pthread_mutex_lock(&d->lock);
+    const int due = d->urgent_shrink && !d->urgent_keys;
+    pthread_mutex_unlock(&d->lock);
+    if (!due || (d->gate && __atomic_load_n(d->gate, __ATOMIC_ACQUIRE)) || !slot_pool_try_take_urgent(&d->pool, 1))
+        return;
+    slot_shrink(&d->urgent[1]);
+    pthread_mutex_lock(&d->lock);
+    if (!d->urgent_keys) d->urgent_bytes[1] = 0, d->urgent_shrink = 0; /* else a load kept room meanwhile */
+    pthread_mutex_unlock(&d->lock);
+    slot_pool_give(&d->pool, SLOT_POOL_URGENT_AT(1));
+}
+
+/* A CUZK_SRS_URGENT key's room in device i's second urgent slot, given back when the key goes
+ * (released, or its load failed) and it was the last such key there: with others left the room
+ * stays whole (their needs may be as large; what each one needs is not kept apart). */
+static void urgent_room_back(cuda_dev *d, cuda_key_dev *kd)
+{
+    if (kd->urgent_set) {
+        pthread_mutex_lock(&d->lock);
+        if (!--d->urgent_keys) d->urgent_shrink = 1;
+        pthread_mutex_unlock(&d->lock);
+        kd->urgent_set = 0;
+    }
+    urgent_room_settle(d);
+}
+
 static void cuda_key_free(void *be, void *key)
 {
     cuda_backend *b = be;
@@ -147,6 +183,7 @@ static void cuda_key_free(void *be, void *key)
         pthread_mutex_lock(&d->lock);
         d->resident -= k->dev[i].pl.resident_total + k->dev[i].pl.copies_bytes;
         pthread_mutex_unlock(&d->lock);
+        urgent_room_back(d, &k->dev[i]);
     }
     if (k->registered)
         for (int v = 0; v < PL_N; v++)
@@ -298,7 +335,8 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
     msm_gpu_bases *stash[PL_MAX_VICTIMS * PL_N];
     uint32_t nev = 0, nstash = 0;
     int rc;
-    uint64_t own_room = 0; /* what the placement kept for k's own urgent slot */
+    uint64_t own = 0, own_room = 0; /* k's own urgent slot, and what the placement keeps for it */
+    urgent_room_settle(d); /* a room a released key left, where its release could not give it back */
     pthread_mutex_lock(&b->keys_lock);
     for (int host_ready = 0;; host_ready = 1) {
         pthread_mutex_lock(&d->lock);
@@ -306,12 +344,12 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
         /* urgent workers: room for a WinningPoSt-sized slot, where the bulk layout stays, and
          * for an urgent key's own slot (from its own resident bases: it is placed last) */
         const uint64_t base_room = winning_room(b, d);
-        const uint64_t own = urgent_key_need(b, k, &in);
+        own = urgent_key_need(b, k, &in);
         own_room = own > d->urgent_bytes[1] ? own - d->urgent_bytes[1] : 0;
         uint64_t room = 0;
         uint32_t nv = cuda_evict_candidates(b, k, i, host_ready, vs, owners);
         rc = placement_with_rooms(&in, base_room, own_room, k->pinned, vs, nv, ev, &nev, &kd->pl, &room);
-        if (room == base_room) own_room = 0; /* not both: WinningPoSt's room alone */
+        if (own_room && (room == base_room || !in.keep)) own = own_room = 0; /* WinningPoSt's room alone */
         if (rc == CUZK_EBUDGET && k->pinned) /* placed as it fits, evicting nothing: check_pinned refuses it */
             rc = placement_with_evictions(&in, room, 0, vs, 0, ev, &nev, &kd->pl);
         /* precomputed copies in what is left over, never from what an eviction freed */
@@ -335,11 +373,11 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
         d->slot_bytes = kd->pl.slot_bytes; /* set, or grown for this key */
         d->resident += kd->pl.resident_total + kd->pl.copies_bytes;
         /* its urgent slot, where the placement kept the room (in.keep: not where keeping it
-         * would have changed the layout) and WinningPoSt's room stays free beside it (a key
-         * streamed whole keeps "room" it does not have) */
-        if (own_room && in.keep && dev_used(d) + own_room + winning_room(b, d) <= d->cap) {
-            kd->urgent_prev = d->urgent_bytes[1]; /* given back if the load fails after all */
-            d->urgent_bytes[1] = kd->urgent_set = d->urgent_bytes[1] + own_room;
+         * would have changed the layout), or the slot has it already, and WinningPoSt's room
+         * stays free beside it (a key streamed whole keeps "room" it does not have) */
+        if (own && dev_used(d) + own_room + winning_room(b, d) <= d->cap) {
+            d->urgent_bytes[1] = kd->urgent_set = d->urgent_bytes[1] + own_room; /* back: urgent_room_back */
+            d->urgent_keys++;
         }
     }
     pthread_mutex_unlock(&d->lock);
@@ -419,14 +457,7 @@ static int load_common(cuda_backend *b, cuda_key *k, uint32_t flags)
     if (rc) {
         char msg[600];
         snprintf(msg, sizeof msg, "%s", cuzk_last_error());
-        for (uint32_t i = 0; i < k->ndev; i++) { /* the urgent slot's room it committed, back */
-            cuda_dev *d = &b->dev[i];
-            pthread_mutex_lock(&d->lock);
-            if (k->dev[i].urgent_set && d->urgent_bytes[1] == k->dev[i].urgent_set && !d->urgent[1].d_work)
-                d->urgent_bytes[1] = k->dev[i].urgent_prev;
-            pthread_mutex_unlock(&d->lock);
-        }
-        cuda_key_free(b, k);
+        cuda_key_free(b, k); /* the urgent slot's room it committed back too */
         return err_set(rc == CUZK_EBUDGET || rc == CUZK_ENOMEM ? rc : CUZK_EDEVICE,
                        "CUDA backend: cannot place the key: %s", msg);
     }
@@ -768,11 +799,12 @@ static int cuda_start(void *ws, backend_job *job)
      * ready (slot_prepare may reallocate, which waits for the whole device: the backlog must
      * not be held then) */
     const int prio = job->p->priority < 0 ? 0 : job->p->priority;
-    const int urgent_job = d->gate && prio >= 8 - (int)w->b->urgent_workers;
+    const int urgent_job = d->gate && w->b->urgent_priority && prio >= (int)w->b->urgent_priority;
     if (d->gate && !urgent_job) gate_wait_host(d);
     rc = slot_prepare(s, w->ordinal, lean, streamed, cuda_work_bytes(&in, lean), cuda_prep_bytes(in.na), d->piece_bytes,
                       own);
     s->gate = urgent_job || !d->gate ? NULL : &d->gate_dev;
+    if (s->ctx) msm_gpu_ctx_set_gate(s->ctx, s->gate); /* and inside its MSMs, between window groups */
     const int raised = !rc && urgent_job;
     if (raised) gate_move(d, 1);
     uint64_t t_ref = 0;

@@ -157,7 +157,7 @@ int cuda_flow_full(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int 
         (rc = slot_stage_begin(s, ST_H, s->stream)) ||
         (FAULT_HIT(FAULT_CUDA_H) && err_set(CUZK_EDEVICE, "injected fault: CUDA H step")) ||
         gpu_h_step_from_host_checked(d, d + m * FR, d + 2 * m * FR, in->a, in->b, in->c, len, in->log_m, in->canon,
-                                     d_res, s->stream, s->copy_stream) ||
+                                     d_res, s->gate, s->stream, s->copy_stream) ||
         (rc = slot_stage_end(s, ST_H, s->stream, 3 * len * FR)))
         return rc ? rc : slot_fail(ordinal, "the H step");
     /* while the H step runs: aux (whole, for L) and the inputs' prefixes of A and B */
@@ -218,8 +218,8 @@ int cuda_flow_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int 
     if ((rc = slot_yield(s, ordinal)) || (rc = gpu_prep_reset(d_res, s->stream)) ||
         (rc = slot_stage_begin(s, ST_H, s->stream)) ||
         (FAULT_HIT(FAULT_CUDA_H) && err_set(CUZK_EDEVICE, "injected fault: CUDA H step")) ||
-        gpu_h_step_from_host_lean(h, w + m, in->a, in->b, in->c, len, in->log_m, in->canon, d_res, s->stream,
-                                  s->copy_stream) ||
+        gpu_h_step_from_host_lean(h, w + m, in->a, in->b, in->c, len, in->log_m, in->canon, d_res, s->gate,
+                                  s->stream, s->copy_stream) ||
         (rc = slot_stage_end(s, ST_H, s->stream, 3 * len * FR)))
         return rc ? rc : slot_fail(ordinal, "the H step");
     /* aux crosses PCIe during the H MSM, into the H step's second vector */

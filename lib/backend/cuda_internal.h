@@ -61,8 +61,9 @@ typedef struct cuda_key_dev {
      * are never evicted then), and when the last one started (eviction order) */
     uint32_t running;
     uint64_t last_used;
-    /* CUZK_SRS_URGENT: the device's second urgent slot's bytes this load set, and before */
-    uint64_t urgent_set, urgent_prev;
+    /* CUZK_SRS_URGENT: the device's second urgent slot's bytes after this load kept room
+     * there (0: it did not) */
+    uint64_t urgent_set;
 } cuda_key_dev;
 
 typedef struct cuda_key {
@@ -102,8 +103,8 @@ typedef struct piece_buf {
 typedef struct cuda_slot {
     int ready;                   /* streams and events exist                               */
     /* this partition's stage-boundary yield: the device's urgent gate for an ordinary
-     * worker's partition (each stage first waits while an urgent partition runs), NULL for
-     * an urgent worker's */
+     * worker's partition (each stage first waits while an urgent partition runs, and each
+     * MSM's window group: msm_gpu_ctx_set_gate), NULL for an urgent one's */
     const gpu_gate *gate;
     int pool_id;                 /* what slot_pool_take returned for the holder             */
     void *stream, *copy_stream, *bases_stream;
@@ -146,6 +147,8 @@ typedef struct cuda_dev {
      * it; a CUZK_SRS_URGENT key commits its size at load), streams of the highest priority */
     cuda_slot urgent[CUDA_URGENT_SLOTS];
     uint64_t urgent_bytes[CUDA_URGENT_SLOTS]; /* committed to each (under lock)              */
+    uint32_t urgent_keys;        /* loaded CUZK_SRS_URGENT keys whose room urgent[1] keeps   */
+    int urgent_shrink;           /* the last of them went: urgent[1] to be given back        */
     /* page-locked, read by ordinary partitions' stage-boundary yields (gpu_gate_wait): the
      * urgent partitions running on the device now (host atomics); NULL without urgent workers */
     uint32_t *gate;
@@ -158,6 +161,7 @@ typedef struct cuda_backend {
     uint32_t ndev;
     uint32_t workers_per_device;
     uint32_t urgent_workers;     /* per device (CUZK_OPT_URGENT_PRIORITY): keep room for their slot */
+    uint32_t urgent_priority;    /* CUZK_OPT_URGENT_PRIORITY (0: none): its partitions raise the gate */
     uint64_t budget;             /* CUZK_OPT_DEVICE_BUDGET_BYTES, 0 = the device's free memory */
     /* the loaded keys, which eviction walks for ones that may give way to a key being loaded;
      * held (before any device's lock) while a load chooses, pins and takes its victims, so
@@ -229,6 +233,10 @@ void slot_destroy(cuda_slot *s);
  * start): made at its first partition they would allocate page-locked memory, which waits for
  * the device's work in flight — the backlog paused for another urgent partition included. */
 int slot_warm(cuda_slot *s, int ordinal, int urgent);
+/* Frees the buffers slot_prepare sized (work area, preparation scratch, stream buffers) and
+ * the MSM context's scratch: what cuda_slot_need counts; streams, events and the context stay.
+ * The caller holds the slot; the frees wait for the device's work in flight. */
+void slot_shrink(cuda_slot *s);
 int slot_fail(int ordinal, const char *what);
 int slot_stage_begin(cuda_slot *s, int st, void *stream);
 int slot_stage_end(cuda_slot *s, int st, void *stream, uint64_t bytes);

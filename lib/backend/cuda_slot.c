@@ -123,6 +123,33 @@ int slot_warm(cuda_slot *s, int ordinal, int urgent)
     return rc;
 }
 
+static void free_work(cuda_slot *s)
+{
+    gpu_free(s->d_work);
+    s->d_work = NULL;
+    s->d_work_bytes = 0;
+}
+
+static void free_stream_bufs(cuda_slot *s)
+{
+    for (int i = 0; i < 2; i++) {
+        gpu_free(s->buf[i].d);
+        s->buf[i].d = NULL;
+        s->buf[i].src = NULL;
+    }
+    s->buf_bytes = 0;
+}
+
+void slot_shrink(cuda_slot *s)
+{
+    if (s->ctx && msm_gpu_ctx_trim(s->ctx)) err_clear(); /* a device error: the next partition meets it */
+    free_work(s);
+    free_stream_bufs(s);
+    gpu_free(s->d_prep);
+    s->d_prep = NULL;
+    s->d_prep_bytes = 0;
+}
+
 /* Streams, events and buffers for a partition: created the first time, grown when a larger
  * partition comes (within the slot's placement), never per partition. */
 int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_bytes, size_t prep_bytes,
@@ -147,23 +174,12 @@ int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_
      * alternating keys) gives back the full work area first: the placement budgeted the lean
      * one plus the stream buffers, not both layouts at once (cudaFree waits for the device,
      * only at such a switch) */
-    if (lean && streamed && !s->buf_bytes && s->d_work_bytes > work_bytes) {
-        gpu_free(s->d_work);
-        s->d_work = NULL;
-        s->d_work_bytes = 0;
-    }
+    if (lean && streamed && !s->buf_bytes && s->d_work_bytes > work_bytes) free_work(s);
     /* and the other way: a slot whose stream buffers are left from a streamed key gives them
      * back for a key that does not stream (full, or resident lean): its placement budgeted
      * that layout alone (a shared slot alternating a streamed WindowPoSt and a resident PoRep
      * key held both, ~1.5 GiB over per slot); one cudaFree at such a switch */
-    if (!streamed && s->buf_bytes) {
-        for (int i = 0; i < 2; i++) {
-            gpu_free(s->buf[i].d);
-            s->buf[i].d = NULL;
-            s->buf[i].src = NULL;
-        }
-        s->buf_bytes = 0;
-    }
+    if (!streamed && s->buf_bytes) free_stream_bufs(s);
     if ((rc = grow(&s->d_work, &s->d_work_bytes, work_bytes, ordinal, "the H step and the MSM scalars")) ||
         (rc = grow(&s->d_prep, &s->d_prep_bytes, prep_bytes, ordinal, "the scalar preparation")))
         return rc;

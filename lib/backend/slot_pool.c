@@ -67,6 +67,16 @@ int slot_pool_take_pref(slot_pool *p, int urgent, uint32_t own_fits, uint32_t pr
     return slot;
 }
 
+int slot_pool_try_take_urgent(slot_pool *p, int j)
+{
+    if (j < 0 || j >= SLOT_POOL_URGENT_SLOTS) return 0;
+    pthread_mutex_lock(&p->lock);
+    const int took = !(p->urgent_taken >> j & 1) && !p->urgent_waiting;
+    if (took) p->urgent_taken |= 1u << j;
+    pthread_mutex_unlock(&p->lock);
+    return took;
+}
+
 void slot_pool_give(slot_pool *p, int slot)
 {
     /* the mutex orders the giver's writes to the slot before the next taker's */

@@ -39,6 +39,9 @@ void slot_pool_add(slot_pool *p, uint32_t n);
 int slot_pool_take_pref(slot_pool *p, int urgent, uint32_t own_fits, uint32_t prefer);
 /* slot_pool_take_pref with no preference. */
 int slot_pool_take(slot_pool *p, int urgent, uint32_t own_fits);
+/* Takes urgent slot j if it is free now and no urgent taker waits (it may want it), without
+ * waiting: 1 taken (give it back with slot_pool_give(p, SLOT_POOL_URGENT_AT(j))), 0 not. */
+int slot_pool_try_take_urgent(slot_pool *p, int j);
 /* Gives back what slot_pool_take returned. */
 void slot_pool_give(slot_pool *p, int slot);
 /* Takers waiting now (a snapshot). */

@@ -575,7 +575,8 @@ int engine_create_with_backend(const cuzk_config *cfg, const backend_ops *ops, c
                          .workers_per_device = e->o.workers_per_device,
                          .cpu_threads = e->o.cpu_threads,
                          .device_budget_bytes = e->o.device_budget,
-                         .urgent_workers_per_device = urgent_workers};
+                         .urgent_workers_per_device = urgent_workers,
+                         .urgent_priority = e->o.urgent_priority};
     int rc = ops->create(&bc, &e->be, &e->devices);
     if (rc != CUZK_OK) {
         e->be = NULL;

@@ -88,7 +88,7 @@ static void check_size(unsigned L, int satisfied, int from_host)
         assert_int_equal(gpu_fr_fill_random(d[1], n, 2, s), 0);
         assert_int_equal(gpu_fr_fill_random(d[2], n, 3, s), 0);
         assert_int_equal(gpu_stream_sync(s), 0);
-        rc = from_host == 2 ? gpu_h_step_from_host_lean(d[0], d[1], a, b, c, len, L, 0, NULL, s, cp)
+        rc = from_host == 2 ? gpu_h_step_from_host_lean(d[0], d[1], a, b, c, len, L, 0, NULL, NULL, s, cp)
                             : gpu_h_step_from_host(d[0], d[1], d[2], a, b, c, len, L, s, cp);
         if (!rc) rc = gpu_stream_sync(s);
         gpu_stream_destroy(s), gpu_stream_destroy(cp);
@@ -330,6 +330,59 @@ static void test_gate(void **state)
     gpu_host_free(flag);
 }
 
+/* The H step's pauses between transforms (issue 17): with the gate raised, the step from the
+ * host (three buffers, checked; and two, lean) is held after its first transform — a copy
+ * enqueued behind it has not landed 100 ms later, three times the step's own time at 2^18 —
+ * and once lowered it ends with the CPU's h. */
+static void test_h_gate(void **state)
+{
+    (void)state;
+    const unsigned L = 18;
+    const uint64_t n = 1ull << L, len = n - 3;
+    const size_t bytes = n * sizeof(fr_t);
+    fr_t *a, *b, *c, *want = malloc(bytes), *got = malloc(bytes);
+    uint32_t *flag, *landed, *word;
+    assert_int_equal(gpu_host_alloc((void **)&a, bytes), 0);
+    assert_int_equal(gpu_host_alloc((void **)&b, bytes), 0);
+    assert_int_equal(gpu_host_alloc((void **)&c, bytes), 0);
+    assert_int_equal(gpu_host_alloc((void **)&flag, 64), 0);
+    assert_int_equal(gpu_host_alloc((void **)&landed, 64), 0);
+    assert_non_null(want && got);
+    rand_fr_vec(a, n), rand_fr_vec(b, n), rand_fr_vec(c, n);
+    for (uint64_t i = len; i < n; i++) a[i] = b[i] = c[i] = FR_ZERO;
+    cpu_h(want, a, b, c, L);
+    void *d[3], *s, *cp, *d_res;
+    for (int k = 0; k < 3; k++) assert_int_equal(gpu_malloc(&d[k], bytes), 0);
+    assert_int_equal(gpu_malloc((void **)&word, 64), 0);
+    assert_int_equal(gpu_malloc(&d_res, sizeof(gpu_prep_result)), 0);
+    assert_int_equal(gpu_stream_create(&s), 0);
+    assert_int_equal(gpu_stream_create(&cp), 0);
+    gpu_gate g;
+    assert_int_equal(gpu_gate_map(&g, flag), 0);
+    for (int lean = 0; lean <= 1; lean++) {
+        __atomic_store_n(flag, 1u, __ATOMIC_SEQ_CST);
+        __atomic_store_n(landed, 0u, __ATOMIC_SEQ_CST);
+        assert_int_equal(gpu_prep_reset(d_res, s), 0);
+        assert_int_equal(gpu_memset_async(word, 0x5a, 4, s), 0);
+        int rc = lean ? gpu_h_step_from_host_lean(d[0], d[1], a, b, c, len, L, 0, d_res, &g, s, cp)
+                      : gpu_h_step_from_host_checked(d[0], d[1], d[2], a, b, c, len, L, 0, d_res, &g, s, cp);
+        assert_int_equal(rc, 0);
+        assert_int_equal(gpu_memcpy_async(landed, word, 4, s), 0);
+        nanosleep(&(struct timespec){0, 100000000}, NULL);
+        assert_int_equal(__atomic_load_n(landed, __ATOMIC_SEQ_CST), 0); /* held between transforms */
+        __atomic_store_n(flag, 0u, __ATOMIC_SEQ_CST);
+        assert_int_equal(gpu_stream_sync(s), 0);
+        assert_int_equal(*landed, 0x5a5a5a5au);
+        assert_int_equal(gpu_memcpy_to_host(got, d[0], bytes), 0);
+        assert_true(fr_vec_diff(lean ? "H gated, two buffers" : "H gated, checked", got, want, n) < 0);
+    }
+    gpu_stream_destroy(s), gpu_stream_destroy(cp);
+    for (int k = 0; k < 3; k++) gpu_free(d[k]);
+    gpu_free(word), gpu_free(d_res);
+    gpu_host_free(a), gpu_host_free(b), gpu_host_free(c), gpu_host_free(flag), gpu_host_free(landed);
+    free(want), free(got);
+}
+
 int main(void)
 {
     if (gpu_test_begin()) return 77;
@@ -345,6 +398,7 @@ int main(void)
         cmocka_unit_test(test_piece_copies),
         cmocka_unit_test(test_sm_copies),
         cmocka_unit_test(test_gate),
+        cmocka_unit_test(test_h_gate),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     threadpool_destroy(tp);

@@ -45,7 +45,8 @@ static void rand_scalar(fr_t *x)
     if (r >= 6) ft_rand_fr(x);
 }
 
-static void make_part(rand_part *rp, unsigned log_m)
+/* b_pct: the share of aux in B (the PoRep-like 25, or a denser key's). */
+static void make_part_b(rand_part *rp, unsigned log_m, unsigned b_pct)
 {
     uint64_t m = (uint64_t)1 << log_m, ni = 3, len = m - 5, na = m - 64, nw = (na + 63) / 64, niw = 1;
     size_t bytes = (3 * len + ni + na) * sizeof(fr_t) + (2 * nw + niw) * 8 + 256;
@@ -62,7 +63,7 @@ static void make_part(rand_part *rp, unsigned log_m)
         da[w] = db[w] = 0;
         for (int j = 0; j < 64 && w * 64 + j < na; j++) {
             if (test_rand64() % 100 < 99) da[w] |= 1ull << j, pa++;
-            if (test_rand64() % 100 < 25) db[w] |= 1ull << j, pb++;
+            if (test_rand64() % 100 < b_pct) db[w] |= 1ull << j, pb++;
         }
     }
     /* an aux range of zeros: a streamed piece of zero scalars is skipped */
@@ -83,6 +84,8 @@ static void make_part(rand_part *rp, unsigned log_m)
     s->n_h = (uint32_t)(m - 1), s->n_l = (uint32_t)na, s->n_a = (uint32_t)(ni + pa);
     s->n_b_g1 = s->n_b_g2 = (uint32_t)(2 + pb);
 }
+
+static void make_part(rand_part *rp, unsigned log_m) { make_part_b(rp, log_m, 25); }
 
 static cuzk_engine *engine_with_urgent(uint64_t budget, int workers, int verify, int urgent_priority)
 {
@@ -422,57 +425,92 @@ static void test_key_in_use_not_evicted(void **state)
     test_key_free(&big);
 }
 
+/* Loads rp's shape alone (flags) into a fresh urgent-worker engine of this budget: placement. */
+static cuzk_placement urgent_engine_key(const rand_part *rp, uint64_t budget, uint32_t flags, cuzk_engine **e,
+                                        cuzk_srs **key)
+{
+    *e = engine_with_urgent(budget, 1, 0, 6);
+    assert_int_equal(engine_srs_load_synthetic(*e, &rp->shape, flags, key), CUZK_OK);
+    cuzk_placement pl = {.struct_size = sizeof pl};
+    assert_int_equal(cuzk_srs_placement(*key, 0, &pl), CUZK_OK);
+    return pl;
+}
+
+/* Its placement in such an engine, the engine gone again; 0: did not load. */
+static int urgent_probe(const rand_part *rp, uint64_t budget, uint32_t flags, cuzk_placement *pl)
+{
+    cuzk_engine *e = engine_with_urgent(budget, 1, 0, 6);
+    cuzk_srs *key;
+    int ok = engine_srs_load_synthetic(e, &rp->shape, flags, &key) == CUZK_OK;
+    if (ok) {
+        *pl = (cuzk_placement){.struct_size = sizeof *pl};
+        assert_int_equal(cuzk_srs_placement(key, 0, pl), CUZK_OK);
+        cuzk_srs_release(key);
+    }
+    cuzk_engine_destroy(e);
+    return ok;
+}
+
 /* CUZK_SRS_URGENT (issue 17): with urgent workers, a key loaded with it leaves room for its
- * own urgent slot out of its own resident bases (a budget where it is partly resident without
- * the flag beside WinningPoSt's 1 GiB of room: a room is kept only where the layout stays;
- * beside a wholly resident key it would not be); its urgent partitions, proven while
- * a backlog of another key runs (whose stages then yield to them), give the bytes the same
- * partitions give alone. */
+ * own urgent slot out of its own resident bases. The key: 2^23 with B as dense as A (bases
+ * ~4.5 GiB, twice its lean streaming slot: a 2^22 key's bases are smaller than that slot and
+ * cannot give its room). The budget: the largest, in steps of 1/64 of the bases below the
+ * first (in steps of 1/8) where it streams, where the key alone streams part of its bases
+ * beside WinningPoSt's 1 GiB of room (a room is kept only where the layout stays: a wholly
+ * resident key would gain stream buffers) and, with the flag, less of them stays resident
+ * (placement arithmetic for this shape: a window ~0.3 GiB wide below ~6.5 GiB). Its urgent partitions, proven while a backlog of the same key runs
+ * (whose stages then yield to them), give the bytes the same partitions give alone; once it
+ * is released, a key loaded in its place is placed as one loaded without the flag. */
 static void test_urgent_key_room(void **state)
 {
     (void)state;
     rand_part rp;
-    make_part(&rp, 22); /* bases (~1.6 GB) larger than WinningPoSt's 1 GiB of room */
-    enum { N = 2, BACKLOG = 4 };
+    make_part_b(&rp, 23, 99);
+    enum { N = 2, BACKLOG = 3 };
     setenv("CUZK_MSM_PRECOMPUTE", "1", 1); /* no precomputed copies: the budget is the keys' */
     fr_t r[N], s[N];
     for (int i = 0; i < N; i++) ft_rand_fr(&r[i]), ft_rand_fr(&s[i]);
     uint8_t want[N][192], got[N][192];
-    /* sizes: the key's bases and one engine's layout with no limit */
-    cuzk_engine *e = engine_with_urgent(0, 1, 0, 6);
-    cuzk_srs *bulk, *urgent;
-    assert_int_equal(engine_srs_load_synthetic(e, &rp.shape, 0, &bulk), CUZK_OK);
-    cuzk_placement pl = {.struct_size = sizeof pl};
-    assert_int_equal(cuzk_srs_placement(bulk, 0, &pl), CUZK_OK);
+    /* sizes: the key's bases and its layout with no limit; the proofs alone */
+    cuzk_engine *e;
+    cuzk_srs *key;
+    cuzk_placement pl = urgent_engine_key(&rp, 0, 0, &e, &key);
     const uint64_t bases = pl.resident_bytes + pl.streamed_bytes;
-    const uint64_t budget = pl.resident_bytes + (uint64_t)pl.slots * pl.slot_bytes + ((uint64_t)1 << 30) + bases / 2;
-    prove_n(e, bulk, &rp.p, r, s, N, want);
-    cuzk_srs_release(bulk);
+    uint64_t budget = pl.resident_bytes + (uint64_t)pl.slots * pl.slot_bytes + ((uint64_t)1 << 30);
+    prove_n(e, key, &rp.p, r, s, N, want);
+    cuzk_srs_release(key);
     cuzk_engine_destroy(e);
-    uint64_t resident[2];
-    for (int flag = 0; flag <= 1; flag++) {
-        e = engine_with_urgent(budget, 1, 0, 6);
-        assert_int_equal(engine_srs_load_synthetic(e, &rp.shape, 0, &bulk), CUZK_OK);
-        assert_int_equal(engine_srs_load_synthetic(e, &rp.shape, flag ? CUZK_SRS_URGENT : 0, &urgent), CUZK_OK);
-        assert_int_equal(cuzk_srs_placement(urgent, 0, &pl), CUZK_OK);
-        resident[flag] = pl.resident_bytes;
-        printf("budget %llu, second key%s: resident %llu of %llu bytes\n", (unsigned long long)budget,
-               flag ? " (CUZK_SRS_URGENT)" : "", (unsigned long long)pl.resident_bytes, (unsigned long long)bases);
-        /* a backlog of the first key, then the urgent partitions of the second */
-        for (int i = 0; i < BACKLOG; i++) {
-            cuzk_partition q = rp.p;
-            q.r = (const cuzk_fr *)&r[0], q.s = (const cuzk_fr *)&s[0];
-            q.user_tag = 100 + (uint64_t)i;
-            cuzk_job h;
-            assert_int_equal(cuzk_submit_partition(e, bulk, &q, &h), CUZK_OK);
+    for (uint64_t step = bases / 8, found = 0; !found;) {
+        assert_true(budget > step);
+        budget -= step;
+        cuzk_placement without, with = {0};
+        assert_true(urgent_probe(&rp, budget, 0, &without)); /* it loads down to one streaming slot */
+        if (without.streamed_bytes && step == bases / 8) { /* streams: back up, then finer */
+            budget += step;
+            step = bases / 64;
+            continue;
         }
-        for (int i = 0; i < N; i++) {
+        found = without.streamed_bytes && urgent_probe(&rp, budget, CUZK_SRS_URGENT, &with) &&
+                with.resident_bytes < without.resident_bytes;
+        printf("budget %.3f GiB: resident %.3f GiB, with the flag %.3f\n", budget / 1073741824.0,
+               without.resident_bytes / 1073741824.0, with.resident_bytes / 1073741824.0);
+    }
+    uint64_t resident[2], after_release = 0;
+    for (int flag = 0; flag <= 1; flag++) {
+        pl = urgent_engine_key(&rp, budget, flag ? CUZK_SRS_URGENT : 0, &e, &key);
+        resident[flag] = pl.resident_bytes;
+        printf("budget %llu, the key%s: resident %llu of %llu bytes, %u slots of %llu\n", (unsigned long long)budget,
+               flag ? " (CUZK_SRS_URGENT)" : "", (unsigned long long)pl.resident_bytes, (unsigned long long)bases,
+               pl.slots, (unsigned long long)pl.slot_bytes);
+        /* a backlog, then urgent partitions */
+        for (int i = 0; i < BACKLOG + N; i++) {
+            const int u = i >= BACKLOG;
             cuzk_partition q = rp.p;
-            q.r = (const cuzk_fr *)&r[i], q.s = (const cuzk_fr *)&s[i];
-            q.user_tag = (uint64_t)i;
-            q.priority = 7;
+            q.r = (const cuzk_fr *)&r[u ? i - BACKLOG : 0], q.s = (const cuzk_fr *)&s[u ? i - BACKLOG : 0];
+            q.user_tag = u ? (uint64_t)(i - BACKLOG) : 100 + (uint64_t)i;
+            q.priority = u ? 7 : 0;
             cuzk_job h;
-            assert_int_equal(cuzk_submit_partition(e, urgent, &q, &h), CUZK_OK);
+            assert_int_equal(cuzk_submit_partition(e, key, &q, &h), CUZK_OK);
         }
         for (int i = 0; i < N + BACKLOG; i++) {
             cuzk_result res = {.struct_size = sizeof res};
@@ -483,13 +521,23 @@ static void test_urgent_key_room(void **state)
             else assert_memory_equal(res.proof, want[0], 192);
         }
         for (int i = 0; i < N; i++) assert_memory_equal(got[i], want[i], 192);
-        cuzk_srs_release(urgent);
-        cuzk_srs_release(bulk);
+        cuzk_srs_release(key);
+        if (flag) { /* its slot's room went with it */
+            assert_int_equal(engine_srs_load_synthetic(e, &rp.shape, 0, &key), CUZK_OK);
+            assert_int_equal(cuzk_srs_placement(key, 0, &pl), CUZK_OK);
+            after_release = pl.resident_bytes;
+            printf("after its release, the key again without the flag: resident %llu bytes\n",
+                   (unsigned long long)after_release);
+            cuzk_srs_release(key);
+        }
         cuzk_engine_destroy(e);
     }
     unsetenv("CUZK_MSM_PRECOMPUTE");
+    /* the search found the flag taking its slot's room out of the bases (resident[1] <
+     * resident[0] there); the same budget gives the same placements again */
     assert_true(resident[0] > 0 && resident[0] < bases); /* partial without the flag */
-    assert_true(resident[1] < resident[0]); /* with it, its own slot's room came out of its bases */
+    assert_true(resident[1] < resident[0]);
+    assert_int_equal(after_release, resident[0]); /* its room went with it */
     gpu_host_free(rp.block);
 }
 
