@@ -189,6 +189,12 @@ int msm_sim_run_pieces(int curve, const void *bases, const void *scalars, size_t
 int msm_sim_run_acc(int curve, int acc, unsigned min_batch, unsigned rounds, const void *bases, const void *scalars, size_t n,
                     int scalar_form, unsigned window_bits, size_t max_entries, size_t acc_threads, size_t piece,
                     int persist, void *out);
+/* msm_sim_run_pieces on an executor with a gate (gated != 0; msm_gpu_ctx_set_gate) that is
+ * never raised: *groups the window groups the plan ran, *pauses the pauses it made (counted,
+ * not waited). */
+int msm_sim_run_gated(int curve, const void *bases, const void *scalars, size_t n, int scalar_form,
+                      unsigned window_bits, size_t max_entries, size_t acc_threads, size_t piece, int persist,
+                      int gated, void *out, uint32_t *groups, uint32_t *pauses);
 /* The classes the MSM sorts n scalars into: counts[0] ones, counts[1] neither 0 nor 1. */
 void msm_count_classes_host(const void *scalars, size_t n, int scalar_form, uint32_t counts[2]);
 /* msm_sim_run told the counts up front (as msm_gpu_ctx_set_counts tells a device run): the

@@ -304,6 +304,43 @@ static void affine_special(int mode)
 /* Counts told up front (msm_gpu_ctx_set_counts' plan): the host count of the classes equals a
  * naive one on the canonical scalars; the plan told them reads none back and gives the CPU
  * MSM's sum; told one "rest" scalar too few it misses that term (the counts are really used). */
+/* The pauses an MSM makes for an urgent partition (msm_gpu_ctx_set_gate): one before each
+ * window group but the first — whole MSMs and pieces, persistent buckets or not, small entry
+ * caps that make many groups — none without a gate, and the sum unchanged (the CPU's). */
+static void test_gate_pauses(void **state)
+{
+    (void)state;
+    for (int it = 0; it < 16; it++) {
+        const int g2 = it % 8 == 7, kind = it % 4 == 0 ? 4 : (int)(test_rand64() % 5), gated = it % 5 != 4;
+        const size_t n = 1 + test_rand64() % (g2 ? 300 : 2500);
+        const size_t piece = it % 3 ? 0 : 1 + test_rand64() % n, max_entries = 16 + test_rand64() % 1024;
+        const int persist = piece && (test_rand64() & 1);
+        const unsigned window = test_rand64() % 2 ? 0 : 4 + (unsigned)(test_rand64() % 9);
+        case_inputs in;
+        make_inputs(&in, g2, n, kind, 0);
+        uint32_t groups = 0, pauses = 0;
+        int ok;
+        if (!g2) {
+            g1_jac want, got;
+            msm_g1(&want, in.bases, in.k, n, NULL);
+            assert_int_equal(msm_sim_run_gated(MSM_CURVE_G1, in.bases, in.mk, n, in.form, window, max_entries, 7, piece,
+                                               persist, gated, &got, &groups, &pauses), 0);
+            ok = g1_jac_eq(&want, &got);
+        } else {
+            g2_jac want, got;
+            msm_g2(&want, in.bases, in.k, n, NULL);
+            assert_int_equal(msm_sim_run_gated(MSM_CURVE_G2, in.bases, in.mk, n, in.form, window, max_entries, 7, piece,
+                                               persist, gated, &got, &groups, &pauses), 0);
+            ok = g2_jac_eq(&want, &got);
+        }
+        printf("G%d n=%zu kind=%d piece=%zu persist=%d max_entries=%zu gated=%d: %u groups, %u pauses\n", g2 + 1, n,
+               kind, piece, persist, max_entries, gated, groups, pauses);
+        assert_true(ok);
+        assert_int_equal(pauses, gated && groups ? groups - 1 : 0);
+        free_inputs(&in);
+    }
+}
+
 static void test_counted(void **state)
 {
     (void)state;
@@ -462,6 +499,7 @@ int main(void)
         cmocka_unit_test(test_affine),
         cmocka_unit_test(test_affine_special),
         cmocka_unit_test(test_counted),
+        cmocka_unit_test(test_gate_pauses),
         cmocka_unit_test(test_pairwise),
         cmocka_unit_test(test_pairwise_special),
         cmocka_unit_test(test_precompute),

@@ -57,8 +57,14 @@ struct host_exec {
         return k ? k : 1;
     }
     void mark(const char *) {}
-    bool gated() const { return false; }
-    int pause() { return 0; }
+    bool gate = false;   /* msm_sim_run_gated: pauses asked for are counted, never waited */
+    uint32_t pauses = 0;
+    bool gated() const { return gate; }
+    int pause()
+    {
+        pauses++;
+        return 0;
+    }
     template <class F> size_t reduce_threads() { return 64; }
     template <class F, class Fn> int launch(size_t n, const Fn &f, const char *)
     {
@@ -123,12 +129,14 @@ static_assert(sizeof(jacobian<fp>) == 3 * 48 && sizeof(jacobian<fp2>) == 3 * 96,
 /* The plan over pieces of `piece` points accumulated one after another (one piece: plan_run). */
 static int sim_run(int curve, const acc_mode &acc, const void *bases, const void *scalars, size_t n, int scalar_form,
                    unsigned window_bits, size_t max_entries, size_t acc_threads, size_t piece, int persist, void *out,
-                   const uint32_t *known = nullptr)
+                   const uint32_t *known = nullptr, int gated = 0, uint32_t *groups = nullptr,
+                   uint32_t *pauses = nullptr)
 {
     if (curve != MSM_CURVE_G1 && curve != MSM_CURVE_G2) return err_set(CUZK_EINVAL, "msm_sim_run: curve %d", curve);
     host_exec x;
     x.acc_threads = acc_threads ? acc_threads : 64;
     x.acc = acc;
+    x.gate = gated != 0;
     msm_bufs b;
     memset(&b, 0, sizeof b);
     plan_stats st;
@@ -159,7 +167,19 @@ static int sim_run(int curve, const acc_mode &acc, const void *bases, const void
     }
     void **all = (void **)&b;
     for (size_t i = 0; i < sizeof b / sizeof(void *); i++) free(all[i]);
+    if (groups) *groups = st.groups;
+    if (pauses) *pauses = x.pauses;
+    if (!rc && x.pauses != st.pauses)
+        rc = err_set(CUZK_EINVAL, "msm sim: %u pauses made, the plan counted %u", x.pauses, st.pauses);
     return rc;
+}
+
+extern "C" int msm_sim_run_gated(int curve, const void *bases, const void *scalars, size_t n, int scalar_form,
+                                 unsigned window_bits, size_t max_entries, size_t acc_threads, size_t piece,
+                                 int persist, int gated, void *out, uint32_t *groups, uint32_t *pauses)
+{
+    return sim_run(curve, acc_mode{}, bases, scalars, n, scalar_form, window_bits, max_entries, acc_threads, piece,
+                   persist, out, nullptr, gated, groups, pauses);
 }
 
 extern "C" int msm_sim_run_pieces(int curve, const void *bases, const void *scalars, size_t n, int scalar_form,
