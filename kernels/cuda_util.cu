@@ -177,6 +177,7 @@ extern "C" int gpu_gate_wait(const gpu_gate *g, void *stream)
 
 extern "C" int gpu_gate_pause(const gpu_gate *g, void *stream, uint64_t max_ns)
 {
+    if (!g) return 0;
     gate_kernel<<<1, 1, 0, (cudaStream_t)stream>>>((const volatile uint32_t *)g->word,
                                                    max_ns < g->slice_ns ? max_ns : g->slice_ns);
     CUDA_TRY(cudaGetLastError());

@@ -58,7 +58,7 @@ int gpu_gate_wait(const gpu_gate *g, void *stream);
  * kernel of at most max_ns (or the watchdog slice, if shorter). Shorter than a stage
  * boundary's bound: a wait nobody lowers then costs each of a stage's many pauses, so the
  * urgent partition behind it is let through sooner; a raised word that outlasts it lets the
- * paused work run on until its next pause. */
+ * paused work run on until its next pause. A NULL gate: nothing enqueued. */
 #define GPU_GATE_STEP_NS 5000000000ull
 int gpu_gate_pause(const gpu_gate *g, void *stream, uint64_t max_ns);
 /* 1 when p lies in page-locked host memory (cudaHostAlloc or registered), else 0. */

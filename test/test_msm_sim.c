@@ -301,9 +301,6 @@ static void affine_special(int mode)
     free(k);
 }
 
-/* Counts told up front (msm_gpu_ctx_set_counts' plan): the host count of the classes equals a
- * naive one on the canonical scalars; the plan told them reads none back and gives the CPU
- * MSM's sum; told one "rest" scalar too few it misses that term (the counts are really used). */
 /* The pauses an MSM makes for an urgent partition (msm_gpu_ctx_set_gate): one before each
  * window group but the first — whole MSMs and pieces, persistent buckets or not, small entry
  * caps that make many groups — none without a gate, and the sum unchanged (the CPU's). */
@@ -341,6 +338,9 @@ static void test_gate_pauses(void **state)
     }
 }
 
+/* Counts told up front (msm_gpu_ctx_set_counts' plan): the host count of the classes equals a
+ * naive one on the canonical scalars; the plan told them reads none back and gives the CPU
+ * MSM's sum; told one "rest" scalar too few it misses that term (the counts are really used). */
 static void test_counted(void **state)
 {
     (void)state;

@@ -108,10 +108,7 @@ static int h_run_c(fr_gpu *c, const ntt_device_ctx *ctx, const ntt_size_ctx *sz,
 
 /* Between two of the step's transforms: where a gate is given, the stream waits while it is
  * raised (an urgent partition runs on the device). */
-static int h_pause(const gpu_gate *gate, cudaStream_t st)
-{
-    return gate ? gpu_gate_pause(gate, st, GPU_GATE_STEP_NS) : 0;
-}
+static int h_pause(const gpu_gate *gate, cudaStream_t st) { return gpu_gate_pause(gate, st, GPU_GATE_STEP_NS); }
 
 static int check(const void *a, const void *b, const void *c, unsigned log_n)
 {

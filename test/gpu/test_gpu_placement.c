@@ -425,28 +425,27 @@ static void test_key_in_use_not_evicted(void **state)
     test_key_free(&big);
 }
 
-/* Loads rp's shape alone (flags) into a fresh urgent-worker engine of this budget: placement. */
-static cuzk_placement urgent_engine_key(const rand_part *rp, uint64_t budget, uint32_t flags, cuzk_engine **e,
-                                        cuzk_srs **key)
+/* Loads rp's shape alone (flags) into a fresh urgent-worker engine of this budget: the load's
+ * status, and where it loaded the key and its placement (the caller releases both). */
+static int urgent_engine_key(const rand_part *rp, uint64_t budget, uint32_t flags, cuzk_engine **e, cuzk_srs **key,
+                             cuzk_placement *pl)
 {
     *e = engine_with_urgent(budget, 1, 0, 6);
-    assert_int_equal(engine_srs_load_synthetic(*e, &rp->shape, flags, key), CUZK_OK);
-    cuzk_placement pl = {.struct_size = sizeof pl};
-    assert_int_equal(cuzk_srs_placement(*key, 0, &pl), CUZK_OK);
-    return pl;
+    const int rc = engine_srs_load_synthetic(*e, &rp->shape, flags, key);
+    if (rc == CUZK_OK) {
+        *pl = (cuzk_placement){.struct_size = sizeof *pl};
+        assert_int_equal(cuzk_srs_placement(*key, 0, pl), CUZK_OK);
+    }
+    return rc;
 }
 
 /* Its placement in such an engine, the engine gone again; 0: did not load. */
 static int urgent_probe(const rand_part *rp, uint64_t budget, uint32_t flags, cuzk_placement *pl)
 {
-    cuzk_engine *e = engine_with_urgent(budget, 1, 0, 6);
+    cuzk_engine *e;
     cuzk_srs *key;
-    int ok = engine_srs_load_synthetic(e, &rp->shape, flags, &key) == CUZK_OK;
-    if (ok) {
-        *pl = (cuzk_placement){.struct_size = sizeof *pl};
-        assert_int_equal(cuzk_srs_placement(key, 0, pl), CUZK_OK);
-        cuzk_srs_release(key);
-    }
+    const int ok = urgent_engine_key(rp, budget, flags, &e, &key, pl) == CUZK_OK;
+    if (ok) cuzk_srs_release(key);
     cuzk_engine_destroy(e);
     return ok;
 }
@@ -458,8 +457,8 @@ static int urgent_probe(const rand_part *rp, uint64_t budget, uint32_t flags, cu
  * first (in steps of 1/8) where it streams, where the key alone streams part of its bases
  * beside WinningPoSt's 1 GiB of room (a room is kept only where the layout stays: a wholly
  * resident key would gain stream buffers) and, with the flag, less of them stays resident
- * (placement arithmetic for this shape: a window ~0.3 GiB wide below ~6.5 GiB). Its urgent partitions, proven while a backlog of the same key runs
- * (whose stages then yield to them), give the bytes the same partitions give alone; once it
+ * (placement arithmetic for this shape: a window ~0.3 GiB wide below ~6.5 GiB). Its urgent
+ * partitions, proven while a backlog of the same key runs (whose stages then yield to them), give the bytes the same partitions give alone; once it
  * is released, a key loaded in its place is placed as one loaded without the flag. */
 static void test_urgent_key_room(void **state)
 {
@@ -474,7 +473,8 @@ static void test_urgent_key_room(void **state)
     /* sizes: the key's bases and its layout with no limit; the proofs alone */
     cuzk_engine *e;
     cuzk_srs *key;
-    cuzk_placement pl = urgent_engine_key(&rp, 0, 0, &e, &key);
+    cuzk_placement pl;
+    assert_int_equal(urgent_engine_key(&rp, 0, 0, &e, &key, &pl), CUZK_OK);
     const uint64_t bases = pl.resident_bytes + pl.streamed_bytes;
     uint64_t budget = pl.resident_bytes + (uint64_t)pl.slots * pl.slot_bytes + ((uint64_t)1 << 30);
     prove_n(e, key, &rp.p, r, s, N, want);
@@ -497,7 +497,7 @@ static void test_urgent_key_room(void **state)
     }
     uint64_t resident[2], after_release = 0;
     for (int flag = 0; flag <= 1; flag++) {
-        pl = urgent_engine_key(&rp, budget, flag ? CUZK_SRS_URGENT : 0, &e, &key);
+        assert_int_equal(urgent_engine_key(&rp, budget, flag ? CUZK_SRS_URGENT : 0, &e, &key, &pl), CUZK_OK);
         resident[flag] = pl.resident_bytes;
         printf("budget %llu, the key%s: resident %llu of %llu bytes, %u slots of %llu\n", (unsigned long long)budget,
                flag ? " (CUZK_SRS_URGENT)" : "", (unsigned long long)pl.resident_bytes, (unsigned long long)bases,
