@@ -1,5 +1,7 @@
 /* The CUDA runtime behind plain C calls (kernels/cuda_util.h), with errors as CUZK_EDEVICE. */
 #include <atomic>
+#include <mutex>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -14,11 +16,9 @@
  * bench/RESULTS.md). 32, the most CUDA allows, keeps ten slots per device apart. A host's own
  * setting wins; it only takes effect if set before CUDA first initializes in the process, which
  * this, the library's first CUDA call, is unless the host used CUDA before. */
-/* Module loading: eager unless the host says otherwise. A backlog partition's stage-boundary
- * yield (gpu_gate_wait) is a kernel polling a word the urgent partition's host thread lowers
- * when its work is done; lazy loading may load a kernel the urgent partition launches for the
- * first time only after every running kernel ends, the polling one included, so the urgent
- * partition would wait for the yield's bound (GPU_GATE_MAX_NS) instead. */
+/* Module loading: eager unless the host says otherwise. Lazy loading loads a kernel at its
+ * first launch, and only once every running kernel of the device has ended: an urgent
+ * partition's first launch of a kernel would wait for the backlog's chunk in flight. */
 static void gpu_connections_setup(void)
 {
     static const bool done = setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0) == 0 && /* once: C++ statics */
@@ -64,22 +64,78 @@ extern "C" int gpu_synchronize(void)
     return 0;
 }
 
+/* Each device's private pool and the stream its allocations and frees are ordered on (no other
+ * work ever runs there, so an allocation waits only for the pool, a free for nothing). */
+#define GPU_POOL_DEVICES 64
+static std::mutex pool_lock;
+static cudaMemPool_t pools[GPU_POOL_DEVICES];
+static cudaStream_t pool_streams[GPU_POOL_DEVICES];
+
+static cudaError_t pool_of(int dev, cudaMemPool_t *pool, cudaStream_t *stream)
+{
+    if (dev < 0 || dev >= GPU_POOL_DEVICES) return cudaErrorInvalidDevice;
+    std::lock_guard<std::mutex> hold(pool_lock);
+    if (!pools[dev]) {
+        cudaMemPoolProps pp = {};
+        pp.allocType = cudaMemAllocationTypePinned;
+        pp.location.type = cudaMemLocationTypeDevice;
+        pp.location.id = dev;
+        cudaMemPool_t p = nullptr;
+        cudaStream_t s = nullptr;
+        cudaError_t e = cudaMemPoolCreate(&p, &pp);
+        /* keep freed memory mapped: the next key or slot reuses it without the driver (a cudaMalloc
+         * elsewhere in the process still gets it: the driver trims pools for it, seen on the H200) */
+        unsigned long long keep = ~0ull;
+        if (e == cudaSuccess) e = cudaMemPoolSetAttribute(p, cudaMemPoolAttrReleaseThreshold, &keep);
+        if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+        if (e != cudaSuccess) {
+            if (p) cudaMemPoolDestroy(p);
+            return e;
+        }
+        pools[dev] = p, pool_streams[dev] = s;
+    }
+    *pool = pools[dev], *stream = pool_streams[dev];
+    return cudaSuccess;
+}
+
 extern "C" int gpu_malloc(void **p, size_t bytes)
 {
     *p = NULL;
-    cudaError_t e = cudaMalloc(p, bytes);
+    int dev = 0;
+    cudaMemPool_t pool;
+    cudaStream_t st;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess) e = pool_of(dev, &pool, &st);
+    if (e == cudaSuccess) e = cudaMallocFromPoolAsync(p, bytes ? bytes : 1, pool, st);
+    /* usable from every stream once the pool's stream has passed it */
+    if (e == cudaSuccess) e = cudaStreamSynchronize(st);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
+        if (*p) (void)cudaFreeAsync(*p, st);
         *p = NULL;
-        return err_set(CUZK_EDEVICE, "cudaMalloc of %zu bytes failed: %s (%s)", bytes,
-                       cudaGetErrorName(e), cudaGetErrorString(e));
+        return err_set(CUZK_EDEVICE, "device allocation of %zu bytes failed: %s (%s)", bytes, cudaGetErrorName(e),
+                       cudaGetErrorString(e));
     }
     return 0;
 }
 
 extern "C" void gpu_free(void *p)
 {
-    if (p) (void)cudaFree(p);
+    if (!p) return;
+    cudaPointerAttributes a;
+    cudaMemPool_t pool;
+    cudaStream_t st;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess || pool_of(a.device, &pool, &st) != cudaSuccess ||
+        cudaFreeAsync(p, st) != cudaSuccess)
+        (void)cudaGetLastError();
+}
+
+extern "C" void gpu_mem_trim(void)
+{
+    std::lock_guard<std::mutex> hold(pool_lock);
+    for (int d = 0; d < GPU_POOL_DEVICES; d++)
+        if (pools[d] && (cudaStreamSynchronize(pool_streams[d]) != cudaSuccess || cudaMemPoolTrimTo(pools[d], 0) != cudaSuccess))
+            (void)cudaGetLastError();
 }
 
 extern "C" int gpu_host_alloc(void **p, size_t bytes)
@@ -137,50 +193,38 @@ cudaError_t copy_h2d_by_sms(void *dst, const void *src, size_t bytes, cudaStream
     return e;
 }
 
-static __device__ __forceinline__ uint64_t global_ns()
+extern "C" int gpu_gate_init(gpu_gate *g, const uint32_t *word)
 {
-    uint64_t t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
+    cudaEvent_t e = nullptr;
+    g->word = word;
+    g->done = nullptr;
+    CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming | cudaEventBlockingSync));
+    g->done = (void *)e;
+    return 0;
 }
 
-/* One thread, one block: it holds almost nothing of its SM while it polls. */
-__global__ void gate_kernel(const volatile uint32_t *flag, uint64_t max_ns)
+extern "C" void gpu_gate_fini(gpu_gate *g)
 {
-    const uint64_t t0 = global_ns();
-    while (*flag && global_ns() - t0 < max_ns) __nanosleep(20000);
+    if (g->done) (void)cudaEventDestroy((cudaEvent_t)g->done);
+    g->done = nullptr;
 }
 
-extern "C" int gpu_gate_map(gpu_gate *g, const uint32_t *word)
+extern "C" void gpu_gate_hold(const uint32_t *word)
 {
-    cudaPointerAttributes a;
-    if (cudaPointerGetAttributes(&a, word) != cudaSuccess || a.type != cudaMemoryTypeHost || !a.devicePointer) {
-        (void)cudaGetLastError();
-        return err_set(CUZK_EINVAL, "gpu_gate_map: the word is not page-locked host memory mapped for the device");
+    /* urgent partitions run for tens of ms at least: a 100 us nap is far below their time */
+    while (word && __atomic_load_n(word, __ATOMIC_ACQUIRE)) {
+        struct timespec nap = {0, 100000};
+        nanosleep(&nap, NULL);
     }
-    /* one kernel for the whole bound, or slices where a watchdog limits kernels' time */
-    int dev = 0, watchdog = 0;
-    CUDA_TRY(cudaGetDevice(&dev));
-    CUDA_TRY(cudaDeviceGetAttribute(&watchdog, cudaDevAttrKernelExecTimeout, dev));
-    g->word = (const uint32_t *)a.devicePointer;
-    g->slice_ns = watchdog ? GPU_GATE_SLICE_NS : GPU_GATE_MAX_NS;
-    return 0;
 }
 
-extern "C" int gpu_gate_wait(const gpu_gate *g, void *stream)
-{
-    for (uint64_t t = 0; t < GPU_GATE_MAX_NS; t += g->slice_ns)
-        gate_kernel<<<1, 1, 0, (cudaStream_t)stream>>>((const volatile uint32_t *)g->word, g->slice_ns);
-    CUDA_TRY(cudaGetLastError());
-    return 0;
-}
-
-extern "C" int gpu_gate_pause(const gpu_gate *g, void *stream, uint64_t max_ns)
+extern "C" int gpu_gate_pass(const gpu_gate *g, void *stream)
 {
     if (!g) return 0;
-    gate_kernel<<<1, 1, 0, (cudaStream_t)stream>>>((const volatile uint32_t *)g->word,
-                                                   max_ns < g->slice_ns ? max_ns : g->slice_ns);
-    CUDA_TRY(cudaGetLastError());
+    cudaEvent_t ev = (cudaEvent_t)g->done;
+    CUDA_TRY(cudaEventRecord(ev, (cudaStream_t)stream));
+    CUDA_TRY(cudaEventSynchronize(ev)); /* this chunk done: nothing of this stream is left queued */
+    gpu_gate_hold(g->word);
     return 0;
 }
 

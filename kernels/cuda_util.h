@@ -21,9 +21,17 @@ int gpu_set_device(int dev);
 int gpu_get_device(int *dev);
 int gpu_synchronize(void); /* the whole current device */
 
-/* Device memory: an allocation failure is CUZK_EDEVICE naming the size, never a crash. */
+/* Device memory from a private stream-ordered pool of each device (made at its first use; kept
+ * mapped between frees, so later allocations reuse it). An allocation failure is CUZK_EDEVICE
+ * naming the size, never a crash. Why not cudaMalloc/cudaFree: cudaFree waits for every stream
+ * of the device and, while it waits, holds back every other thread's launches (an urgent
+ * partition's too); a free into the pool waits for nothing (bench/RESULTS.md, session 9).
+ * gpu_free's caller has seen idle every stream that used p (the pool may hand it out at once). */
 int gpu_malloc(void **p, size_t bytes);
 void gpu_free(void *p);
+/* The pools' unused memory back to the driver (engine destroy: the device's free memory is
+ * then what it was before the engine). */
+void gpu_mem_trim(void);
 /* Page-locked host memory (the copy engine reads it asynchronously). */
 int gpu_host_alloc(void **p, size_t bytes);
 void gpu_host_free(void *p);
@@ -37,30 +45,28 @@ void gpu_host_free(void *p);
 void gpu_copy_use_sms(int on);
 /* How many copies have run as kernels in this process (tests: the path really ran). */
 uint64_t gpu_copy_sm_count(void);
-/* A stage-boundary yield: gpu_gate_wait enqueues on `stream` a one-thread kernel that returns
- * once a word of page-locked host memory (gpu_host_alloc) reads 0, polling it over the bus
- * every ~20 us, or after GPU_GATE_MAX_NS whatever it reads. What the stream enqueues after it
- * waits; what runs already goes on. The host raises and lowers the word with atomics. The
- * bound guards against a wait nobody lowers (a host thread that must see this stream idle
- * before it lowers the word): a stall of seconds, never a hang. On a device whose kernels a
- * watchdog limits (a display GPU), kernels of GPU_GATE_SLICE_NS each instead, the same bound
- * in all (once the word is 0 the rest return at once). gpu_gate_map looks the word and the
- * device up once (not at every stage boundary): CUZK_EINVAL where the word is not mapped. */
-#define GPU_GATE_MAX_NS 60000000000ull
-#define GPU_GATE_SLICE_NS 500000000ull
+/* The pacing of an ordinary partition's work beside urgent work. gpu_gate_pass, called by the
+ * thread that enqueues a stream's work at each point where that work may give way (stage
+ * boundaries, an MSM's window groups, the H step's transforms), waits on the host until the
+ * stream has run everything enqueued before it, then while *word (the device's count of
+ * urgent partitions running) is nonzero. So such a stream never has more than one chunk of
+ * work on the device, and the device never waits for the host: a thread that waits for the
+ * device (a free of page-locked memory, a full launch queue) waits for at most one chunk per
+ * paced stream and the urgent work itself, and the urgent partitions that lower the word wait
+ * for nothing the paced threads hold. (Until session 8 the pause was a kernel polling a word
+ * over the bus, bounded by guards of 5 and 60 s: a free or a full launch queue that waited for
+ * the device then waited for the guards, and an engine under load stalled for minutes.)
+ * gpu_gate_init makes the gate's event (blocking: a waiting thread sleeps); a NULL gate passes
+ * at once. */
 typedef struct gpu_gate {
-    const uint32_t *word;        /* the device's view of the host word                     */
-    uint64_t slice_ns;           /* one kernel's bound                                      */
+    const uint32_t *word;        /* host atomics: urgent partitions running on the device   */
+    void *done;                  /* the stream's work up to the last pass                    */
 } gpu_gate;
-int gpu_gate_map(gpu_gate *g, const uint32_t *word); /* for the current device */
-int gpu_gate_wait(const gpu_gate *g, void *stream);
-/* One bounded pause inside a stage (an MSM's window groups, msm_gpu_ctx_set_gate): a single
- * kernel of at most max_ns (or the watchdog slice, if shorter). Shorter than a stage
- * boundary's bound: a wait nobody lowers then costs each of a stage's many pauses, so the
- * urgent partition behind it is let through sooner; a raised word that outlasts it lets the
- * paused work run on until its next pause. A NULL gate: nothing enqueued. */
-#define GPU_GATE_STEP_NS 5000000000ull
-int gpu_gate_pause(const gpu_gate *g, void *stream, uint64_t max_ns);
+int gpu_gate_init(gpu_gate *g, const uint32_t *word);
+void gpu_gate_fini(gpu_gate *g);
+int gpu_gate_pass(const gpu_gate *g, void *stream);
+/* Waits on the host while *word is nonzero. */
+void gpu_gate_hold(const uint32_t *word);
 /* 1 when p lies in page-locked host memory (cudaHostAlloc or registered), else 0. */
 int gpu_host_is_pinned(const void *p);
 int gpu_memcpy_to_device(void *dst, const void *src, size_t bytes);   /* synchronous */

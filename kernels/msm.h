@@ -93,10 +93,11 @@ int msm_acc_from_env(void);
 void msm_gpu_ctx_set_waves(msm_gpu_ctx *ctx, unsigned waves);
 /* CUZK_MSM_WAVES clamped to 1..MSM_MAX_WAVES; 0 when unset. */
 unsigned msm_waves_from_env(void);
-/* A gate (gpu_gate_map) the context's MSMs pause at between window groups (gpu_gate_pause,
- * GPU_GATE_STEP_NS at most each): an MSM of a backlog then gives the device to an urgent
- * partition within one window group (~40 ms of a 2^27 MSM on an H200), not at its end. NULL
- * (a new context's): no pauses. The gate must outlive its use by the context. */
+/* A gate (gpu_gate_init) the context's MSMs pass between window groups (gpu_gate_pass: the
+ * enqueuing thread waits there for the group before and while an urgent partition runs): an
+ * MSM of a backlog then gives the device to an urgent partition within one window group (~40 ms
+ * of a 2^27 MSM on an H200), not at its end. NULL (a new context's): no pauses. The gate must
+ * outlive its use by the context. */
 struct gpu_gate;
 void msm_gpu_ctx_set_gate(msm_gpu_ctx *ctx, const struct gpu_gate *gate);
 
@@ -149,8 +150,12 @@ int msm_gpu_acc_add(msm_gpu_ctx *ctx, const void *d_bases, const void *d_scalars
 int msm_gpu_acc_end(msm_gpu_ctx *ctx, void *out);
 /* Frees the context's device scratch (buckets, sort keys, the scalars' copy; it grows again at
  * the next MSM): drops deferred runs not yet collected and waits for the context's stream; the
- * frees wait for the device's work in flight. */
+ * frees are stream-ordered (they wait for nothing else on the device). */
 int msm_gpu_ctx_trim(msm_gpu_ctx *ctx);
+/* The cap on digit-sort entries per chunk msm_gpu_ctx_create was given, changed in place (a
+ * worker slot that runs a full and then a lean layout): fewer trims the scratch. Cheaper than a
+ * new context, whose free of page-locked memory waits for the whole device. */
+int msm_gpu_ctx_set_max_entries(msm_gpu_ctx *ctx, size_t max_entries);
 /* The stream the context runs on (a cudaStream_t). */
 void *msm_gpu_ctx_stream(const msm_gpu_ctx *ctx);
 

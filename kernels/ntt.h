@@ -60,9 +60,9 @@ int gpu_h_step_from_host(void *d_a, void *d_b, void *d_c, const void *a, const v
 /* The same, each input first range-checked into d_res (tags 0, 1, 2 for a, b, c; see
  * kernels/prep.h) and, when canonical, converted to Montgomery form on the device: a, b, c
  * are then in the partition's own form. d_res may be NULL only when !canonical (no check).
- * gate (NULL: none): the stream pauses between the step's transforms while it is raised
- * (gpu_gate_pause, GPU_GATE_STEP_NS at most each): a backlog's H step gives the device to an
- * urgent partition within one transform (~0.1 s at 2^27 on an H200), not at its end. */
+ * gate (NULL: none): passed between the step's transforms (gpu_gate_pass: the calling thread
+ * waits there for the transform before and while an urgent partition runs): a backlog's H step
+ * gives the device to an urgent partition within one transform (~0.1 s at 2^27 on an H200). */
 int gpu_h_step_from_host_checked(void *d_a, void *d_b, void *d_c, const void *a, const void *b,
                                  const void *c, uint64_t len, unsigned log_n, int canonical,
                                  gpu_prep_result *d_res, const struct gpu_gate *gate, void *stream,

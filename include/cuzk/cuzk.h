@@ -418,22 +418,19 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  *     is first in line for whichever of them, or of the ordinary workers, frees first.
  * What they do not guarantee:
  *   - No preemption of a kernel: a started partition runs to its end. On CUDA, while a
- *     partition of priority >= T runs on a device (on whichever worker), the others there
- *     pause at their next stage boundary (before the H step and before each MSM, their
- *     copies too) and inside a stage: between the H step's transforms and between an
- *     MSM's window groups (each a few tens of ms of a 2^27 MSM on an H200, ~0.1 s per
- *     transform), and go on when none runs there any more. Each pause at a stage boundary
- *     lasts at most 60 s, each inside a stage 5 s (guards: see CUDA_MODULE_LOADING below;
- *     on a GPU with a display watchdog 0.5 s, then the next pause). Inside a stage only the
- *     kernels pause: copies the stage enqueued before (the H step's inputs, a streamed
- *     MSM's bases) go on and share PCIe with the urgent partition. So an urgent partition
- *     shares the SMs with at most one transform or window group of each running partition,
- *     and the backlog loses about the urgent work's device time. A partition that starts
- *     meanwhile waits before it touches the device; work that frees device or page-locked
- *     memory meanwhile (a key's release or load, cuzk_host_free) waits for the device's
- *     work in flight, so until the urgent partition ends. On the CPU backend, whose cores the running partitions
- *     fill, it starts at once but its serial work competes with theirs (bench/RESULTS.md:
- *     about twice its own time).
+ *     partition of priority >= T runs on a device (on whichever worker), the others there give
+ *     way at their next chunk: a chunk is a stage's part between two pause points (stage
+ *     boundaries, the H step's transforms, an MSM's window groups: tens of ms of a 2^27 MSM
+ *     on an H200, ~0.1 s per transform). Their threads keep at most one chunk on the device
+ *     and wait on the host, never the device on the host, so every wait in the engine ends:
+ *     an API call or a thread that waits for the device (a key's release, cuzk_host_free of
+ *     page-locked memory) waits for at most one chunk of each running partition and the
+ *     urgent work, and device memory is allocated and freed stream-ordered (no wait at all).
+ *     So an urgent partition shares the SMs with at most one chunk of each running partition
+ *     and PCIe with the copies they enqueued before, and the backlog loses about the urgent
+ *     work's device time. On the CPU backend, whose cores the running partitions fill, it
+ *     starts at once but its serial work competes with theirs (bench/RESULTS.md: about twice
+ *     its own time).
  *   - Memory: an urgent partition reserves its budget like any other and waits while the
  *     host budget is full. On CUDA, with urgent workers configured, each key's placement
  *     keeps 1 GiB of the device free for the urgent workers' own slot (enough for
@@ -448,43 +445,40 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  *     Keys loaded later may use room the first left; load the bulk key first (a later key
  *     fits around the slots the first one sized). A CUZK_SRS_URGENT key's partitions take
  *     the second urgent slot first, others the first (a slot that changes layout
- *     reallocates device memory, which waits for the device's enqueued work); the first
- *     slot's streams have the device's highest priority, the second's the next.
+ *     reallocates device memory); the first slot's streams have the device's highest
+ *     priority, the second's the next.
  *     An urgent partition whose slots are busy waits for one of them or for a shared slot,
  *     whichever frees first, ahead of the ordinary workers; where no urgent slot fits, for
  *     a shared slot, i.e. for a running partition to end.
  *     Host staging: arrays in page-locked memory (cuzk_host_alloc) are copied to the device
  *     directly; others through the worker's page-locked staging (4 MiB made with the
  *     worker), which grows at the first partition that needs more and stays. Growing it
- *     waits for the device's work in flight (2.2 s behind a PoRep backlog on the H200), so
- *     build urgent partitions in cuzk_host_alloc memory.
+ *     frees page-locked memory, which waits for the device's chunks in flight, so build
+ *     urgent partitions in cuzk_host_alloc memory.
  *   - CUDA hardware queues: streams share the GPU's CUDA_DEVICE_MAX_CONNECTIONS work queues
  *     (8 by default), and work in one queue runs in the order it was enqueued, whatever the
  *     stream. Each worker slot has three streams, so the library sets the variable to 32 (the
  *     most) before its first CUDA call unless the environment sets it. A host that uses CUDA
  *     itself before its first cuzk_engine_create must set CUDA_DEVICE_MAX_CONNECTIONS=32 first,
- *     or an urgent partition can wait for a running partition's whole enqueued work (and,
- *     where that partition is paused for it, for the pause's 60 s guard). The
+ *     or an urgent partition can wait for a running partition's enqueued work. The
  *     library sets it with setenv(3) while the first engine that may use CUDA is created
  *     (CUZK_BACKEND_AUTO or CUDA); a host whose other threads read or change the environment
  *     at that moment must set it itself first (setenv is not safe beside them). Likewise
  *     CUDA_MODULE_LOADING=EAGER (unless set): with lazy loading, an urgent partition's first
- *     launch of a kernel may wait for every running kernel, the paused partitions' included,
- *     so it would wait out their 60 s guard; a host that sets LAZY accepts that once.
+ *     launch of a kernel may wait for every running kernel; a host that sets LAZY accepts
+ *     that once.
  *   - What the CUDA backend does for it, measured on the H200 (bench/RESULTS.md, session 8:
  *     beside a saturated 2^27 PoRep backlog, WindowPoSt 2^27 p99 9.9 s against 8.9 s
  *     alone — with pauses at stage boundaries only it was 11.3 s: the bulk's MSM H in
  *     flight takes 2.3 s — and WinningPoSt 2^19 p99 210 ms against 49 ms alone, some beside
  *     a WindowPoSt; on the H200 made 24 GiB 117 ms): with urgent workers, the
- *     ordinary partitions pause at stage boundaries and inside stages (above), the MSMs' longest kernels
+ *     ordinary partitions give way chunk by chunk (above), the MSMs' longest kernels
  *     run as 8 waves of short-lived thread blocks (the urgent kernels get SMs within a few
  *     ms, the MSM costs ~1 % more and its scratch grows by up to ~0.8 GiB per slot; not a
  *     pinned key's, whose slot must fit the room kept for it);
  *     and the urgent workers' own copies from page-locked memory run as kernels on their
  *     stream, not on a copy engine (which served them only after the backlog's queued
- *     gigabytes, ~0.5 s). What the urgent partition still shares: the SMs with the window
- *     group or transform in flight when it starts and with another urgent partition, PCIe
- *     bandwidth (copies the paused stages enqueued before), host cores.
+ *     gigabytes, ~0.5 s).
  *   - After its device work a partition is finished (assembly, self-check: milliseconds)
  *     by the finisher threads in arrival order, whatever its priority.
  *   - Results are posted in the order partitions finish, not by priority. No deadline, no

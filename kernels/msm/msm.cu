@@ -74,20 +74,22 @@ struct dev_exec {
         caps.push_back({*p, bytes});
         return 0;
     }
+    /* stream-ordered too (the caller saw the stream idle): cudaFree would hold back every other
+     * thread's launches until the whole device is idle */
     void release_all(msm_bufs &b)
     {
         void **all = (void **)&b;
         for (size_t i = 0; i < sizeof b / sizeof(void *); i++)
-            if (all[i]) cudaFree(all[i]);
+            if (all[i]) (void)cudaFreeAsync(all[i], stream);
         memset(&b, 0, sizeof b);
         caps.clear();
-        if (cub_tmp) cudaFree(cub_tmp);
+        if (cub_tmp) (void)cudaFreeAsync(cub_tmp, stream);
         cub_tmp = nullptr;
         cub_cap = 0;
     }
     const gpu_gate *gate = nullptr; /* msm_gpu_ctx_set_gate */
     bool gated() const { return gate != nullptr; }
-    int pause() { return gpu_gate_pause(gate, stream, GPU_GATE_STEP_NS); }
+    int pause() { return gpu_gate_pass(gate, stream); }
     int zero(void *p, size_t bytes)
     {
         CUDA_TRY(cudaMemsetAsync(p, 0, bytes, stream));
@@ -298,7 +300,8 @@ extern "C" void msm_gpu_ctx_free(msm_gpu_ctx *c)
     cudaSetDevice(c->device);
     cudaStreamSynchronize(c->x.stream);
     c->x.release_all(c->b);
-    if (c->scalars) cudaFree(c->scalars);
+    if (c->scalars) (void)cudaFreeAsync(c->scalars, c->x.stream);
+    cudaStreamSynchronize(c->x.stream); /* the frees done: the pool may give the memory back */
     cudaFreeHost(c->x.landing);
     cudaEventDestroy(c->ev[0]);
     cudaEventDestroy(c->ev[1]);
@@ -313,10 +316,22 @@ extern "C" int msm_gpu_ctx_trim(msm_gpu_ctx *c)
     msm_gpu_ctx_discard(c);
     CUDA_TRY(cudaStreamSynchronize(c->x.stream));
     c->x.release_all(c->b);
-    if (c->scalars) CUDA_TRY(cudaFree(c->scalars));
+    if (c->scalars) CUDA_TRY(cudaFreeAsync(c->scalars, c->x.stream));
     c->scalars = nullptr;
     c->scalars_cap = 0;
+    CUDA_TRY(cudaStreamSynchronize(c->x.stream)); /* the frees done: the pool may give the memory back */
     return CUZK_OK;
+}
+
+extern "C" int msm_gpu_ctx_set_max_entries(msm_gpu_ctx *c, size_t max_entries)
+{
+    max_entries = max_entries ? max_entries : ((size_t)1 << 28);
+    if (max_entries > ((size_t)1 << 30)) max_entries = (size_t)1 << 30;
+    if (max_entries == c->max_entries) return CUZK_OK;
+    /* fewer entries: the scratch sized for more goes (it is remade at the next run's size) */
+    const bool shrink = max_entries < c->max_entries;
+    c->max_entries = max_entries;
+    return shrink ? msm_gpu_ctx_trim(c) : CUZK_OK;
 }
 
 extern "C" void msm_gpu_ctx_set_window(msm_gpu_ctx *c, unsigned bits)

@@ -13,6 +13,7 @@
 #include "curve/xyzz.cuh"
 
 #include "cuda_util.cuh"
+#include "cuda_util.h"
 
 using namespace curve;
 
@@ -32,10 +33,14 @@ static int bases_alloc(msm_gpu_bases **out, int device, int curve, size_t n)
     b->curve = curve;
     b->n = n;
     cudaError_t e = cudaSetDevice(device);
-    if (e == cudaSuccess) e = cudaMalloc(&b->d, n * point_bytes(curve));
     if (e != cudaSuccess) {
         delete b;
-        return gpu_error(e, "cudaMalloc (bases)", __FILE__, __LINE__);
+        return gpu_error(e, "cudaSetDevice (bases)", __FILE__, __LINE__);
+    }
+    int rc = gpu_malloc(&b->d, n * point_bytes(curve)); /* the device's pool: no wait for other streams */
+    if (rc) {
+        delete b;
+        return rc;
     }
     *out = b;
     return CUZK_OK;
@@ -44,9 +49,8 @@ static int bases_alloc(msm_gpu_bases **out, int device, int curve, size_t n)
 extern "C" void msm_gpu_bases_free(msm_gpu_bases *b)
 {
     if (!b) return;
-    cudaSetDevice(b->device);
-    cudaFree(b->d);
-    if (b->d_pre) cudaFree(b->d_pre);
+    gpu_free(b->d); /* into the device's pool: never a wait for other streams (cudaFree's) */
+    gpu_free(b->d_pre);
     delete b;
 }
 
@@ -136,8 +140,8 @@ static int generate_typed(affine<F> *out, size_t first, size_t count, const void
     size_t scratch_pts = count < slice ? count : slice;
     xyzz<F> *scratch = nullptr;
     affine<F> *dstep = nullptr;
-    CUDA_TRY(cudaMalloc(&scratch, scratch_pts * sizeof(xyzz<F>)));
-    cudaError_t e = cudaMalloc(&dstep, sizeof(affine<F>));
+    GPU_TRY(gpu_malloc((void **)&scratch, scratch_pts * sizeof(xyzz<F>)));
+    cudaError_t e = gpu_malloc((void **)&dstep, sizeof(affine<F>)) ? cudaErrorMemoryAllocation : cudaSuccess;
     if (e == cudaSuccess) {
         k_gen_step<F><<<1, 1>>>(gen, b, dstep);
         e = cudaGetLastError();
@@ -149,9 +153,9 @@ static int generate_typed(affine<F> *out, size_t first, size_t count, const void
                                                                  out + s0);
         e = cudaGetLastError();
     }
-    if (e == cudaSuccess) e = cudaDeviceSynchronize();
-    cudaFree(scratch);
-    if (dstep) cudaFree(dstep);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(0); /* its own launches (the legacy stream), not the device */
+    gpu_free(scratch);
+    gpu_free(dstep);
     if (e != cudaSuccess) return gpu_error(e, "generating bases", __FILE__, __LINE__);
     return CUZK_OK;
 }

@@ -11,6 +11,7 @@
 #include "msm/msm_shift.cuh"
 
 #include "cuda_util.cuh"
+#include "cuda_util.h"
 
 using namespace msmk;
 
@@ -39,7 +40,7 @@ template <class F> static int shift_all(msm_gpu_bases *b, unsigned copies, unsig
 {
     const size_t slice = (size_t)1 << 22, n = b->n, sp = n < slice ? n : slice;
     xyzz<F> *scratch = nullptr;
-    CUDA_TRY(cudaMalloc(&scratch, sp * sizeof(xyzz<F>)));
+    GPU_TRY(gpu_malloc((void **)&scratch, sp * sizeof(xyzz<F>)));
     cudaError_t e = cudaSuccess;
     for (unsigned j = 1; j < copies && e == cudaSuccess; j++) {
         const affine<F> *src = j == 1 ? (const affine<F> *)b->d : (const affine<F> *)b->d_pre + (size_t)(j - 2) * n;
@@ -50,8 +51,8 @@ template <class F> static int shift_all(msm_gpu_bases *b, unsigned copies, unsig
             e = cudaGetLastError();
         }
     }
-    if (e == cudaSuccess) e = cudaDeviceSynchronize();
-    cudaFree(scratch);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(0); /* its own launches (the legacy stream), not the device */
+    gpu_free(scratch);
     if (e != cudaSuccess) return gpu_error(e, "precomputing shifted bases", __FILE__, __LINE__);
     return CUZK_OK;
 }
@@ -60,13 +61,13 @@ extern "C" int msm_gpu_bases_precompute(msm_gpu_bases *b, unsigned copies, unsig
 {
     if (!b) return err_set(CUZK_EINVAL, "msm_gpu_bases_precompute: NULL bases");
     CUDA_TRY(cudaSetDevice(b->device));
-    /* no copies first, then the old ones freed: a failed cudaFree leaves plain bases, never
+    /* no copies first, then the old ones freed: a failure after leaves plain bases, never
      * fields that point at copies that may be gone */
     void *old = b->d_pre;
     b->d_pre = nullptr;
     b->copies = 1;
     b->pre_c = 0;
-    if (old) CUDA_TRY(cudaFree(old));
+    gpu_free(old); /* no partition reads them: the caller holds the bases alone */
     if (copies <= 1) return CUZK_OK;
     const unsigned c = window_bits ? window_bits : msm_choose_window(b->n);
     if (c >= 4 && c <= 22 && copies <= msm_windows(c)) copies = msm_pre_copies(c, copies);
@@ -78,11 +79,11 @@ extern "C" int msm_gpu_bases_precompute(msm_gpu_bases *b, unsigned copies, unsig
                        copies, b->n);
     const unsigned dbls = c * msm_pre_windows(c, copies);
     void *fresh = nullptr;
-    CUDA_TRY(cudaMalloc(&fresh, msm_gpu_precompute_bytes(b->curve, b->n, copies)));
+    GPU_TRY(gpu_malloc(&fresh, msm_gpu_precompute_bytes(b->curve, b->n, copies)));
     b->d_pre = fresh;
     int rc = b->curve == MSM_CURVE_G1 ? shift_all<fp>(b, copies, dbls) : shift_all<fp2>(b, copies, dbls);
     if (rc) {
-        cudaFree(b->d_pre);
+        gpu_free(b->d_pre);
         b->d_pre = nullptr;
         return rc;
     }

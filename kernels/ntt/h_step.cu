@@ -106,9 +106,9 @@ static int h_run_c(fr_gpu *c, const ntt_device_ctx *ctx, const ntt_size_ctx *sz,
     return ntt_run(j, ctx, st);
 }
 
-/* Between two of the step's transforms: where a gate is given, the stream waits while it is
- * raised (an urgent partition runs on the device). */
-static int h_pause(const gpu_gate *gate, cudaStream_t st) { return gpu_gate_pause(gate, st, GPU_GATE_STEP_NS); }
+/* Between two of the step's transforms: where a gate is given, the calling thread waits for
+ * the transform before, then while an urgent partition runs on the device (gpu_gate_pass). */
+static int h_pause(const gpu_gate *gate, cudaStream_t st) { return gpu_gate_pass(gate, st); }
 
 static int check(const void *a, const void *b, const void *c, unsigned log_n)
 {

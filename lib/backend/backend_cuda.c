@@ -59,21 +59,8 @@ static int cuda_create(const backend_config *cfg, void **be, uint32_t *devices)
         pthread_mutex_init(&d->lock, NULL);
         slot_pool_init(&d->pool);
     }
-    /* the urgent gates (one word each, page-locked: the yields read them over the bus) */
-    for (uint32_t i = 0; i < b->ndev && b->urgent_workers; i++) {
-        if (!gpu_set_device(b->dev[i].ordinal) && gpu_host_alloc((void **)&b->dev[i].gate, 64) == CUZK_OK) {
-            *b->dev[i].gate = 0;
-            if (gpu_gate_map(&b->dev[i].gate_dev, b->dev[i].gate) == CUZK_OK) continue;
-        }
-        int rc = err_set(CUZK_ENOMEM, "CUDA backend: device %d's urgent gate (a page-locked word): %s",
-                         b->dev[i].ordinal, cuzk_last_error());
-        for (uint32_t j = 0; j < b->ndev; j++) {
-            gpu_host_free(b->dev[j].gate);
-            slot_pool_destroy(&b->dev[j].pool), pthread_mutex_destroy(&b->dev[j].lock);
-        }
-        free(b);
-        return rc;
-    }
+    /* with urgent workers, ordinary partitions pace their work (gpu_gate_pass) */
+    for (uint32_t i = 0; i < b->ndev; i++) b->dev[i].paced = b->urgent_workers != 0;
     /* the urgent slots' streams and contexts, ahead (slot_warm); one that fails is made at its
      * first partition instead */
     for (uint32_t i = 0; i < b->ndev && b->urgent_workers; i++)
@@ -86,7 +73,6 @@ static int cuda_create(const backend_config *cfg, void **be, uint32_t *devices)
         for (uint32_t i = 0; i < b->ndev; i++) {
             gpu_set_device(b->dev[i].ordinal);
             for (int j = 0; j < CUDA_URGENT_SLOTS; j++) slot_destroy(&b->dev[i].urgent[j]);
-            gpu_host_free(b->dev[i].gate);
             slot_pool_destroy(&b->dev[i].pool), pthread_mutex_destroy(&b->dev[i].lock);
         }
         free(b);
@@ -105,10 +91,10 @@ static void cuda_destroy(void *be)
         gpu_set_device(d->ordinal);
         for (int s = 0; s < CUDA_MAX_SLOTS; s++) slot_destroy(&d->slot[s]);
         for (int s = 0; s < CUDA_URGENT_SLOTS; s++) slot_destroy(&d->urgent[s]);
-        gpu_host_free(d->gate);
         slot_pool_destroy(&d->pool);
         pthread_mutex_destroy(&d->lock);
     }
+    gpu_mem_trim(); /* the device pools' cached memory: the devices' free memory as before the engine */
     threadpool_destroy(b->tp);
     pthread_mutex_destroy(&b->keys_lock);
     free(b);
@@ -130,19 +116,16 @@ static void key_vectors(cuda_key *k)
 }
 
 /* The device's second urgent slot given back once no CUZK_SRS_URGENT key is left there (the
- * last one's release marks it, d->urgent_shrink): its buffers and MSM scratch freed and its
- * committed bytes zeroed. Only while nothing holds or waits for that slot and no urgent
- * partition runs on the device: the frees wait for the device's work in flight, which must not
- * be a backlog paused for an urgent partition, nor delay one that waits for the slot. Never
- * waits for the slot (a key's release may come from a finisher); where it cannot now, the next
- * key release or load on the device does it. */
+ * last one's release marks it, d->urgent_shrink): its buffers and MSM scratch freed (into the
+ * device's pool: no wait) and its committed bytes zeroed. Only while nothing holds or waits for
+ * that slot. Never waits for the slot (a key's release may come from a finisher); where it
+ * cannot now, the next key release or load on the device does it. */
 static void urgent_room_settle(cuda_dev *d)
 {
     pthread_mutex_lock(&d->lock);
     const int due = d->urgent_shrink && !d->urgent_keys;
     pthread_mutex_unlock(&d->lock);
-    if (!due || (d->gate && __atomic_load_n(d->gate, __ATOMIC_ACQUIRE)) || !slot_pool_try_take_urgent(&d->pool, 1))
-        return;
+    if (!due || !slot_pool_try_take_urgent(&d->pool, 1)) return;
     slot_shrink(&d->urgent[1]);
     pthread_mutex_lock(&d->lock);
     if (!d->urgent_keys) d->urgent_bytes[1] = 0, d->urgent_shrink = 0; /* else a load kept room meanwhile */
@@ -737,19 +720,8 @@ static int urgent_commit(cuda_dev *d, const cuda_key *k, const cuda_key_dev *kd,
     return ok;
 }
 
-/* The device's urgent gate (cuda_dev.gate): ordinary partitions' next stages wait while it
- * is raised. */
-static void gate_move(cuda_dev *d, int by) { __atomic_fetch_add(d->gate, (uint32_t)by, __ATOMIC_SEQ_CST); }
-
-/* An ordinary partition about to prepare its slot while the gate is raised waits here (it would
- * pause at its first stage anyway): slot_prepare may free device memory, which waits for the
- * whole device — the paused backlog too, so for the urgent partition — and may hold the
- * driver while it does. Bounded like the device-side pause. */
-static void gate_wait_host(const cuda_dev *d)
-{
-    for (uint64_t waited = 0; __atomic_load_n(d->gate, __ATOMIC_ACQUIRE) && waited < GPU_GATE_MAX_NS; waited += 200000)
-        nanosleep(&(struct timespec){0, 200000}, NULL);
-}
+/* The device's count of urgent partitions running, which ordinary partitions' gates wait on. */
+static void gate_move(cuda_dev *d, int by) { __atomic_fetch_add(&d->urgent_running, (uint32_t)by, __ATOMIC_SEQ_CST); }
 
 static int cuda_start(void *ws, backend_job *job)
 {
@@ -794,16 +766,19 @@ static int cuda_start(void *ws, backend_job *job)
     uint64_t t2 = bjob_now_ns();
     if (t2 - t1 > 20000) /* waited for a slot: its bytes */
         bjob_trace(job, CUZK_TRACE_BUDGET_WAIT, t1, t2, cuda_slot_need(k, lean, streamed, d->piece_bytes));
-    /* an ordinary partition yields at its stage boundaries while an urgent one runs; an
-     * urgent one (by its priority, on whichever worker) raises the gate once its slot is
-     * ready (slot_prepare may reallocate, which waits for the whole device: the backlog must
-     * not be held then) */
+    /* an ordinary partition paces its work (gpu_gate_pass at its stage boundaries, window groups
+     * and transforms) and gives way there while an urgent one runs; it also waits before
+     * preparing its slot, whose allocations would compete with the urgent partition's. An urgent
+     * one (by its priority, on whichever worker) raises the count once its slot is ready: from
+     * then on it waits for nothing but its own device work, which waits for nothing on the host,
+     * so the ordinary partitions' waits always end */
     const int prio = job->p->priority < 0 ? 0 : job->p->priority;
-    const int urgent_job = d->gate && w->b->urgent_priority && prio >= (int)w->b->urgent_priority;
-    if (d->gate && !urgent_job) gate_wait_host(d);
+    const int urgent_job = d->paced && w->b->urgent_priority && prio >= (int)w->b->urgent_priority;
+    if (d->paced && !urgent_job) gpu_gate_hold(&d->urgent_running);
     rc = slot_prepare(s, w->ordinal, lean, streamed, cuda_work_bytes(&in, lean), cuda_prep_bytes(in.na), d->piece_bytes,
                       own);
-    s->gate = urgent_job || !d->gate ? NULL : &d->gate_dev;
+    s->pace.word = &d->urgent_running;
+    s->gate = urgent_job || !d->paced || !s->ready ? NULL : &s->pace;
     if (s->ctx) msm_gpu_ctx_set_gate(s->ctx, s->gate); /* and inside its MSMs, between window groups */
     const int raised = !rc && urgent_job;
     if (raised) gate_move(d, 1);

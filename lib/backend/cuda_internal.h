@@ -102,16 +102,16 @@ typedef struct piece_buf {
 
 typedef struct cuda_slot {
     int ready;                   /* streams and events exist                               */
-    /* this partition's stage-boundary yield: the device's urgent gate for an ordinary
-     * worker's partition (each stage first waits while an urgent partition runs, and each
-     * MSM's window group: msm_gpu_ctx_set_gate), NULL for an urgent one's */
+    /* this partition's pacing (gpu_gate_pass at each stage boundary, each MSM's window group
+     * and the H step's transforms: msm_gpu_ctx_set_gate): &pace for an ordinary worker's
+     * partition on a device with urgent workers, NULL for an urgent one's */
     const gpu_gate *gate;
+    gpu_gate pace;               /* the slot's gate: its event, the device's urgent count  */
     int pool_id;                 /* what slot_pool_take returned for the holder             */
     void *stream, *copy_stream, *bases_stream;
     msm_gpu_ctx *ctx;
     size_t ctx_entries;
     void *ev_ref;
-    void *ev_gate;               /* recorded after a yield's gate: the copy streams wait on it */
     void *ev[2 * ST_N];
     uint8_t stage_used[ST_N];
     uint64_t stage_bytes[ST_N];
@@ -149,10 +149,11 @@ typedef struct cuda_dev {
     uint64_t urgent_bytes[CUDA_URGENT_SLOTS]; /* committed to each (under lock)              */
     uint32_t urgent_keys;        /* loaded CUZK_SRS_URGENT keys whose room urgent[1] keeps   */
     int urgent_shrink;           /* the last of them went: urgent[1] to be given back        */
-    /* page-locked, read by ordinary partitions' stage-boundary yields (gpu_gate_wait): the
-     * urgent partitions running on the device now (host atomics); NULL without urgent workers */
-    uint32_t *gate;
-    gpu_gate gate_dev;           /* the same word as its yields read it (gpu_gate_map)      */
+    /* urgent partitions running on the device now (host atomics), which ordinary partitions'
+     * gates wait on (gpu_gate_pass); paced: the device has urgent workers, so ordinary
+     * partitions pace their work (none do without) */
+    uint32_t urgent_running;
+    int paced;
     _Atomic uint64_t h2d_bytes, copy_busy_ns; /* statistics: bases streamed, copy-stream busy */
 } cuda_dev;
 
@@ -240,8 +241,8 @@ void slot_shrink(cuda_slot *s);
 int slot_fail(int ordinal, const char *what);
 int slot_stage_begin(cuda_slot *s, int st, void *stream);
 int slot_stage_end(cuda_slot *s, int st, void *stream, uint64_t bytes);
-/* The stage-boundary yield of an ordinary partition (s->gate set): what the slot's compute
- * stream enqueues next waits while an urgent partition runs on the device. */
+/* The stage-boundary pass of an ordinary partition (s->gate set): returns once the slot's
+ * compute stream has run what was enqueued and no urgent partition runs on the device. */
 int slot_yield(cuda_slot *s, int ordinal);
 /* One MSM of vector v into out (g1_jac/g2_jac): resident whole (full mode), or in pieces
  * from the resident prefix and pinned host memory (lean). next = the vector the partition

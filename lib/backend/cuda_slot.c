@@ -28,13 +28,9 @@ void slot_release(cuda_dev *d, cuda_slot *s) { slot_pool_give(&d->pool, s->pool_
 
 int slot_yield(cuda_slot *s, int ordinal)
 {
-    if (!s->gate) return CUZK_OK;
-    /* the copy and bases streams' later copies wait too (they would share PCIe with the urgent
-     * partition's); what they enqueued before goes on, and nothing enqueued on the compute
-     * stream before the gate waits for their later work, so the waits make no cycle */
-    if (gpu_gate_wait(s->gate, s->stream) || gpu_event_record(s->ev_gate, s->stream) ||
-        gpu_stream_wait_event(s->copy_stream, s->ev_gate) || gpu_stream_wait_event(s->bases_stream, s->ev_gate))
-        return slot_fail(ordinal, "the stage-boundary yield");
+    /* the host waits, not the device: copies enqueued after this wait too, as nothing is
+     * enqueued meanwhile */
+    if (s->gate && gpu_gate_pass(s->gate, s->stream)) return slot_fail(ordinal, "the stage-boundary pass");
     return CUZK_OK;
 }
 
@@ -58,7 +54,7 @@ void slot_destroy(cuda_slot *s)
     }
     if (s->h_small) gpu_host_free(s->h_small);
     gpu_event_destroy(s->ev_ref);
-    gpu_event_destroy(s->ev_gate);
+    gpu_gate_fini(&s->pace);
     for (int i = 0; i < 2 * ST_N; i++) gpu_event_destroy(s->ev[i]);
     for (int i = 0; i < 2 * CUDA_COPY_EVENTS; i++) gpu_event_destroy(s->ev_copy[i]);
     gpu_stream_destroy(s->bases_stream);
@@ -98,7 +94,7 @@ static int slot_create(cuda_slot *s, int urgent)
     if ((rc = gpu_stream_create_priority(&s->stream, urgent)) ||
         (rc = gpu_stream_create_priority(&s->copy_stream, urgent)) ||
         (rc = gpu_stream_create_priority(&s->bases_stream, urgent)) || (rc = gpu_event_create(&s->ev_ref)) ||
-        (rc = gpu_event_create_sync_only(&s->ev_gate)) ||
+        (rc = gpu_gate_init(&s->pace, NULL)) ||
         (rc = gpu_host_alloc((void **)&s->h_small, CUDA_SMALL_BYTES)))
         return rc;
     for (int i = 0; i < 2 * ST_N; i++)
@@ -160,25 +156,26 @@ int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_
         slot_destroy(s); /* what was made; the next partition tries again */
         return rc;
     }
-    /* a new context frees the old one (a device-wide sync): the urgent slot, which alternates
-     * WinningPoSt (full) and larger lean partitions, keeps the smaller one for both (it only
-     * caps entries per chunk; a 2^19 MSM stays under it) */
+    /* the entries per chunk of the layout the placement budgeted, changed in place (a new
+     * context's free of page-locked memory would wait for the whole device): the urgent slot,
+     * which alternates WinningPoSt (full) and larger lean partitions, keeps the smaller cap for
+     * both (a 2^19 MSM stays under it) */
     size_t entries = lean || urgent ? CUDA_MSM_ENTRIES_LEAN : CUDA_MSM_ENTRIES_FULL;
-    if (!s->ctx || s->ctx_entries != entries) {
-        if (s->ctx) msm_gpu_ctx_free(s->ctx);
-        s->ctx = NULL;
+    if (!s->ctx) {
         if ((rc = msm_gpu_ctx_create(&s->ctx, ordinal, s->stream, entries))) return rc;
+        s->ctx_entries = entries;
+    } else if (s->ctx_entries != entries) {
+        if ((rc = msm_gpu_ctx_set_max_entries(s->ctx, entries))) return rc;
         s->ctx_entries = entries;
     }
     /* a slot that ran a full partition and now streams (a key that gave way its bases, or
      * alternating keys) gives back the full work area first: the placement budgeted the lean
-     * one plus the stream buffers, not both layouts at once (cudaFree waits for the device,
-     * only at such a switch) */
+     * one plus the stream buffers, not both layouts at once (into the device's pool: no wait) */
     if (lean && streamed && !s->buf_bytes && s->d_work_bytes > work_bytes) free_work(s);
     /* and the other way: a slot whose stream buffers are left from a streamed key gives them
      * back for a key that does not stream (full, or resident lean): its placement budgeted
      * that layout alone (a shared slot alternating a streamed WindowPoSt and a resident PoRep
-     * key held both, ~1.5 GiB over per slot); one cudaFree at such a switch */
+     * key held both, ~1.5 GiB over per slot) */
     if (!streamed && s->buf_bytes) free_stream_bufs(s);
     if ((rc = grow(&s->d_work, &s->d_work_bytes, work_bytes, ordinal, "the H step and the MSM scalars")) ||
         (rc = grow(&s->d_prep, &s->d_prep_bytes, prep_bytes, ordinal, "the scalar preparation")))

@@ -9,7 +9,9 @@
  * partition (test/gpu/fixtures/hstep.*, compiled by circom2 for BLS12-381) against the CPU
  * prover's own H step (groth16_compute_h). Exits 77 without a GPU.
  */
+#include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -289,51 +291,93 @@ static uint64_t mono_ns(void)
     return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-/* The stage-boundary yield (gpu_gate_map, gpu_gate_wait): work enqueued after it waits while
- * the host word is raised (checked 100 ms later: a copy behind it has not landed), runs once it
- * is lowered; a lowered word lets it pass at once; an unmapped word is refused. */
+/* A thread in a gated call (gpu_gate_pass inside) while the main thread watches it. */
+typedef struct gated_call {
+    int (*fn)(struct gated_call *);
+    const gpu_gate *g;
+    void *stream, *cp, *d[3], *d_res;
+    const fr_t *a, *b, *c;
+    uint64_t len;
+    unsigned log_n;
+    int lean, rc;
+    _Atomic int returned;
+} gated_call;
+
+static void *gated_thread(void *arg)
+{
+    gated_call *c = arg;
+    c->rc = c->fn(c);
+    atomic_store(&c->returned, 1);
+    return NULL;
+}
+
+/* Starts c on its thread with the word raised, checks it is held there (not returned 100 ms
+ * later) while the device is not (a device-wide synchronize returns at once: the wait is on
+ * the host), lowers the word, and returns once the call did (within a second). */
+static void hold_then_lower(gated_call *c, uint32_t *word)
+{
+    pthread_t th;
+    __atomic_store_n(word, 1u, __ATOMIC_SEQ_CST);
+    atomic_store(&c->returned, 0);
+    assert_int_equal(pthread_create(&th, NULL, gated_thread, c), 0);
+    nanosleep(&(struct timespec){0, 100000000}, NULL);
+    assert_int_equal(atomic_load(&c->returned), 0); /* held at a pass */
+    uint64_t t0 = mono_ns();
+    assert_int_equal(gpu_synchronize(), 0);
+    assert_true(mono_ns() - t0 < 1000000000ull); /* the device waits for no host thread */
+    assert_int_equal(atomic_load(&c->returned), 0);
+    __atomic_store_n(word, 0u, __ATOMIC_SEQ_CST);
+    t0 = mono_ns();
+    assert_int_equal(pthread_join(th, NULL), 0);
+    assert_true(mono_ns() - t0 < 1000000000ull);
+    assert_int_equal(c->rc, 0);
+}
+
+static int one_pass(gated_call *c) { return gpu_gate_pass(c->g, c->stream); }
+
+/* The pass (gpu_gate_init, gpu_gate_pass): it returns once the stream has run what was
+ * enqueued before it (a copy enqueued before has landed when it returns), at once while the
+ * word is 0; while the word is raised the calling thread waits and the device does not; a
+ * NULL gate passes at once. */
 static void test_gate(void **state)
 {
     (void)state;
-    uint32_t *flag = NULL, *landed = NULL, *d = NULL;
+    uint32_t word = 0, *landed = NULL, *d = NULL;
     void *stream = NULL;
-    assert_int_equal(gpu_host_alloc((void **)&flag, 64), 0);
     assert_int_equal(gpu_host_alloc((void **)&landed, 64), 0);
     assert_int_equal(gpu_malloc((void **)&d, 64), 0);
     assert_int_equal(gpu_stream_create(&stream), 0);
     gpu_gate g;
-    assert_int_equal(gpu_gate_map(&g, flag), 0);
-    assert_non_null(g.word);
-    assert_true(g.slice_ns > 0 && g.slice_ns <= GPU_GATE_MAX_NS);
-    for (int raised = 1; raised >= 0; raised--) {
-        __atomic_store_n(flag, (uint32_t)raised, __ATOMIC_SEQ_CST);
+    assert_int_equal(gpu_gate_init(&g, &word), 0);
+    for (int raised = 0; raised <= 1; raised++) {
         __atomic_store_n(landed, 0u, __ATOMIC_SEQ_CST);
-        assert_int_equal(gpu_memset_async(d, 0x5a, 4, stream), 0);
-        assert_int_equal(gpu_gate_wait(&g, stream), 0);
+        assert_int_equal(gpu_memset_async(d, 0x5a + raised, 4, stream), 0);
         assert_int_equal(gpu_memcpy_async(landed, d, 4, stream), 0);
-        if (raised) {
-            nanosleep(&(struct timespec){0, 100000000}, NULL);
-            assert_int_equal(__atomic_load_n(landed, __ATOMIC_SEQ_CST), 0); /* held at the gate */
-            __atomic_store_n(flag, 0u, __ATOMIC_SEQ_CST);
-        }
-        const uint64_t t0 = mono_ns();
-        assert_int_equal(gpu_stream_sync(stream), 0);
-        assert_true(mono_ns() - t0 < 1000000000ull); /* released within the poll, not the bound */
-        assert_int_equal(*landed, 0x5a5a5a5au);
+        gated_call c = {.fn = one_pass, .g = &g, .stream = stream};
+        if (raised) hold_then_lower(&c, &word);
+        else assert_int_equal(gpu_gate_pass(&g, stream), 0);
+        const uint32_t want = raised ? 0x5b5b5b5bu : 0x5a5a5a5au;
+        assert_int_equal(__atomic_load_n(landed, __ATOMIC_SEQ_CST), want); /* the chunk before ran */
     }
-    uint32_t plain = 0;
-    gpu_gate refused;
-    assert_int_equal(gpu_gate_map(&refused, &plain), CUZK_EINVAL);
+    assert_int_equal(gpu_gate_pass(NULL, stream), 0);
+    gpu_gate_fini(&g);
     gpu_stream_destroy(stream);
     gpu_free(d);
     gpu_host_free(landed);
-    gpu_host_free(flag);
 }
 
-/* The H step's pauses between transforms (issue 17): with the gate raised, the step from the
- * host (three buffers, checked; and two, lean) is held after its first transform — a copy
- * enqueued behind it has not landed 100 ms later, three times the step's own time at 2^18 —
- * and once lowered it ends with the CPU's h. */
+static int h_gated(gated_call *c)
+{
+    return c->lean ? gpu_h_step_from_host_lean(c->d[0], c->d[1], c->a, c->b, c->c, c->len, c->log_n, 0, c->d_res, c->g,
+                                               c->stream, c->cp)
+                   : gpu_h_step_from_host_checked(c->d[0], c->d[1], c->d[2], c->a, c->b, c->c, c->len, c->log_n, 0,
+                                                  c->d_res, c->g, c->stream, c->cp);
+}
+
+/* The H step's passes between transforms (issue 17, paced since session 9): with the word
+ * raised, the step from the host (three buffers, checked; and two, lean) holds its calling
+ * thread after its first transform while the device runs on; once lowered it ends with the
+ * CPU's h. */
 static void test_h_gate(void **state)
 {
     (void)state;
@@ -341,45 +385,35 @@ static void test_h_gate(void **state)
     const uint64_t n = 1ull << L, len = n - 3;
     const size_t bytes = n * sizeof(fr_t);
     fr_t *a, *b, *c, *want = malloc(bytes), *got = malloc(bytes);
-    uint32_t *flag, *landed, *word;
+    uint32_t word = 0;
     assert_int_equal(gpu_host_alloc((void **)&a, bytes), 0);
     assert_int_equal(gpu_host_alloc((void **)&b, bytes), 0);
     assert_int_equal(gpu_host_alloc((void **)&c, bytes), 0);
-    assert_int_equal(gpu_host_alloc((void **)&flag, 64), 0);
-    assert_int_equal(gpu_host_alloc((void **)&landed, 64), 0);
     assert_non_null(want && got);
     rand_fr_vec(a, n), rand_fr_vec(b, n), rand_fr_vec(c, n);
     for (uint64_t i = len; i < n; i++) a[i] = b[i] = c[i] = FR_ZERO;
     cpu_h(want, a, b, c, L);
-    void *d[3], *s, *cp, *d_res;
-    for (int k = 0; k < 3; k++) assert_int_equal(gpu_malloc(&d[k], bytes), 0);
-    assert_int_equal(gpu_malloc((void **)&word, 64), 0);
-    assert_int_equal(gpu_malloc(&d_res, sizeof(gpu_prep_result)), 0);
-    assert_int_equal(gpu_stream_create(&s), 0);
-    assert_int_equal(gpu_stream_create(&cp), 0);
+    gated_call gc = {.fn = h_gated, .a = a, .b = b, .c = c, .len = len, .log_n = L};
+    for (int k = 0; k < 3; k++) assert_int_equal(gpu_malloc(&gc.d[k], bytes), 0);
+    assert_int_equal(gpu_malloc(&gc.d_res, sizeof(gpu_prep_result)), 0);
+    assert_int_equal(gpu_stream_create(&gc.stream), 0);
+    assert_int_equal(gpu_stream_create(&gc.cp), 0);
     gpu_gate g;
-    assert_int_equal(gpu_gate_map(&g, flag), 0);
+    assert_int_equal(gpu_gate_init(&g, &word), 0);
+    gc.g = &g;
     for (int lean = 0; lean <= 1; lean++) {
-        __atomic_store_n(flag, 1u, __ATOMIC_SEQ_CST);
-        __atomic_store_n(landed, 0u, __ATOMIC_SEQ_CST);
-        assert_int_equal(gpu_prep_reset(d_res, s), 0);
-        assert_int_equal(gpu_memset_async(word, 0x5a, 4, s), 0);
-        int rc = lean ? gpu_h_step_from_host_lean(d[0], d[1], a, b, c, len, L, 0, d_res, &g, s, cp)
-                      : gpu_h_step_from_host_checked(d[0], d[1], d[2], a, b, c, len, L, 0, d_res, &g, s, cp);
-        assert_int_equal(rc, 0);
-        assert_int_equal(gpu_memcpy_async(landed, word, 4, s), 0);
-        nanosleep(&(struct timespec){0, 100000000}, NULL);
-        assert_int_equal(__atomic_load_n(landed, __ATOMIC_SEQ_CST), 0); /* held between transforms */
-        __atomic_store_n(flag, 0u, __ATOMIC_SEQ_CST);
-        assert_int_equal(gpu_stream_sync(s), 0);
-        assert_int_equal(*landed, 0x5a5a5a5au);
-        assert_int_equal(gpu_memcpy_to_host(got, d[0], bytes), 0);
+        gc.lean = lean;
+        assert_int_equal(gpu_prep_reset(gc.d_res, gc.stream), 0);
+        hold_then_lower(&gc, &word);
+        assert_int_equal(gpu_stream_sync(gc.stream), 0);
+        assert_int_equal(gpu_memcpy_to_host(got, gc.d[0], bytes), 0);
         assert_true(fr_vec_diff(lean ? "H gated, two buffers" : "H gated, checked", got, want, n) < 0);
     }
-    gpu_stream_destroy(s), gpu_stream_destroy(cp);
-    for (int k = 0; k < 3; k++) gpu_free(d[k]);
-    gpu_free(word), gpu_free(d_res);
-    gpu_host_free(a), gpu_host_free(b), gpu_host_free(c), gpu_host_free(flag), gpu_host_free(landed);
+    gpu_gate_fini(&g);
+    gpu_stream_destroy(gc.stream), gpu_stream_destroy(gc.cp);
+    for (int k = 0; k < 3; k++) gpu_free(gc.d[k]);
+    gpu_free(gc.d_res);
+    gpu_host_free(a), gpu_host_free(b), gpu_host_free(c);
     free(want), free(got);
 }
 
