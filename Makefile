@@ -67,7 +67,7 @@ HELLO        := $(BUILD)/bin/hello
 # Writes $(BUILD)/config.mk and the flag files the rules below depend on; prints the first line.
 include mk/record.mk
 
-.PHONY: all lib test test-gpu test-tsan fuzz fuzz-build bench demo install uninstall deps check-deps clean help abi-check abi-dump
+.PHONY: all lib test test-gpu soak-gpu test-tsan fuzz fuzz-build bench demo install uninstall deps check-deps clean help abi-check abi-dump
 .DEFAULT_GOAL := all
 
 all: lib $(if $(CLI_SRCS),$(CLI)) $(if $(BENCH_SRCS),$(BENCH)) $(if $(wildcard examples/hello.c),$(HELLO))
@@ -77,6 +77,8 @@ help:
 	@echo "make                 library (build/lib), cuzk and cuzk-bench (build/bin); CUDA when nvcc is found"
 	@echo "make test            every CPU test (installs missing dependencies first)"
 	@echo "make test-gpu        GPU tests (skips cleanly without a GPU)"
+	@echo "make soak-gpu MINUTES=10   the engine stress test on the GPU for that long (skips without a GPU);"
+	@echo "                     one bench/RESULTS.md row per phase on stdout, appended to STRESS_OUT=file too"
 	@echo "make fuzz            libFuzzer harnesses (clang, build-fuzz), FUZZ_SECONDS=60 each"
 	@echo "make test-tsan       the engine's concurrency tests under ThreadSanitizer (build-tsan)"
 	@echo "make demo            prove a backlog of partitions: busy %, stage times, a timeline ($(BUILD)/demo/timeline.svg)"
@@ -218,9 +220,20 @@ test-gpu: check-deps
 	@$(MAKE) --no-print-directory all $(GPU_TEST_BINS) $(TOOL_BINS)
 	@BUILD=$(BUILD) USE_CUDA=$(USE_CUDA) test/run-tests.sh $(GPU_TEST_BINS) $(sort $(wildcard test/gpu/test_*.sh))
 
+# The engine stress test (test/gpu/test_gpu_stress.c, test/support/stress.h) for MINUTES
+# minutes in all, spread over its phases (whole GPU, a budget where the bulk key streams, the
+# smallest budget for its three keys, faults under load); its summary rows go to stdout and,
+# with STRESS_OUT=file, are appended to that file. Without a GPU (exit 77): a skip.
+MINUTES ?= 10
+soak-gpu: check-deps
+	@if [ "$(USE_CUDA)" != 1 ]; then echo "soak-gpu: SKIP (built without CUDA: nvcc not found or CUZK_CUDA=0)"; exit 0; fi; \
+	 $(MAKE) --no-print-directory $(BUILD)/test/gpu/test_gpu_stress || exit 1; \
+	 CUZK_STRESS_TOTAL_SECONDS=$$(( $(MINUTES) * 60 )) $(BUILD)/test/gpu/test_gpu_stress; rc=$$?; \
+	 if [ $$rc = 77 ]; then echo "soak-gpu: SKIP (no CUDA device)"; exit 0; fi; exit $$rc
+
 # The engine's concurrency tests (ring, tracker + 8x8 stress, life cycle, budget, CPU proofs, soak, the CUDA slot pool, the
 # thread pool's two lanes) in reduced sizes under ThreadSanitizer: a separate CPU-only build in build-tsan.
-TSAN_TESTS := test_ring test_tracker test_tracker_race test_engine test_budget test_engine_cpu test_soak test_threadpool test_slot_pool
+TSAN_TESTS := test_ring test_tracker test_tracker_race test_engine test_budget test_engine_cpu test_soak test_stress_cpu test_threadpool test_slot_pool
 test-tsan: check-deps
 	@$(MAKE) --no-print-directory BUILD=build-tsan CUZK_CUDA=0 SANITIZE=thread OPT=-O1 \
 	    $(TSAN_TESTS:%=build-tsan/test/%)

@@ -113,8 +113,8 @@ extern "C" int gpu_malloc(void **p, size_t bytes)
         (void)cudaGetLastError();
         if (*p) (void)cudaFreeAsync(*p, st);
         *p = NULL;
-        return err_set(CUZK_EDEVICE, "device allocation of %zu bytes failed: %s (%s)", bytes, cudaGetErrorName(e),
-                       cudaGetErrorString(e));
+        return err_set(CUZK_EDEVICE, "device allocation of %zu bytes (cudaMallocFromPoolAsync) failed: %s (%s)", bytes,
+                       cudaGetErrorName(e), cudaGetErrorString(e));
     }
     return 0;
 }

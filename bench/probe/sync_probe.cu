@@ -200,5 +200,32 @@ int main(void)
     (void)cudaGetLastError();
     if (e == cudaSuccess) cudaFree(big);
     CK(cudaMemPoolDestroy(pool));
+
+    /* a partition-sized page-locked buffer (4 GiB) made and freed with the device idle: how long,
+     * and how long another thread's launch waits meanwhile (the driver lock, not the device) */
+    for (int reg = 0; reg <= 1; reg++) {
+        void *h = NULL;
+        size_t big4 = 4096 * MB;
+        double t0 = now_ms();
+        if (reg) {
+            h = malloc(big4);
+            memset(h, 1, big4);
+            t0 = now_ms();
+            CK(cudaHostRegister(h, big4, cudaHostRegisterPortable));
+        } else CK(cudaHostAlloc(&h, big4, cudaHostAllocPortable));
+        double t1 = now_ms();
+        side sd = {0};
+        pthread_t th;
+        pthread_create(&th, NULL, side_launch, &sd);
+        usleep(50 * 1000);
+        double t2 = now_ms();
+        if (reg) CK(cudaHostUnregister(h));
+        else CK(cudaFreeHost(h));
+        double t3 = now_ms();
+        pthread_join(th, NULL);
+        if (reg) free(h);
+        printf("4 GiB %s: make %.1f ms, free %.1f ms, a launch from another thread during the free %.1f ms\n",
+               reg ? "cudaHostRegister/Unregister" : "cudaHostAlloc/FreeHost", t1 - t0, t3 - t2, sd.ms);
+    }
     return 0;
 }

@@ -1,0 +1,41 @@
+/* The engine stress test (issue 25; test/support/stress.h) on the CUDA backend: a PoRep-shaped
+ * 2^16 key, a WinningPoSt-shaped 2^12 key pinned, a WindowPoSt-shaped 2^14 key urgent; phases
+ * at the whole GPU, at a budget where the bulk key streams part of its bases, at the smallest
+ * budget that loads all three (both found by a short bisection), and one with CUDA faults and
+ * CUZK_OPT_RETRY_ON_CPU, each under the mixed load and ended by destroying the engine with work
+ * in flight; device memory must come back after each destroy. Latencies of the urgent kinds
+ * (alone, p50, p99) and the longest call of each kind are printed as bench/RESULTS.md rows.
+ * About 2.5 min on an H200 (30 s per phase); CUZK_STRESS_SECONDS sets each phase's length,
+ * CUZK_STRESS_TOTAL_SECONDS all of them (make soak-gpu MINUTES=10). Exits 77 without a GPU. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "cuzk/cuzk.h"
+#include "support/gputest.h"
+#include "support/stress.h"
+
+static void stress_gpu(void **state)
+{
+    (void)state;
+    stress_cfg cfg;
+    stress_cfg_defaults(&cfg, CUZK_BACKEND_CUDA);
+    assert_int_equal(stress_run(&cfg), 0);
+}
+
+int main(void)
+{
+    /* the test reads the device's free memory (a CUDA call) before the first engine exists:
+     * set what the library would set at its first engine first (cuzk.h, "CUDA hardware
+     * queues"), or the urgent partitions could wait behind the backlog's queued work */
+    setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
+    setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+    if (gpu_test_begin()) return 77;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(stress_gpu),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
