@@ -13,7 +13,7 @@
  *     CUZK_SRS_URGENT;
  *   - each urgent kind's time alone (median of alone_n partitions on the idle engine);
  *   - the load, for `seconds`: a bulk producer keeping inflight_min..inflight_max jobs in flight
- *     at priorities 0..3, one in ten canceled (right after submit, 0-50 ms later, or after
+ *     at priorities 0..5, one in ten canceled (right after submit, 0-50 ms later, or after
  *     its result arrived); WinningPoSt partitions (priority 7) every winning_ms; WindowPoSt
  *     (priority 6) every window_ms; every churn_ms a fresh copy of the bulk key loaded (flags
  *     0, PIN or URGENT at random), two partitions submitted on it at priority 2 and the key

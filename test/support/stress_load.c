@@ -367,7 +367,8 @@ static void cancel_job(tslot *s, sjob *j, int mode)
     }
 }
 
-/* Keeps inflight_min..inflight_max bulk jobs in flight at priorities 0..3; cancels about
+/* Keeps inflight_min..inflight_max bulk jobs in flight at priorities 0..5 (every level below
+ * the urgent ones, 6 and 7, which the WindowPoSt and WinningPoSt producers use); cancels about
  * cancel_pm per mille of them: right away, 0-50 ms later, or after the result came. */
 static void *bulk_producer(void *arg)
 {
@@ -390,7 +391,7 @@ static void *bulk_producer(void *arg)
             s_sleep_ms(1);
             continue;
         }
-        sjob *j = submit(s, &rng, P->srs[K_BULK], K_BULK, J_BULK, (int32_t)(s_rand(&rng) % 4), 0);
+        sjob *j = submit(s, &rng, P->srs[K_BULK], K_BULK, J_BULK, (int32_t)(s_rand(&rng) % 6), 0);
         target = S_cfg->inflight_min + s_rand(&rng) % span;
         if (!j || s_rand(&rng) % 1000 >= S_cfg->cancel_pm) continue;
         int when = (int)(s_rand(&rng) % 3);
