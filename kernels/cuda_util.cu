@@ -119,6 +119,17 @@ extern "C" int gpu_malloc(void **p, size_t bytes)
     return 0;
 }
 
+cudaError_t gpu_pool_malloc_async(void **p, size_t bytes, cudaStream_t stream)
+{
+    int dev = 0;
+    cudaMemPool_t pool;
+    cudaStream_t own;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess) e = pool_of(dev, &pool, &own);
+    if (e == cudaSuccess) e = cudaMallocFromPoolAsync(p, bytes, pool, stream);
+    return e;
+}
+
 extern "C" void gpu_free(void *p)
 {
     if (!p) return;

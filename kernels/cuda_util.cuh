@@ -40,6 +40,12 @@ static inline int gpu_error(cudaError_t e, const char *what, const char *file, i
         if (cuzk_rc_ != 0) return cuzk_rc_; \
     } while (0)
 
+/* Stream-ordered device memory from the current device's private pool (the one gpu_malloc
+ * uses; cuda_util.cu): one pool per device, so memory a freed key or slot left cached there is
+ * what an MSM's scratch reuses, and none sits cached in a second pool while the other runs out.
+ * Freed with cudaFreeAsync. */
+cudaError_t gpu_pool_malloc_async(void **p, size_t bytes, cudaStream_t stream);
+
 /* Large copies in pieces of at most this many bytes (~1.3 ms on PCIe Gen5). A copy engine
  * serves the copies queued on it in order, whatever the streams' priorities: one 4 GiB copy
  * of a backlog partition would make an urgent partition's copy wait ~80 ms behind it. */

@@ -154,7 +154,8 @@ int msm_gpu_acc_end(msm_gpu_ctx *ctx, void *out);
 int msm_gpu_ctx_trim(msm_gpu_ctx *ctx);
 /* The cap on digit-sort entries per chunk msm_gpu_ctx_create was given, changed in place (a
  * worker slot that runs a full and then a lean layout): fewer trims the scratch. Cheaper than a
- * new context, whose free of page-locked memory waits for the whole device. */
+ * new context, whose free of page-locked memory waits for the device's work in flight and holds
+ * back every other thread's launches meanwhile. */
 int msm_gpu_ctx_set_max_entries(msm_gpu_ctx *ctx, size_t max_entries);
 /* The stream the context runs on (a cudaStream_t). */
 void *msm_gpu_ctx_stream(const msm_gpu_ctx *ctx);
@@ -171,7 +172,7 @@ typedef struct {
     float device_ms;
     uint32_t window_bits;
     uint32_t window_groups;
-    uint32_t pauses;   /* gate pauses enqueued between them (msm_gpu_ctx_set_gate) */
+    uint32_t pauses;   /* gate passes between them (msm_gpu_ctx_set_gate) */
     uint32_t copies; /* 1, or the precomputed copies the run summed over */
     uint64_t n_zero, n_one, n_rest;
 } msm_gpu_stats;

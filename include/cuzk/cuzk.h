@@ -316,10 +316,10 @@ enum {
                                     without it (cuzk_srs_placement shows what stays resident;
                                     its urgent partitions then get a slot where one fits). The
                                     room goes with the key's release once no such key is left
-                                    on the device (the slot's buffers are freed then, which
-                                    waits for the device's work in flight); where an urgent
-                                    partition holds, waits for or runs beside that slot at that
-                                    moment, at the next key release or load on the device.
+                                    on the device (the slot's buffers are freed then, with no
+                                    wait); where an urgent partition holds or waits for that
+                                    slot at that moment, at the next key release or load on the
+                                    device.
                                     Ignored without urgent workers and by the CPU backend.    */
 };
 
@@ -343,8 +343,7 @@ enum {
  * from it (the params' arrays registered in place, seconds for a PoRep key) and counted in
  * the host budget (CUZK_OPT_HOST_BUDGET_BYTES) from then on, beyond it if it must; its
  * cuzk_srs_placement says partial or streamed. It is not made resident again later (release
- * and load it again for that). Freeing its device memory waits for the device's work in
- * flight. A load that fails on a later device (several GPUs), or while uploading, leaves the
+ * and load it again for that). Its device memory is freed with no wait. A load that fails on a later device (several GPUs), or while uploading, leaves the
  * keys it took from on earlier devices as they became. */
 CUZK_API int cuzk_srs_load(cuzk_engine *engine, const char *params_path, uint32_t flags,
                            cuzk_srs **out);

@@ -70,7 +70,7 @@ struct dev_exec {
             *p = nullptr;
         }
         bytes = bytes < 256 ? 256 : bytes;
-        CUDA_TRY(cudaMallocAsync(p, bytes, stream));
+        CUDA_TRY(gpu_pool_malloc_async((void **)p, bytes, stream));
         caps.push_back({*p, bytes});
         return 0;
     }
@@ -190,7 +190,7 @@ struct dev_exec {
         if (cub_tmp) CUDA_TRY(cudaFreeAsync(cub_tmp, stream));
         cub_tmp = nullptr;
         cub_cap = 0;
-        CUDA_TRY(cudaMallocAsync(&cub_tmp, need, stream));
+        CUDA_TRY(gpu_pool_malloc_async((void **)&cub_tmp, need, stream));
         cub_cap = need;
         return 0;
     }
@@ -319,6 +319,7 @@ extern "C" int msm_gpu_ctx_trim(msm_gpu_ctx *c)
     if (c->scalars) CUDA_TRY(cudaFreeAsync(c->scalars, c->x.stream));
     c->scalars = nullptr;
     c->scalars_cap = 0;
+    c->acc_curve = 0; /* an accumulation begun before points at the freed buckets */
     CUDA_TRY(cudaStreamSynchronize(c->x.stream)); /* the frees done: the pool may give the memory back */
     return CUZK_OK;
 }
@@ -491,7 +492,7 @@ static int run_enqueue(msm_gpu_ctx *c, const msm_gpu_bases *bases, size_t first,
             if (c->scalars) CUDA_TRY(cudaFreeAsync(c->scalars, c->x.stream));
             c->scalars = nullptr;
             c->scalars_cap = 0;
-            CUDA_TRY(cudaMallocAsync(&c->scalars, n * 32, c->x.stream));
+            CUDA_TRY(gpu_pool_malloc_async((void **)&c->scalars, n * 32, c->x.stream));
             c->scalars_cap = n * 32;
         }
         CUDA_TRY(cudaMemcpyAsync(c->scalars, scalars, n * 32, cudaMemcpyHostToDevice, c->x.stream));

@@ -60,6 +60,7 @@ extern "C" int msm_gpu_bases_upload(msm_gpu_bases **out, int device, int curve, 
     if (rc) return rc;
     cudaError_t e = cudaMemcpy((*out)->d, affine, n * point_bytes(curve), cudaMemcpyHostToDevice);
     if (e != cudaSuccess) {
+        (void)cudaStreamSynchronize(0); /* a pageable copy may still run: then the free */
         msm_gpu_bases_free(*out);
         *out = nullptr;
         return gpu_error(e, "cudaMemcpy (bases upload)", __FILE__, __LINE__);
@@ -153,7 +154,10 @@ static int generate_typed(affine<F> *out, size_t first, size_t count, const void
                                                                  out + s0);
         e = cudaGetLastError();
     }
-    if (e == cudaSuccess) e = cudaStreamSynchronize(0); /* its own launches (the legacy stream), not the device */
+    /* its own launches (the legacy stream), not the device; also after a failed launch, since
+     * the pool may hand the scratch out again at once */
+    cudaError_t es = cudaStreamSynchronize(0);
+    if (e == cudaSuccess) e = es;
     gpu_free(scratch);
     gpu_free(dstep);
     if (e != cudaSuccess) return gpu_error(e, "generating bases", __FILE__, __LINE__);

@@ -51,7 +51,10 @@ template <class F> static int shift_all(msm_gpu_bases *b, unsigned copies, unsig
             e = cudaGetLastError();
         }
     }
-    if (e == cudaSuccess) e = cudaStreamSynchronize(0); /* its own launches (the legacy stream), not the device */
+    /* its own launches (the legacy stream), not the device; also after a failed launch, since
+     * the pool may hand the scratch (and, on failure, the copies) out again at once */
+    cudaError_t es = cudaStreamSynchronize(0);
+    if (e == cudaSuccess) e = es;
     gpu_free(scratch);
     if (e != cudaSuccess) return gpu_error(e, "precomputing shifted bases", __FILE__, __LINE__);
     return CUZK_OK;

@@ -390,7 +390,7 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
     for (int v = 0; v < PL_N && !rc; v++) rc = place_resident(k, kd, d->ordinal, v);
     if (!rc) cuda_make_copies(d, kd);
     /* the H step's tables now: built at a partition's first H step they allocate device memory
-     * inside it — an urgent partition's, while the backlog is paused for it */
+     * inside it, an urgent partition's too */
     if (!rc && k->log_m >= 1) rc = gpu_ntt_prepare(k->log_m);
     return rc;
 }
@@ -687,8 +687,7 @@ static int stage_inputs(cuda_worker *w, const cuda_key *k, const cuzk_partition 
  * layout for it, the key's own else the two-vector one (a larger urgent partition beside a
  * full bulk slot), lean[j] that layout. *prefer: the second slot for a CUZK_SRS_URGENT key
  * (its load committed it for it), the first for others (WinningPoSt's room, the highest
- * stream priority): a slot that changes layout reallocates, and freeing device memory waits
- * for the device's enqueued work. */
+ * stream priority): a slot that keeps its layout reallocates nothing. */
 static uint32_t urgent_fits(cuda_dev *d, const cuda_key *k, const cuda_key_dev *kd, int lean[], uint32_t *prefer)
 {
     const int streamed = kd->pl.kind != PL_RESIDENT;
@@ -753,6 +752,11 @@ static int cuda_start(void *ws, backend_job *job)
     const int streamed = kd->pl.kind != PL_RESIDENT;
     pthread_mutex_unlock(&d->lock);
     if (FAULT_HIT(FAULT_CUDA_HOLD)) fault_hold_wait(); /* tests: a partition known to be in flight */
+    /* an ordinary partition starting while an urgent one runs waits here, before it takes a
+     * shared slot an urgent partition may need (it would give way at its first stage anyway) */
+    const int prio = job->p->priority < 0 ? 0 : job->p->priority;
+    const int urgent_job = d->paced && w->b->urgent_priority && prio >= (int)w->b->urgent_priority;
+    if (d->paced && !urgent_job) gpu_gate_hold(&d->urgent_running);
     int own_lean[CUDA_URGENT_SLOTS];
     cuda_slot *s;
     for (uint32_t lost = 0;;) { /* an urgent slot whose room another took meanwhile: the other, or a shared one */
@@ -767,14 +771,10 @@ static int cuda_start(void *ws, backend_job *job)
     if (t2 - t1 > 20000) /* waited for a slot: its bytes */
         bjob_trace(job, CUZK_TRACE_BUDGET_WAIT, t1, t2, cuda_slot_need(k, lean, streamed, d->piece_bytes));
     /* an ordinary partition paces its work (gpu_gate_pass at its stage boundaries, window groups
-     * and transforms) and gives way there while an urgent one runs; it also waits before
-     * preparing its slot, whose allocations would compete with the urgent partition's. An urgent
-     * one (by its priority, on whichever worker) raises the count once its slot is ready: from
-     * then on it waits for nothing but its own device work, which waits for nothing on the host,
-     * so the ordinary partitions' waits always end */
-    const int prio = job->p->priority < 0 ? 0 : job->p->priority;
-    const int urgent_job = d->paced && w->b->urgent_priority && prio >= (int)w->b->urgent_priority;
-    if (d->paced && !urgent_job) gpu_gate_hold(&d->urgent_running);
+     * and transforms) and gives way there while an urgent one runs. An urgent one (by its
+     * priority, on whichever worker) raises the count once its slot is ready: from then on it
+     * waits for nothing but its own device work, which waits for nothing on the host, so the
+     * ordinary partitions' waits always end */
     rc = slot_prepare(s, w->ordinal, lean, streamed, cuda_work_bytes(&in, lean), cuda_prep_bytes(in.na), d->piece_bytes,
                       own);
     s->pace.word = &d->urgent_running;

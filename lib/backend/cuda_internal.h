@@ -162,7 +162,7 @@ typedef struct cuda_backend {
     uint32_t ndev;
     uint32_t workers_per_device;
     uint32_t urgent_workers;     /* per device (CUZK_OPT_URGENT_PRIORITY): keep room for their slot */
-    uint32_t urgent_priority;    /* CUZK_OPT_URGENT_PRIORITY (0: none): its partitions raise the gate */
+    uint32_t urgent_priority;    /* CUZK_OPT_URGENT_PRIORITY (0: none): its partitions count in urgent_running */
     uint64_t budget;             /* CUZK_OPT_DEVICE_BUDGET_BYTES, 0 = the device's free memory */
     /* the loaded keys, which eviction walks for ones that may give way to a key being loaded;
      * held (before any device's lock) while a load chooses, pins and takes its victims, so
@@ -231,12 +231,11 @@ int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_
                  size_t piece_bytes, int urgent);
 void slot_destroy(cuda_slot *s);
 /* An urgent slot's streams, events, pinned result buffer and MSM context made ahead (at engine
- * start): made at its first partition they would allocate page-locked memory, which waits for
- * the device's work in flight — the backlog paused for another urgent partition included. */
+ * start): made at its first partition they would allocate page-locked memory (tens of ms). */
 int slot_warm(cuda_slot *s, int ordinal, int urgent);
 /* Frees the buffers slot_prepare sized (work area, preparation scratch, stream buffers) and
  * the MSM context's scratch: what cuda_slot_need counts; streams, events and the context stay.
- * The caller holds the slot; the frees wait for the device's work in flight. */
+ * The caller holds the slot; the frees go to the device's pool (no wait). */
 void slot_shrink(cuda_slot *s);
 int slot_fail(int ordinal, const char *what);
 int slot_stage_begin(cuda_slot *s, int st, void *stream);

@@ -33,7 +33,7 @@ void slot_pool_destroy(slot_pool *p);
 void slot_pool_add(slot_pool *p, uint32_t n);
 /* Waits for a slot: an urgent taker (urgent != 0) takes a free urgent slot j whose bit is set
  * in own_fits (bit j: it can run this partition), those in prefer first (their buffers have
- * this partition's layout: no reallocation, which waits for the whole device), else the
+ * this partition's layout: no reallocation), else the
  * first shared slot freed; an ordinary taker takes a shared slot only while no urgent taker
  * waits. Returns the shared slot's index or SLOT_POOL_URGENT_AT(j). */
 int slot_pool_take_pref(slot_pool *p, int urgent, uint32_t own_fits, uint32_t prefer);
