@@ -6,7 +6,9 @@
 # bindings/ (Go module, Rust crates).
 # New source files are picked up by wildcard: adding a module needs no Makefile edit.
 
-VERSION      := 0.1.0
+# One version, the header's CUZK_VERSION_* (zstd's way): the library's file name and the .pc
+# follow it. Its MAJOR.MINOR is the newest node of lib/cuzk.map (test_exports.sh checks).
+VERSION      := $(shell awk '/^.define CUZK_VERSION_(MAJOR|MINOR|PATCH) / {printf "%s%s", s, $$3; s = "."}' include/cuzk/cuzk.h)
 SOMAJOR      := 0
 BUILD        ?= build
 # The build directory remembers its options; make is parallel by default (mk/config.mk).
@@ -82,7 +84,7 @@ help:
 	@echo "make fuzz            libFuzzer harnesses (clang, build-fuzz), FUZZ_SECONDS=60 each"
 	@echo "make test-tsan       the engine's concurrency tests under ThreadSanitizer (build-tsan)"
 	@echo "make demo            prove a backlog of partitions: busy %, stage times, a timeline ($(BUILD)/demo/timeline.svg)"
-	@echo "make install PREFIX=/usr/local DESTDIR=   headers, libraries, cuzk.pc, cuzk and cuzk-bench"
+	@echo "make install PREFIX=/usr/local DESTDIR=   headers, libraries, cuzk.pc and cuzk-static.pc, cuzk and cuzk-bench"
 	@echo "make abi-check       the exported ABI against abi/libcuzk.abi (abidiff; new symbols need a new node)"
 	@echo "make abi-dump        rewrite the baseline abi/libcuzk.abi (after adding a version node)"
 	@echo "make deps            install system packages (root) or print the command"
@@ -274,6 +276,9 @@ abi-dump: lib
 	@abi/check.sh dump $(SO_REAL) $(ABI_BASELINE)
 
 # ---- install ----
+# cuzk.pc links libcuzk.so (-lcuzk; with --static it adds what a link of archives only, cc
+# -static, needs); cuzk-static.pc links libcuzk.a by its path, for a static libcuzk beside the
+# shared one (cuzk-static.pc.in says why -lcuzk cannot).
 install: lib $(CLI) $(BENCH)
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/cuzk $(DESTDIR)$(BINDIR)
 	install -m 755 $(CLI) $(BENCH) $(DESTDIR)$(BINDIR)/
@@ -282,13 +287,16 @@ install: lib $(CLI) $(BENCH)
 	ln -sf libcuzk.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libcuzk.so.$(SOMAJOR)
 	ln -sf libcuzk.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libcuzk.so
 	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(LIBDIR))|g' \
-	    -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(INCLUDEDIR))|g' \
-	    -e 's|@VERSION@|$(VERSION)|g' -e 's|@LIBS_PRIVATE@|$(LDLIBS)|g' cuzk.pc.in \
-	    > $(DESTDIR)$(LIBDIR)/pkgconfig/cuzk.pc
+	for pc in cuzk cuzk-static; do \
+	  sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(LIBDIR))|g' \
+	      -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(INCLUDEDIR))|g' \
+	      -e 's|@VERSION@|$(VERSION)|g' -e 's|@LIBS_PRIVATE@|$(LDLIBS)|g' $$pc.pc.in \
+	      > $(DESTDIR)$(LIBDIR)/pkgconfig/$$pc.pc || exit 1; \
+	done
 
 uninstall:
-	rm -rf $(DESTDIR)$(INCLUDEDIR)/cuzk $(DESTDIR)$(LIBDIR)/libcuzk.* $(DESTDIR)$(LIBDIR)/pkgconfig/cuzk.pc
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/cuzk $(DESTDIR)$(LIBDIR)/libcuzk.* $(DESTDIR)$(LIBDIR)/pkgconfig/cuzk.pc \
+	    $(DESTDIR)$(LIBDIR)/pkgconfig/cuzk-static.pc
 	rm -f $(DESTDIR)$(BINDIR)/cuzk $(DESTDIR)$(BINDIR)/cuzk-bench
 
 clean:

@@ -6,6 +6,7 @@
 
 #include "bench.h"
 #include "cuzk/cuzk.h"
+#include "trace_view.h"
 
 /* Subcommands, one line each (defined in bench_<what>.c): keep the list sorted. */
 #define BENCH_COMMANDS(X) \
@@ -36,18 +37,8 @@ uint64_t bench_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double bench_median(double *v, int n)
-{
-    if (n <= 0) return 0;
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+/* One median rule for every figure cuzk and cuzk-bench print (examples/trace). */
+double bench_median(double *v, int n) { return n > 0 ? tv_median(v, (size_t)n) : 0; }
 
 const char *bench_cpu_name(void)
 {

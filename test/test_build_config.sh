@@ -37,8 +37,8 @@ grep -q -- "-O3\|-DCUZK_HAVE_CUDA" "$tmp/install.log" \
   && echo "not ok - install compiled with other options: $(grep -m1 -- '-O3\|CUZK_HAVE_CUDA' "$tmp/install.log")" \
   || echo "ok - install used the directory's options (no -O3, no CUDA objects)"
 lib=$dest/usr/lib
-cudasyms=$( { nm -D "$lib/libcuzk.so.0.1.0"; nm "$lib/libcuzk.a" 2>/dev/null; } | grep -E ' (cuda[A-Z]|__cuda|__nv|_Z.*cub)' | head -5)
-[ -f "$lib/libcuzk.so.0.1.0" ] && [ -z "$cudasyms" ] && ! objdump -h "$lib/libcuzk.so.0.1.0" | grep -q nv_fatbin \
+cudasyms=$( { nm -D "$lib/libcuzk.so.0"; nm "$lib/libcuzk.a" 2>/dev/null; } | grep -E ' (cuda[A-Z]|__cuda|__nv|_Z.*cub)' | head -5)
+[ -f "$lib/libcuzk.so.0" ] && [ -z "$cudasyms" ] && ! objdump -h "$lib/libcuzk.so.0" | grep -q nv_fatbin \
   && echo "ok - the installed libraries have no CUDA symbol or fat binary" || echo "not ok - CUDA in the library: $cudasyms"
 "$dest/usr/bin/cuzk" --version | grep -q '^cuzk ' && echo "ok - the installed cuzk runs" || echo "not ok - installed cuzk"
 n=$(mk -n lib BUILD="$b" OPT=-O1 | grep -c -- ' -c ')

@@ -29,6 +29,18 @@ svg=$(echo "$out" | sed -n 's/^timeline picture: \([^ ]*\) .*/\1/p')
   && echo "ok - the timeline picture's path is printed; it labels partition 3" || echo "not ok - timeline picture '$svg'"
 [ "$(grep -c '"kind"' "$work/events.jsonl")" -gt 20 ] && "$cuzk" trace "$work/events.jsonl" | grep -q "^  4 partitions" \
   && echo "ok - the events (JSON Lines) read back by cuzk trace" || echo "not ok - events.jsonl"
+# The table's medians over an even count (4 partitions): the mean of the two middle values, the
+# same figure `cuzk trace` prints for the saved events (the table took the upper middle before).
+# Oracle: awk over events.jsonl. Printed to 0.01 ms, so they must agree within rounding.
+oracle=$(grep '"name":"partition (worker)"' "$work/events.jsonl" \
+  | sed 's/.*"begin_ns":\([0-9]*\),"end_ns":\([0-9]*\).*/\1 \2/' | awk '{print ($2 - $1) / 1e6}' | sort -g \
+  | awk '{v[NR] = $1} END {if (NR % 2) m = v[(NR + 1) / 2]; else m = (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%d %.4f", NR, m}')
+table=$(echo "$out" | awk '/^worker, whole partition/ {print $5}')
+traced=$("$cuzk" trace "$work/events.jsonl" | awk '/^ +partition \(worker\)/ {print $3}')
+if [ "${oracle%% *}" = 4 ] && awk -v o="${oracle#* }" -v a="$table" -v b="$traced" \
+     'BEGIN { d1 = o - a; d2 = o - b; exit !(a != "" && b != "" && d1 * d1 < 3e-5 && d2 * d2 < 3e-5) }'; then
+  echo "ok - median of 4 partitions' worker time: table $table, cuzk trace $traced, events ${oracle#* } ms"
+else echo "not ok - even-count median: table '$table', cuzk trace '$traced', events (n, median) '$oracle'"; fi
 out2=$("$cuzk" demo --log 8 --count 2 --cache "$work" 2>&1)
 echo "$out2" | grep -q "making a TEST-ONLY key" && echo "not ok - the key was not cached" || echo "ok - the key is cached"
 echo "$out" | sed 's/^/# /'

@@ -5,8 +5,9 @@ set -u
 # A sanitized library cannot be linked into an uninstrumented host: checked in the plain build.
 [ -n "${SANITIZE:-}" ] && { echo "skipped under SANITIZE=$SANITIZE"; exit 77; }
 BUILD=${BUILD:-build}
-so=$BUILD/lib/libcuzk.so.0.1.0
-[ -f "$so" ] || { echo "not ok - $so missing"; exit 1; }
+version=$(awk '/^#define CUZK_VERSION_(MAJOR|MINOR|PATCH) / {v = v (v == "" ? "" : ".") $3} END {print v}' include/cuzk/cuzk.h)
+so=$BUILD/lib/libcuzk.so.$version
+[ -f "$so" ] || { echo "not ok - $so (the header's version) missing"; exit 1; }
 syms=$(nm -D --defined-only "$so" | awk '{print $3}' | sed 's/@.*//' | sort -u)
 bad=$(echo "$syms" | grep -v '^cuzk_' | grep -v '^CUZK_' | grep -v '^$')
 if [ -z "$bad" ]; then echo "ok - only cuzk_ symbols exported ($(echo "$syms" | grep -c '^cuzk_'))"
@@ -15,8 +16,13 @@ unver=$(nm -D --defined-only --with-symbol-versions "$so" 2>/dev/null | awk '$3 
 [ -z "$unver" ] && echo "ok - every cuzk_ symbol carries a CUZK_ version" || { echo "not ok - unversioned: $unver"; }
 soname=$(objdump -p "$so" | awk '/SONAME/ {print $2}')
 [ "$soname" = libcuzk.so.0 ] && echo "ok - soname libcuzk.so.0" || echo "not ok - soname is '$soname'"
-[ "$(readlink "$BUILD/lib/libcuzk.so.0")" = libcuzk.so.0.1.0 ] && [ "$(readlink "$BUILD/lib/libcuzk.so")" = libcuzk.so.0 ] \
+[ "$(readlink "$BUILD/lib/libcuzk.so.0")" = "libcuzk.so.$version" ] && [ "$(readlink "$BUILD/lib/libcuzk.so")" = libcuzk.so.0 ] \
   && echo "ok - .so.0 and .so links" || echo "not ok - links wrong"
+# The version is the API's: MAJOR.MINOR of the header (and of the file name) is the newest
+# version node the library defines, so a node added without a release bump fails here.
+newest=$(readelf -V "$so" | sed -n 's/.*Name: CUZK_\([0-9]*\.[0-9]*\)$/\1/p' | sort -t. -k1,1n -k2,2n | tail -1)
+[ -n "$newest" ] && [ "${version%.*}" = "$newest" ] && echo "ok - version $version matches the newest node CUZK_$newest" \
+  || echo "not ok - version $version, newest version node CUZK_$newest"
 # Every symbol the header declares is exported (nothing promised and missing).
 missing=""
 for f in $(grep -ho 'cuzk_[a-z0-9_]*(' include/cuzk/*.h | tr -d '(' | sort -u); do

@@ -53,6 +53,6 @@ else echo "not ok - unexpected link: $(readelf -d "$tmp/host" | grep NEEDED)"; f
 if out=$("$tmp/host" 2>&1); then echo "ok - the host's malloc and free stay libc's with libcuzk loaded"
 else echo "not ok - malloc replaced:"; echo "$out" | sed 's/^/    /'; fi
 echo "$out" | sed 's/^/# /'
-if nm -D --undefined-only "$BUILD/lib/libcuzk.so.0.1.0" | grep -q malloc_trim; then
+if nm -D --undefined-only "$BUILD/lib/libcuzk.so.0" | grep -q malloc_trim; then
   echo "not ok - libcuzk references malloc_trim"
 else echo "ok - libcuzk never calls malloc_trim"; fi

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `cuzk trace`: a host's trace events (JSON Lines) become busy %, gaps and stage medians, a
 # Chrome trace and an SVG. Hand-made traces with known answers: a GPU one (device 0 busy 350 of
-# 400 us, one 50 us gap) and a CPU-backend one; malformed input is refused with its line.
+# 400 us, one 50 us gap), a CPU-backend one and an even count's median; malformed input is
+# refused with its line, an unreadable path (missing, a directory) as an I/O error.
 set -u
 BUILD=${BUILD:-build}
 cuzk=$BUILD/bin/cuzk
@@ -58,10 +59,29 @@ printf '{"kind":9}\n[1,2]\n' > "$tmp/bad2.jsonl"
 echo '{"kind":9,"job":9007199254740993.0}' > "$tmp/bad3.jsonl"
 for f in bad1 bad2 bad3; do
   err=$("$cuzk" trace "$tmp/$f.jsonl" 2>&1); rc=$?
-  [ "$rc" = 2 ] && echo "$err" | grep -q "$f.jsonl:[12]:" && echo "ok - $f refused: ${err#*: *: }" \
+  [ "$rc" = 2 ] && echo "$err" | grep -q "CUZK_EFORMAT: .*$f.jsonl:[12]:" && echo "ok - $f refused: ${err#*: *: }" \
     || echo "not ok - $f: exit $rc: $err"
 done
-"$cuzk" trace "$tmp/none.jsonl" >/dev/null 2>&1; [ $? = 2 ] && echo "ok - a missing file is an error" || echo "not ok - missing file"
+# a path that cannot be read is CUZK_EIO naming it, as for every other file cuzk reads; a
+# directory is one too (fopen accepts it, and it read as "0 events" with exit 0 before)
+err=$("$cuzk" trace "$tmp/none.jsonl" 2>&1); rc=$?
+[ "$rc" = 2 ] && echo "$err" | grep -q "CUZK_EIO: .*$tmp/none.jsonl" && echo "ok - a missing file: $err" \
+  || echo "not ok - missing file: exit $rc: $err"
+mkdir "$tmp/dir.jsonl"
+err=$("$cuzk" trace "$tmp/dir.jsonl" 2>&1); rc=$?
+[ "$rc" = 2 ] && echo "$err" | grep -q "CUZK_EIO: .*$tmp/dir.jsonl" && ! echo "$err" | grep -q "0 events" \
+  && echo "ok - a directory: $err" || echo "not ok - directory: exit $rc: $err"
+# stage medians over an even count are the mean of the two middle values: MSM H of 4 partitions
+# took 0.1, 0.2, 0.4 and 1.0 ms -> 0.30 (the upper middle alone would say 0.40, the lower 0.20)
+{
+  for p in "1 100" "2 200" "3 400" "4 1000"; do
+    set -- $p; ev 20 -1 0 $((30 + $1)) "$1" $(($1 * 2000)) $(($1 * 2000 + $2))
+    ev 9 -1 0 $((30 + $1)) "$1" $(($1 * 2000)) $(($1 * 2000 + $2))
+  done
+} > "$tmp/even.jsonl"
+out=$("$cuzk" trace "$tmp/even.jsonl" 2>&1)
+echo "$out" | grep -q "MSM H  *0\.30  (4 partitions)" && echo "ok - median of an even count: 0.30 ms of 0.1/0.2/0.4/1.0" \
+  || { echo "not ok - even-count median"; echo "$out" | sed 's/^/    /'; }
 # --tags: a sign on either bound is refused (strtoull would wrap "-2" to 2^64 - 2), and so is
 # a missing bound or a space (strtoull would read ".." as 0 and skip leading blanks)
 for t in 1..-2 -1..3 +1..2 ..5 " 1..2" "1.. 2" 1..; do

@@ -72,12 +72,6 @@ static int ensure_key(const synth_cfg *cfg, const char *params, const char *vk, 
     return CLI_OK;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 static const struct { int32_t kind; const char *name; } stages[] = {
     {CUZK_TRACE_QUEUE_WAIT, "queue wait"},
     {CUZK_TRACE_BUDGET_WAIT, "budget wait"},
@@ -100,23 +94,29 @@ static const struct { int32_t kind; const char *name; } stages[] = {
     {CUZK_TRACE_ARENA_TRIM, "memory back to the OS"},
 };
 
+/* Per event, in ms; the median is tv_median's, the one `cuzk trace` prints for the same events
+ * (it sorts d, so the largest is last after it). */
 static void print_stage_table(const tv_log *l, size_t n, const uint64_t *totals, int count)
 {
-    uint64_t *d = malloc((n ? n : 1) * sizeof *d);
+    double *d = malloc(((n > (size_t)count ? n : (size_t)count) + 1) * sizeof *d);
     if (!d) return;
     printf("\n%-26s %6s %11s %11s %11s\n", "stage", "n", "median ms", "max ms", "total ms");
     for (size_t s = 0; s < sizeof stages / sizeof stages[0]; s++) {
         uint32_t k = 0;
         uint64_t sum = 0;
         for (size_t i = 0; i < n; i++)
-            if (l->ev[i].kind == stages[s].kind) sum += d[k++] = l->ev[i].end_ns - l->ev[i].begin_ns;
+            if (l->ev[i].kind == stages[s].kind) {
+                uint64_t ns = l->ev[i].end_ns - l->ev[i].begin_ns;
+                sum += ns;
+                d[k++] = (double)ns / 1e6;
+            }
         if (!k) continue;
-        qsort(d, k, sizeof *d, cmp_u64);
-        printf("%-26s %6u %11.2f %11.2f %11.2f\n", stages[s].name, k, d[k / 2] / 1e6, d[k - 1] / 1e6, sum / 1e6);
+        double med = tv_median(d, k);
+        printf("%-26s %6u %11.2f %11.2f %11.2f\n", stages[s].name, k, med, d[k - 1], sum / 1e6);
     }
-    memcpy(d, totals, (size_t)count * sizeof *d);
-    qsort(d, (size_t)count, sizeof *d, cmp_u64);
-    printf("%-26s %6d %11.2f %11.2f\n", "submit -> result", count, d[count / 2] / 1e6, d[count - 1] / 1e6);
+    for (int i = 0; i < count; i++) d[i] = (double)totals[i] / 1e6;
+    double med = tv_median(d, (size_t)count);
+    printf("%-26s %6d %11.2f %11.2f\n", "submit -> result", count, med, count ? d[count - 1] : 0);
     free(d);
 }
 
@@ -340,7 +340,7 @@ int cmd_demo(int argc, char **argv)
     printf("  peak host memory reserved %.1f MiB of a %.1f GiB budget; trace: %zu events kept, %llu dropped\n",
            st.host_reserved_peak / 1048576.0, st.host_budget_bytes / 1073741824.0, log.n,
            (unsigned long long)(st.trace_dropped + log.lost));
-    print_stage_table(&log, log.n, totals, ok ? ok : 1);
+    print_stage_table(&log, log.n, totals, ok);
     print_timeline(&log, log.n, st.workers, t0, t1);
     tv_summary sum;
     tv_analyze(&log, 0, UINT64_MAX, &sum);

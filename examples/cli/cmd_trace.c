@@ -47,9 +47,10 @@ int cmd_trace(int argc, char **argv)
     if (tags && parse_tags(tags, &lo, &hi)) return CLI_ERROR;
     tv_log log = {0};
     char err[512];
-    if (tv_read_jsonl(in, &log, err, sizeof err)) {
+    int rc = tv_read_jsonl(in, &log, err, sizeof err);
+    if (rc) {
         tv_free(&log);
-        return cli_fail(CUZK_EFORMAT, "%s", err);
+        return cli_fail(rc, "%s", err);
     }
     int ret = CLI_OK;
     tv_summary s;

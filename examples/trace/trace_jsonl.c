@@ -68,7 +68,7 @@ int tv_read_jsonl(const char *path, tv_log *l, char *err, size_t errlen)
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
-        return -1;
+        return CUZK_EIO;
     }
     char *line = NULL;
     size_t cap = 0;
@@ -81,7 +81,7 @@ int tv_read_jsonl(const char *path, tv_log *l, char *err, size_t errlen)
         if (!cJSON_IsObject(o)) {
             snprintf(err, errlen, "%s:%ld: not a JSON object", path, no);
             cJSON_Delete(o);
-            rc = -1;
+            rc = CUZK_EFORMAT;
             break;
         }
         static const struct { const char *name; int is_signed; } fields[8] = {
@@ -93,11 +93,11 @@ int tv_read_jsonl(const char *path, tv_log *l, char *err, size_t errlen)
             if (fields[k].is_signed ? get_i32(o, fields[k].name, &v[k], &why)
                                     : get_int(o, fields[k].name, 0, &v[k], &why)) {
                 snprintf(err, errlen, "%s:%ld: \"%s\" %s", path, no, fields[k].name, why);
-                rc = -1;
+                rc = CUZK_EFORMAT;
             }
         if (!rc && (!cJSON_GetObjectItemCaseSensitive(o, "kind") || v[6] < v[5])) {
             snprintf(err, errlen, "%s:%ld: %s", path, no, v[6] < v[5] ? "end_ns is before begin_ns" : "no \"kind\"");
-            rc = -1;
+            rc = CUZK_EFORMAT;
         }
         cJSON_Delete(o);
         if (rc) break;
@@ -108,9 +108,15 @@ int tv_read_jsonl(const char *path, tv_log *l, char *err, size_t errlen)
         tv_collect(&e, l);
         if (l->n == before) {
             snprintf(err, errlen, "%s:%ld: out of memory", path, no);
-            rc = -1;
+            rc = CUZK_ENOMEM;
             break;
         }
+    }
+    /* getline's end and its failure look alike: a directory (EISDIR, which fopen accepted) or a
+     * read error would otherwise pass as a file of no events */
+    if (!rc && ferror(f)) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        rc = CUZK_EIO;
     }
     free(line);
     fclose(f);

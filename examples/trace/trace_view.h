@@ -48,6 +48,9 @@ typedef struct {
 /* Measures the partitions' events (job != 0) whose user_tag lies in [tag_lo, tag_hi]
  * (everything: 0, UINT64_MAX). */
 void tv_analyze(const tv_log *log, uint64_t tag_lo, uint64_t tag_hi, tv_summary *out);
+/* The median of v[0..n) (sorts v in place; 0 when n is 0); for an even n the mean of the two
+ * middle values. */
+double tv_median(double *v, size_t n);
 /* The summary as text, each line starting with indent: busy % and gaps, then (stages != 0) the
  * stage medians, saying which clock they were measured on. */
 void tv_print(FILE *f, const tv_summary *s, const char *indent, int stages);
@@ -59,8 +62,10 @@ int tv_write_svg(const char *path, const tv_log *log, const char *title);
 
 /* JSON Lines: one object per event, {"kind":9,"name":"MSM H","device":0,"worker":1,"job":5,
  * "user_tag":3,"begin_ns":…,"end_ns":…,"bytes":0}. The reader takes numbers, or decimal
- * strings for integers above 2^53; it ignores unknown fields and blank lines. Returns 0, or -1
- * with a message in err (the line number and what was wrong). */
+ * strings for integers above 2^53; it ignores unknown fields and blank lines. tv_write_jsonl
+ * returns 0 or -1 (errno set); tv_read_jsonl returns 0, or with a message in err CUZK_EIO (the
+ * path cannot be opened or read: missing, a directory), CUZK_EFORMAT (the line number and what
+ * was wrong) or CUZK_ENOMEM. */
 int tv_write_jsonl(const char *path, const tv_log *log);
 int tv_read_jsonl(const char *path, tv_log *log, char *err, size_t errlen);
 

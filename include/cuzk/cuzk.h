@@ -36,8 +36,10 @@ extern "C" {
 /* Version                                                                                   */
 /* ---------------------------------------------------------------------------------------- */
 
+/* MAJOR.MINOR names the newest symbol version node (CUZK_MAJOR.MINOR): a minor release adds
+ * symbols, each release's in a node of its own. The build takes the library's version from here. */
 #define CUZK_VERSION_MAJOR 0
-#define CUZK_VERSION_MINOR 1
+#define CUZK_VERSION_MINOR 3
 #define CUZK_VERSION_PATCH 0
 #define CUZK_VERSION_NUMBER (CUZK_VERSION_MAJOR * 10000 + CUZK_VERSION_MINOR * 100 + CUZK_VERSION_PATCH)
 

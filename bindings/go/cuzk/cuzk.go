@@ -20,7 +20,7 @@ import "C"
 // (major*10000 + minor*100 + patch).
 const HeaderVersion = C.CUZK_VERSION_NUMBER
 
-// Version returns the loaded library's version number and string ("0.2.0").
+// Version returns the loaded library's version number and string ("0.3.0").
 func Version() (uint32, string) {
 	return uint32(C.cuzk_version_number()), C.GoString(C.cuzk_version_string())
 }

@@ -33,10 +33,13 @@ fn main() {
     println!("cargo:lib_dirs={}", dirs.join(":"));
 }
 
+/// The minor version src/lib.rs declares (its CUZK_VERSION_MINOR): its newest symbols
+/// (cuzk_srs_placement, node CUZK_0.3) are in no older library.
+const NEEDS_MINOR: u32 = 3;
+
 /// Runs `pkg-config --libs cuzk` and turns its flags into link instructions; returns the -L
-/// directories. The version must be 0.x with x >= 1: the declarations in src/lib.rs were
-/// written against 0.1 and later minors only add (the safe crate checks the loaded library
-/// again at run time, which is what counts).
+/// directories. The version must be 0.x with x >= NEEDS_MINOR: later minors only add (the
+/// safe crate checks the loaded library again at run time, which is what counts).
 fn pkg_config() -> Result<Vec<String>, String> {
     let prog = env::var("PKG_CONFIG").unwrap_or_else(|_| "pkg-config".into());
     let run = |args: &[&str]| -> Result<String, String> {
@@ -49,8 +52,8 @@ fn pkg_config() -> Result<Vec<String>, String> {
     let version = run(&["--modversion", "cuzk"])?;
     let mut parts = version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
     let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
-    if major != 0 || minor < 1 {
-        return Err(format!("cuzk.pc says version {version}; this crate needs 0.1 or a later 0.x"));
+    if major != 0 || minor < NEEDS_MINOR {
+        return Err(format!("cuzk.pc says version {version}; this crate needs 0.{NEEDS_MINOR} or a later 0.x"));
     }
     let mut dirs = Vec::new();
     let mut linked = false;

@@ -14,7 +14,7 @@ use core::ffi::{c_char, c_int, c_void};
 // ---- version ------------------------------------------------------------------------------
 /// The header version these declarations were written against (major, minor, patch).
 pub const CUZK_VERSION_MAJOR: u32 = 0;
-pub const CUZK_VERSION_MINOR: u32 = 1;
+pub const CUZK_VERSION_MINOR: u32 = 3;
 pub const CUZK_VERSION_PATCH: u32 = 0;
 pub const CUZK_VERSION_NUMBER: u32 = CUZK_VERSION_MAJOR * 10000 + CUZK_VERSION_MINOR * 100 + CUZK_VERSION_PATCH;
 
