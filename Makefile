@@ -3,7 +3,7 @@
 # Layout: lib/ (C11 library, one folder per layer), kernels/ (CUDA, behind extern "C"
 # headers), include/cuzk/ (public headers), test/ (cmocka tests test_*.c, script tests
 # test_*.sh, GPU tests test/gpu/), bench/ (cuzk-bench), examples/ (cuzk CLI and hosts),
-# bindings/ (Go module, Rust crates).
+# bindings/ (Go module, Rust crates), supraseal/ (libcuzk-supraseal.so: supraseal C2's C entry).
 # New source files are picked up by wildcard: adding a module needs no Makefile edit.
 
 # One version, the header's CUZK_VERSION_* (zstd's way): the library's file name and the .pc
@@ -62,6 +62,12 @@ SO_MAJOR     := $(BUILD)/lib/libcuzk.so.$(SOMAJOR)
 SO_LINK      := $(BUILD)/lib/libcuzk.so
 STATIC       := $(BUILD)/lib/libcuzk.a
 INTERNAL     := $(BUILD)/lib/libcuzk-internal.a
+# libcuzk-supraseal: supraseal C2's C entry points on libcuzk (supraseal/, docs/supraseal.md)
+SUPRA_SRCS   := $(sort $(wildcard supraseal/*.c))
+SUPRA_OBJS   := $(SUPRA_SRCS:%.c=$(BUILD)/obj/%.o)
+SUPRA_REAL   := $(BUILD)/lib/libcuzk-supraseal.so.$(VERSION)
+SUPRA_MAJOR  := $(BUILD)/lib/libcuzk-supraseal.so.$(SOMAJOR)
+SUPRA_LINK   := $(BUILD)/lib/libcuzk-supraseal.so
 CLI          := $(BUILD)/bin/cuzk
 BENCH        := $(BUILD)/bin/cuzk-bench
 HELLO        := $(BUILD)/bin/hello
@@ -73,10 +79,10 @@ include mk/record.mk
 .DEFAULT_GOAL := all
 
 all: lib $(if $(CLI_SRCS),$(CLI)) $(if $(BENCH_SRCS),$(BENCH)) $(if $(wildcard examples/hello.c),$(HELLO))
-lib: $(SO_LINK) $(STATIC)
+lib: $(SO_LINK) $(STATIC) $(if $(SUPRA_SRCS),$(SUPRA_LINK))
 
 help:
-	@echo "make                 library (build/lib), cuzk and cuzk-bench (build/bin); CUDA when nvcc is found"
+	@echo "make                 library (build/lib: libcuzk, libcuzk-supraseal), cuzk and cuzk-bench (build/bin); CUDA when nvcc is found"
 	@echo "make test            every CPU test (installs missing dependencies first)"
 	@echo "make test-gpu        GPU tests (skips cleanly without a GPU)"
 	@echo "make soak-gpu MINUTES=10   the engine stress test on the GPU for that long (skips without a GPU);"
@@ -84,7 +90,7 @@ help:
 	@echo "make fuzz            libFuzzer harnesses (clang, build-fuzz), FUZZ_SECONDS=60 each"
 	@echo "make test-tsan       the engine's concurrency tests under ThreadSanitizer (build-tsan)"
 	@echo "make demo            prove a backlog of partitions: busy %, stage times, a timeline ($(BUILD)/demo/timeline.svg)"
-	@echo "make install PREFIX=/usr/local DESTDIR=   headers, libraries, cuzk.pc and cuzk-static.pc, cuzk and cuzk-bench"
+	@echo "make install PREFIX=/usr/local DESTDIR=   headers, libraries (libcuzk-supraseal too), cuzk.pc and cuzk-static.pc, cuzk and cuzk-bench"
 	@echo "make abi-check       the exported ABI against abi/libcuzk.abi (abidiff; new symbols need a new node)"
 	@echo "make abi-dump        rewrite the baseline abi/libcuzk.abi (after adding a version node)"
 	@echo "make deps            install system packages (root) or print the command"
@@ -115,6 +121,18 @@ $(SO_MAJOR): $(SO_REAL)
 $(SO_LINK): $(SO_MAJOR)
 	ln -sf libcuzk.so.$(SOMAJOR) $@
 
+# libcuzk-supraseal links libcuzk's own objects (not libcuzk.so): the proof conversion reuses
+# lib/field's point decoding, which libcuzk.so does not export; its version script leaves only
+# supraseal's five symbols global, so it carries a private copy of libcuzk and needs none.
+$(SUPRA_REAL): $(SUPRA_OBJS) $(LIB_OBJS) supraseal/supraseal.map $(FLAGS_LINK)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,libcuzk-supraseal.so.$(SOMAJOR) \
+	    -Wl,--version-script=supraseal/supraseal.map -Wl,--no-undefined -o $@ $(SUPRA_OBJS) $(LIB_OBJS) $(LDLIBS)
+$(SUPRA_MAJOR): $(SUPRA_REAL)
+	ln -sf libcuzk-supraseal.so.$(VERSION) $@
+$(SUPRA_LINK): $(SUPRA_MAJOR)
+	ln -sf libcuzk-supraseal.so.$(SOMAJOR) $@
+
 # The installed static library: one partially linked object whose only global definitions
 # are the exported cuzk_ symbols (the version script's list), so a static host's namespace
 # gets nothing else (the internals were hidden; hidden and other non-exported globals, C++
@@ -139,6 +157,9 @@ PROG_CFLAGS := $(ALL_CFLAGS) -Iinclude -Ilib -Ikernels -Itest $(if $(filter 1,$(
 # test_prove_alloc counts the library's own calls to the C heap (--wrap redirects the
 # archive's references to malloc & co. to the test's counters).
 $(BUILD)/test/test_prove_alloc: TEST_LDFLAGS := $(foreach f,malloc calloc realloc aligned_alloc posix_memalign,-Wl,--wrap=$(f))
+# test_supraseal calls the five symbols through the built libcuzk-supraseal.so, as a host does.
+$(BUILD)/test/test_supraseal: $(SUPRA_LINK)
+$(BUILD)/test/test_supraseal: TEST_LDFLAGS := $(SUPRA_LINK) -Wl,-rpath,$(abspath $(BUILD)/lib)
 # test_counts refuses any huge request to the C heap or mmap from the library (the same --wrap).
 $(BUILD)/test/test_counts: TEST_LDFLAGS := $(foreach f,malloc calloc realloc aligned_alloc posix_memalign mmap,-Wl,--wrap=$(f))
 
@@ -233,9 +254,9 @@ soak-gpu: check-deps
 	 CUZK_STRESS_TOTAL_SECONDS=$$(( $(MINUTES) * 60 )) $(BUILD)/test/gpu/test_gpu_stress; rc=$$?; \
 	 if [ $$rc = 77 ]; then echo "soak-gpu: SKIP (no CUDA device)"; exit 0; fi; exit $$rc
 
-# The engine's concurrency tests (ring, tracker + 8x8 stress, life cycle, budget, CPU proofs, soak, the CUDA slot pool, the
+# The engine's concurrency tests (ring, tracker + 8x8 stress, life cycle, budget, CPU proofs, soak, the CUDA slot pool, libcuzk-supraseal's concurrent batches, the
 # thread pool's two lanes) in reduced sizes under ThreadSanitizer: a separate CPU-only build in build-tsan.
-TSAN_TESTS := test_ring test_tracker test_tracker_race test_engine test_budget test_engine_cpu test_soak test_stress_cpu test_threadpool test_slot_pool
+TSAN_TESTS := test_ring test_tracker test_tracker_race test_engine test_budget test_engine_cpu test_soak test_stress_cpu test_threadpool test_slot_pool test_supraseal
 test-tsan: check-deps
 	@$(MAKE) --no-print-directory BUILD=build-tsan CUZK_CUDA=0 SANITIZE=thread OPT=-O1 \
 	    $(TSAN_TESTS:%=build-tsan/test/%)
@@ -287,6 +308,10 @@ install: lib $(CLI) $(BENCH)
 	ln -sf libcuzk.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libcuzk.so.$(SOMAJOR)
 	ln -sf libcuzk.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libcuzk.so
 	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(SUPRA_REAL) $(DESTDIR)$(LIBDIR)/
+	ln -sf libcuzk-supraseal.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libcuzk-supraseal.so.$(SOMAJOR)
+	ln -sf libcuzk-supraseal.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libcuzk-supraseal.so
+	install -m 644 supraseal/supraseal_c2.h $(DESTDIR)$(INCLUDEDIR)/cuzk/
 	for pc in cuzk cuzk-static; do \
 	  sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(LIBDIR))|g' \
 	      -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)%,$${prefix}%,$(INCLUDEDIR))|g' \
@@ -295,7 +320,7 @@ install: lib $(CLI) $(BENCH)
 	done
 
 uninstall:
-	rm -rf $(DESTDIR)$(INCLUDEDIR)/cuzk $(DESTDIR)$(LIBDIR)/libcuzk.* $(DESTDIR)$(LIBDIR)/pkgconfig/cuzk.pc \
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/cuzk $(DESTDIR)$(LIBDIR)/libcuzk.* $(DESTDIR)$(LIBDIR)/libcuzk-supraseal.* $(DESTDIR)$(LIBDIR)/pkgconfig/cuzk.pc \
 	    $(DESTDIR)$(LIBDIR)/pkgconfig/cuzk-static.pc
 	rm -f $(DESTDIR)$(BINDIR)/cuzk $(DESTDIR)$(BINDIR)/cuzk-bench
 

@@ -16,7 +16,8 @@ root=$tmp$prefix
 # the version the header says (the tree's), as the library's file name and the .pc's Version
 version=$(awk '/^#define CUZK_VERSION_(MAJOR|MINOR|PATCH) / {v = v (v == "" ? "" : ".") $3} END {print v}' include/cuzk/cuzk.h)
 for f in include/cuzk/cuzk.h lib/libcuzk.so.$version lib/libcuzk.so.0 lib/libcuzk.so lib/libcuzk.a lib/pkgconfig/cuzk.pc \
-         lib/pkgconfig/cuzk-static.pc bin/cuzk bin/cuzk-bench; do
+         lib/pkgconfig/cuzk-static.pc bin/cuzk bin/cuzk-bench include/cuzk/supraseal_c2.h \
+         lib/libcuzk-supraseal.so.$version lib/libcuzk-supraseal.so.0 lib/libcuzk-supraseal.so; do
   [ -e "$root/$f" ] || echo "not ok - $f not installed"
 done
 echo "ok - installed files present"
