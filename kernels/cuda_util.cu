@@ -98,14 +98,20 @@ static cudaError_t pool_of(int dev, cudaMemPool_t *pool, cudaStream_t *stream)
     return cudaSuccess;
 }
 
+/* The current device's pool and its stream. */
+static cudaError_t current_pool(cudaMemPool_t *pool, cudaStream_t *stream)
+{
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    return e == cudaSuccess ? pool_of(dev, pool, stream) : e;
+}
+
 extern "C" int gpu_malloc(void **p, size_t bytes)
 {
     *p = NULL;
-    int dev = 0;
     cudaMemPool_t pool;
-    cudaStream_t st;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e == cudaSuccess) e = pool_of(dev, &pool, &st);
+    cudaStream_t st = nullptr;
+    cudaError_t e = current_pool(&pool, &st);
     if (e == cudaSuccess) e = cudaMallocFromPoolAsync(p, bytes ? bytes : 1, pool, st);
     /* usable from every stream once the pool's stream has passed it */
     if (e == cudaSuccess) e = cudaStreamSynchronize(st);
@@ -121,13 +127,10 @@ extern "C" int gpu_malloc(void **p, size_t bytes)
 
 cudaError_t gpu_pool_malloc_async(void **p, size_t bytes, cudaStream_t stream)
 {
-    int dev = 0;
     cudaMemPool_t pool;
     cudaStream_t own;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e == cudaSuccess) e = pool_of(dev, &pool, &own);
-    if (e == cudaSuccess) e = cudaMallocFromPoolAsync(p, bytes, pool, stream);
-    return e;
+    cudaError_t e = current_pool(&pool, &own);
+    return e == cudaSuccess ? cudaMallocFromPoolAsync(p, bytes, pool, stream) : e;
 }
 
 extern "C" void gpu_free(void *p)
@@ -143,9 +146,16 @@ extern "C" void gpu_free(void *p)
 
 extern "C" void gpu_mem_trim(void)
 {
-    std::lock_guard<std::mutex> hold(pool_lock);
+    /* pools are never destroyed once made: read them under the lock, wait outside it (a
+     * gpu_malloc of another engine does not wait behind these syncs) */
+    cudaMemPool_t p[GPU_POOL_DEVICES];
+    cudaStream_t st[GPU_POOL_DEVICES];
+    {
+        std::lock_guard<std::mutex> hold(pool_lock);
+        for (int d = 0; d < GPU_POOL_DEVICES; d++) p[d] = pools[d], st[d] = pool_streams[d];
+    }
     for (int d = 0; d < GPU_POOL_DEVICES; d++)
-        if (pools[d] && (cudaStreamSynchronize(pool_streams[d]) != cudaSuccess || cudaMemPoolTrimTo(pools[d], 0) != cudaSuccess))
+        if (p[d] && (cudaStreamSynchronize(st[d]) != cudaSuccess || cudaMemPoolTrimTo(p[d], 0) != cudaSuccess))
             (void)cudaGetLastError();
 }
 

@@ -349,6 +349,8 @@ supraseal_c2_error generate_groth16_proofs_c(const supraseal_c2_assignment prove
     if (!provers || !r_s || !s_s || !proofs)
         return make_error(CUZK_EINVAL, "generate_groth16_proofs_c: %s is NULL with n = %zu",
                           !provers ? "provers" : !r_s ? "r_s" : !s_s ? "s_s" : "proofs", n);
+    if (n > SIZE_MAX / sizeof *proofs || n > SIZE_MAX / sizeof(slot))
+        return make_error(CUZK_EINVAL, "generate_groth16_proofs_c: n = %zu provers is not a count of proofs", n);
     memset(proofs, 0, n * sizeof *proofs);
     srs_handle *h = srs->ptr;
     cuzk_engine *e;

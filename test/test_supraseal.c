@@ -266,6 +266,9 @@ static void errors(void **state)
     expect_error(generate_groth16_proofs_c(NULL, 4, r_s, s_s, proofs, &srs), CUZK_EINVAL, "provers is NULL", NULL);
     expect_error(generate_groth16_proofs_c(bad, 4, NULL, s_s, proofs, &srs), CUZK_EINVAL, "r_s is NULL", NULL);
     expect_error(generate_groth16_proofs_c(bad, 4, r_s, s_s, NULL, &srs), CUZK_EINVAL, "proofs is NULL", NULL);
+    /* a count whose proofs would not fit the address space: refused before any memory is touched */
+    expect_error(generate_groth16_proofs_c(bad, SIZE_MAX / 2, r_s, s_s, proofs, &srs), CUZK_EINVAL,
+                 "not a count of proofs", NULL);
 
     /* a wrong-size Assignment: refused before anything is proven, the counts named */
     char want[96];

@@ -25,6 +25,7 @@
 #include "msm.h"
 #include "msm/msm_cpu.h"
 #include "support/gputest.h"
+#include "support/mixjob.h"
 #include "support/fieldtest.h"
 #include "support/testutil.h"
 
@@ -654,13 +655,6 @@ static void *gated_msm_thread(void *arg)
     return NULL;
 }
 
-static uint64_t msm_now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
 /* The gate between window groups (msm_gpu_ctx_set_gate; issue 17, paced on the host since
  * session 9): a context without it passes nowhere; with it lowered, an MSM of several groups
  * runs through having passed before each group but the first; raised, the same MSM's thread is
@@ -713,9 +707,9 @@ static void test_gate_groups(void **state)
     assert_int_equal(pthread_create(&th, NULL, gated_msm_thread, &m), 0);
     nanosleep(&(struct timespec){hold_ms / 1000, (hold_ms % 1000) * 1000000}, NULL);
     assert_int_equal(atomic_load(&m.returned), 0); /* held at a pass */
-    uint64_t t0 = msm_now_ns();
+    uint64_t t0 = mix_now_ns();
     assert_int_equal(gpu_synchronize(), 0);
-    assert_true(msm_now_ns() - t0 < 1000000000ull); /* the device waits for no host thread */
+    assert_true(mix_now_ns() - t0 < 1000000000ull); /* the device waits for no host thread */
     __atomic_store_n(&word, 0u, __ATOMIC_SEQ_CST);
     assert_int_equal(pthread_join(th, NULL), 0);
     assert_int_equal(m.rc, 0);
