@@ -1,0 +1,269 @@
+/* The compact constraint system (lib/groth16/csc.*): built from random systems with edge
+ * coefficients (1, -1, powers of two, r - 2, zero, random) and empty rows, its evaluation
+ * and densities against cs_make_partition's a/b/c (an independent path: cs.c evaluates cs.h's
+ * rows directly) in both scalar forms, the file round trip, and every corruption a file can
+ * carry refused with CUZK_EFORMAT. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "cuzk/cuzk.h"
+#include "groth16/csc.h"
+#include "groth16/synth.h"
+#include "support/fieldtest.h"
+#include "support/testutil.h"
+
+/* A coefficient from the edge set, or zero (dropped by csc) one time in 16. */
+static void edge_coeff(fr_t *r)
+{
+    switch (test_rand64() % 8) {
+    case 0: *r = FR_ONE; break;
+    case 1: fr_neg(r, &FR_ONE); break;
+    case 2: fr_from_u64(r, (uint64_t)1 << (test_rand64() % 64)); break;
+    case 3: fr_from_u64(r, 2); fr_neg(r, r); break; /* r - 2 */
+    case 4: *r = FR_ZERO; break;
+    default: ft_rand_fr(r); break;
+    }
+}
+
+/* Random system: ni inputs, na aux, nc constraints; each side of a row has 0..4 distinct
+ * variables (empty rows included), so some variables appear nowhere. */
+static void random_cs(cs *s, uint64_t ni, uint64_t na, uint64_t nc)
+{
+    memset(s, 0, sizeof *s);
+    s->num_inputs = ni, s->num_aux = na, s->num_constraints = nc;
+    cs_lc_rows *rows[3] = {&s->a, &s->b, &s->c};
+    for (int w = 0; w < 3; w++) {
+        rows[w]->off = malloc((nc + 1) * sizeof(uint64_t));
+        rows[w]->terms = malloc((nc * 4 + 1) * sizeof(cs_term));
+        uint64_t f = 0;
+        for (uint64_t k = 0; k < nc; k++) {
+            rows[w]->off[k] = f;
+            unsigned n = (unsigned)(test_rand64() % 5);
+            uint64_t first = test_rand64() % (ni + na);
+            for (unsigned t = 0; t < n && t < ni + na; t++) { /* distinct: consecutive mod n */
+                rows[w]->terms[f].var = (first + t * 7) % (ni + na);
+                if (t && rows[w]->terms[f].var == rows[w]->terms[f - t].var) break;
+                edge_coeff(&rows[w]->terms[f].coeff);
+                f++;
+            }
+        }
+        rows[w]->off[nc] = f;
+    }
+}
+
+static void random_witness(fr_t *in, fr_t *aux, uint64_t ni, uint64_t na)
+{
+    in[0] = FR_ONE;
+    for (uint64_t i = 1; i < ni; i++) ft_rand_fr(&in[i]);
+    for (uint64_t i = 0; i < na; i++) {
+        unsigned k = (unsigned)(test_rand64() % 4);
+        if (k == 0) aux[i] = FR_ZERO;
+        else if (k == 1) aux[i] = FR_ONE;
+        else ft_rand_fr(&aux[i]);
+    }
+}
+
+/* c's evaluation and densities equal cs_make_partition's, in both scalar forms. */
+static void check_against_partition(const cs *s, const csc *c, const fr_t *in, const fr_t *aux)
+{
+    uint64_t n = c->abc_len, ni = c->num_inputs, na = c->num_aux;
+    assert_int_equal(n, cs_abc_len(s));
+    fr_t *abc = malloc(3 * n * sizeof(fr_t) + 1);
+    threadpool *tp = threadpool_create(2);
+    for (int form = 0; form < 2; form++) {
+        cuzk_partition p;
+        assert_int_equal(cs_make_partition_ex(s, in, aux, form, &p), CUZK_OK);
+        /* the witness in that form: csc keeps it (its table is Montgomery) */
+        fr_t *w = malloc((ni + na + 1) * sizeof(fr_t));
+        memcpy(w, p.inputs, ni * sizeof(fr_t));
+        memcpy(w + ni, p.aux, na * sizeof(fr_t));
+        csc_eval(c, w, w + ni, abc, abc + n, abc + 2 * n, form ? tp : NULL);
+        assert_memory_equal(abc, p.a, n * sizeof(fr_t));
+        assert_memory_equal(abc + n, p.b, n * sizeof(fr_t));
+        assert_memory_equal(abc + 2 * n, p.c, n * sizeof(fr_t));
+        uint64_t wa = (na + 63) / 64, wi = (ni + 63) / 64;
+        if (wa) {
+            assert_memory_equal(c->a_aux_density, p.a_aux_density, wa * 8);
+            assert_memory_equal(c->b_aux_density, p.b_aux_density, wa * 8);
+        }
+        assert_memory_equal(c->b_input_density, p.b_input_density, wi * 8);
+        free(w);
+        p.release(p.release_user);
+    }
+    threadpool_destroy(tp);
+    free(abc);
+}
+
+static void random_systems_evaluate_like_partitions(void **state)
+{
+    (void)state;
+    test_seed();
+    const uint64_t shapes[][3] = {{1, 0, 1}, {1, 5, 0}, {3, 17, 40}, {9, 300, 1000}, {2, 40000, 50000}};
+    for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
+        uint64_t ni = shapes[t][0], na = shapes[t][1], nc = shapes[t][2];
+        cs s;
+        random_cs(&s, ni, na, nc);
+        csc c;
+        assert_int_equal(csc_from_cs(&s, &c), CUZK_OK);
+        assert_true(c.n_coeffs >= 1);
+        assert_true(fr_is_one(&c.coeffs[0])); /* ONE first: the per-input rows' */
+        assert_int_equal(c.m[0].nnz, c.m[0].row[c.abc_len]);
+        fr_t *in = malloc(ni * sizeof(fr_t)), *aux = malloc((na + 1) * sizeof(fr_t));
+        random_witness(in, aux, ni, na);
+        check_against_partition(&s, &c, in, aux);
+        /* the zero witness (ONE aside): only rows touching ONE are non-zero */
+        memset(aux, 0, (na + 1) * sizeof(fr_t));
+        for (uint64_t i = 1; i < ni; i++) in[i] = FR_ZERO;
+        check_against_partition(&s, &c, in, aux);
+        free(in), free(aux);
+        csc_free(&c);
+        cs_free(&s);
+    }
+}
+
+static void synthetic_circuits_match(void **state)
+{
+    (void)state;
+    test_seed();
+    const uint64_t sizes[] = {100, 5000, 70000};
+    for (size_t t = 0; t < 3; t++) {
+        synth_cfg cfg;
+        uint8_t seed[32];
+        test_rand_bytes(seed, 32);
+        synth_cfg_default(&cfg, sizes[t], seed);
+        cs s;
+        fr_t *in, *aux;
+        assert_int_equal(synth_cs(&cfg, &s, &in, &aux), CUZK_OK);
+        csc c;
+        assert_int_equal(csc_from_cs(&s, &c), CUZK_OK);
+        /* mostly ±1 and powers of two: a handful of distinct values */
+        printf("synthetic %llu constraints: %u distinct coefficients, nnz A/B/C %llu/%llu/%llu, %llu bytes\n",
+               (unsigned long long)sizes[t], c.n_coeffs, (unsigned long long)c.m[0].nnz,
+               (unsigned long long)c.m[1].nnz, (unsigned long long)c.m[2].nnz, (unsigned long long)csc_bytes(&c));
+        check_against_partition(&s, &c, in, aux);
+        free(in), free(aux);
+        csc_free(&c);
+        cs_free(&s);
+    }
+}
+
+static char tmp_path[128];
+
+static void write_bytes(const char *path, const uint8_t *b, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(b, 1, n, f), n);
+    fclose(f);
+}
+
+static uint8_t *read_bytes(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    *n = (size_t)ftell(f);
+    rewind(f);
+    uint8_t *b = malloc(*n);
+    assert_int_equal(fread(b, 1, *n, f), *n);
+    fclose(f);
+    return b;
+}
+
+static void expect_format_error(const uint8_t *b, size_t n, const char *needle)
+{
+    char bad[160];
+    snprintf(bad, sizeof bad, "%s.bad", tmp_path);
+    write_bytes(bad, b, n);
+    csc c;
+    assert_int_equal(csc_read(bad, NULL, &c), CUZK_EFORMAT);
+    if (!strstr(cuzk_last_error(), needle)) fail_msg("'%s' does not say '%s'", cuzk_last_error(), needle);
+    unlink(bad);
+}
+
+static void file_round_trip_and_corruption(void **state)
+{
+    (void)state;
+    test_seed();
+    cs s;
+    random_cs(&s, 4, 60, 200);
+    csc c, d;
+    assert_int_equal(csc_from_cs(&s, &c), CUZK_OK);
+    snprintf(tmp_path, sizeof tmp_path, "/tmp/cuzk-test-csc-%d.cuzkcs", (int)getpid());
+    assert_int_equal(csc_write(tmp_path, &c), CUZK_OK);
+    assert_true(csc_file_is_compact(tmp_path));
+    assert_int_equal(csc_load_any(tmp_path, NULL, &d), CUZK_OK);
+    assert_int_equal(d.abc_len, c.abc_len);
+    assert_int_equal(d.n_coeffs, c.n_coeffs);
+    assert_memory_equal(d.coeffs, c.coeffs, c.n_coeffs * sizeof(fr_t));
+    for (int w = 0; w < 3; w++) {
+        assert_int_equal(d.m[w].nnz, c.m[w].nnz);
+        assert_memory_equal(d.m[w].row, c.m[w].row, (c.abc_len + 1) * 8);
+        assert_memory_equal(d.m[w].col, c.m[w].col, c.m[w].nnz * 4);
+        assert_memory_equal(d.m[w].coef, c.m[w].coef, c.m[w].nnz * 4);
+    }
+    assert_int_equal(csc_bytes(&d), csc_bytes(&c));
+    csc_free(&d);
+
+    size_t n;
+    uint8_t *b = read_bytes(tmp_path, &n);
+    uint8_t *x = malloc(n + 8);
+    const uint64_t coeff_off = 72, rows_off = coeff_off + 32ull * c.n_coeffs;
+    const uint64_t col_off = rows_off + (c.abc_len + 1) * 8, coef_off = col_off + ((c.m[0].nnz * 4 + 7) & ~7ull);
+#define MUTATE(stmt, needle) do { memcpy(x, b, n); stmt; expect_format_error(x, n, needle); } while (0)
+    MUTATE(x[0] = 'X', "bad magic");
+    MUTATE(x[8] = 2, "version 2");
+    MUTATE(x[12] = 1, "flags");
+    MUTATE(x[16] = 99, "bytes, but its counts");                       /* inputs: size no longer fits */
+    MUTATE(memset(x + coeff_off, 0xff, 32), "not below r");             /* coefficient >= r */
+    MUTATE(memset(x + coeff_off + 32 * (c.n_coeffs - 1), 0, 32), "is zero");
+    MUTATE(x[rows_off + 8 * 2] ^= 0x40, "row offsets decrease");         /* row 2 jumps past row 3 */
+    MUTATE(memset(x + col_off, 0xff, 4), "refers to variable");
+    MUTATE(memset(x + coef_off, 0xff, 4), "refers to coefficient");
+    /* A's last non-zero is the last input's row: point it at another variable */
+    MUTATE(x[col_off + 4 * (c.m[0].nnz - 1)] ^= 1, "bellperson's row for input");
+    expect_format_error(b, n - 8, "bytes, but its counts");                /* truncated */
+    memcpy(x, b, n);
+    memset(x + n, 0, 8);
+    expect_format_error(x, n + 8, "bytes, but its counts");                /* trailing */
+    expect_format_error(b, 40, "shorter than the 72-byte header");
+#undef MUTATE
+    free(x), free(b);
+    unlink(tmp_path);
+    csc_free(&c);
+    cs_free(&s);
+}
+
+static void malformed_systems_refused(void **state)
+{
+    (void)state;
+    cs s;
+    random_cs(&s, 2, 3, 40);
+    cs_lc_rows *r = s.a.off[40] ? &s.a : s.b.off[40] ? &s.b : &s.c;
+    assert_true(r->off[40] > 0); /* 120 combinations of 0..4 terms: never all empty */
+    r->terms[r->off[40] - 1].var = 99; /* beyond 5 variables: cs_validate says so */
+    csc c;
+    assert_int_equal(csc_from_cs(&s, &c), CUZK_EINVAL);
+    assert_non_null(strstr(cuzk_last_error(), "refers to variable 99"));
+    cs_free(&s);
+    assert_int_equal(csc_read("/nonexistent/x.cuzkcs", NULL, &c), CUZK_EIO);
+    assert_false(csc_file_is_compact("/nonexistent/x.cuzkcs"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(random_systems_evaluate_like_partitions),
+        cmocka_unit_test(synthetic_circuits_match),
+        cmocka_unit_test(file_round_trip_and_corruption),
+        cmocka_unit_test(malformed_systems_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
