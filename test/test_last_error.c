@@ -81,6 +81,22 @@ static void every_success_clears(void **state)
     char text[8192];
     size_t written;
     CLEARS(cuzk_stats_format_prometheus(&st, NULL, 0, text, sizeof text, &written));
+    /* a constraint system and a witness-only partition of the same circuit */
+    char csp[200];
+    snprintf(csp, sizeof csp, "%s/c.cuzkcs", fx.dir);
+    CLEARS(cuzk_cs_convert(fx.r1cs_path, csp));
+    cuzk_cs *cs = NULL;
+    CLEARS(cuzk_cs_load(e, csp, 0, &cs));
+    cuzk_cs_info ci = {.struct_size = sizeof ci};
+    CLEARS(cuzk_cs_get_info(cs, &ci));
+    assert_int_equal(synth_partition(&fx.key.scfg, CUZK_FR_CANONICAL, &p), CUZK_OK);
+    cuzk_witness_partition wp = {.struct_size = sizeof wp, .scalar_form = CUZK_FR_CANONICAL, .inputs = p.inputs,
+                                 .num_inputs = p.num_inputs, .aux = p.aux, .num_aux = p.num_aux,
+                                 .release = p.release, .release_user = p.release_user};
+    CLEARS(cuzk_submit_witness(e, srs, cs, &wp, &h));
+    CLEARS(cuzk_poll_result(e, &r, -1));
+    assert_int_equal(r.status, CUZK_OK);
+    cuzk_cs_release(cs);
     void *mem = NULL;
     CLEARS(cuzk_host_alloc(e, 4096, &mem));
     cuzk_host_free(e, mem);
@@ -134,6 +150,7 @@ static void infallible_calls_keep_it(void **state)
     cuzk_config_free(NULL);
     cuzk_engine_destroy(NULL);
     cuzk_srs_release(NULL);
+    cuzk_cs_release(NULL);
     cuzk_free(NULL);
     cuzk_r1cs_free(NULL);
     cuzk_host_free(NULL, NULL);

@@ -18,7 +18,7 @@ static const char *kind_names[] = {
     [CUZK_TRACE_ASSEMBLY] = "assembly", [CUZK_TRACE_VERIFY] = "self-check", [CUZK_TRACE_RELEASE] = "release",
     [CUZK_TRACE_ARENA_TRIM] = "arena collect", [CUZK_TRACE_DEVICE_IDLE] = "worker idle",
     [CUZK_TRACE_START] = "partition (worker)", [CUZK_TRACE_FINISH] = "finish (finisher)",
-    [CUZK_TRACE_RESULT] = "result", [CUZK_TRACE_HOST_PREP] = "host prep",
+    [CUZK_TRACE_RESULT] = "result", [CUZK_TRACE_HOST_PREP] = "host prep", [CUZK_TRACE_CS_EVAL] = "a,b,c evaluation",
 };
 #define NKINDS ((int)(sizeof kind_names / sizeof kind_names[0]))
 

@@ -39,7 +39,7 @@ extern "C" {
 /* MAJOR.MINOR names the newest symbol version node (CUZK_MAJOR.MINOR): a minor release adds
  * symbols, each release's in a node of its own. The build takes the library's version from here. */
 #define CUZK_VERSION_MAJOR 0
-#define CUZK_VERSION_MINOR 3
+#define CUZK_VERSION_MINOR 4
 #define CUZK_VERSION_PATCH 0
 #define CUZK_VERSION_NUMBER (CUZK_VERSION_MAJOR * 10000 + CUZK_VERSION_MINOR * 100 + CUZK_VERSION_PATCH)
 
@@ -187,9 +187,11 @@ enum {
     CUZK_TRACE_START = 20,      /* a worker's whole share of one partition (busy time)      */
     CUZK_TRACE_FINISH = 21,     /* a finisher's whole share of one partition                */
     CUZK_TRACE_RESULT = 22,     /* instant: the result was posted; bytes = 0, job, user_tag */
-    CUZK_TRACE_HOST_PREP = 23   /* a worker's host preparation of a partition's scalars (range
+    CUZK_TRACE_HOST_PREP = 23,  /* a worker's host preparation of a partition's scalars (range
                                    checks, staging into pinned memory, density compaction);
                                    bytes = staged                                         */
+    CUZK_TRACE_CS_EVAL = 24     /* a witness-only partition's a = A·w, b = B·w, c = C·w
+                                   (cuzk_submit_witness); bytes = the three vectors' size   */
 };
 
 typedef struct cuzk_trace_event {
@@ -396,6 +398,99 @@ CUZK_API int cuzk_srs_placement(cuzk_srs *srs, uint32_t device_index, cuzk_place
 CUZK_API void cuzk_srs_release(cuzk_srs *srs);
 
 /* ---------------------------------------------------------------------------------------- */
+/* Constraint systems and witness-only partitions (0.4)                                     */
+/* ---------------------------------------------------------------------------------------- */
+
+/* A circuit's constraint matrices A, B, C, loaded once like a key. With it a host hands over
+ * only the witness (inputs and aux) of each partition, and the engine computes a = A·w,
+ * b = B·w, c = C·w itself (cuzk_submit_witness): a host keeps and sends about a quarter of
+ * the bytes per partition (PoRep: 3.9 GiB of aux instead of 16 GiB with a, b, c). */
+typedef struct cuzk_cs cuzk_cs;
+
+/* Loads a constraint system for this engine from path: a circom .r1cs file (as
+ * cuzk_r1cs_load reads it) or libcuzk's compact constraint system file (docs/formats.md,
+ * made by cuzk_cs_convert or `cuzk cs-convert`), told apart by the file's first bytes. The
+ * rows are bellperson's: the circuit's constraints, then one row per input (A = that input,
+ * B = C = 0), so abc_len = constraints + inputs; the three density bitmaps are derived here,
+ * once. flags must be 0. path is borrowed for the call; *out is owned by the caller until
+ * cuzk_cs_release. Its host memory is reported by cuzk_cs_get_info and in cuzk_stats
+ * (cs_host_bytes). Thread-safe.
+ * Errors: CUZK_EINVAL (NULL argument, flags not 0), CUZK_EIO (cannot read the file),
+ * CUZK_EFORMAT (a malformed file; the detail names the offset or entry), CUZK_ENOMEM. */
+CUZK_API int cuzk_cs_load(cuzk_engine *engine, const char *path, uint32_t flags, cuzk_cs **out);
+
+/* Gives up the caller's hold on a constraint system; it lives on while submitted
+ * partitions use it and is freed with the last of them. NULL is ignored; releasing twice is
+ * undefined. Thread-safe, but not with cuzk_engine_destroy of its engine. */
+CUZK_API void cuzk_cs_release(cuzk_cs *cs);
+
+/* What a loaded constraint system holds. */
+typedef struct cuzk_cs_info {
+    uint32_t struct_size;            /* set by the caller                                    */
+    uint32_t num_coeffs;             /* distinct non-zero coefficients (the table's size)    */
+    uint64_t num_inputs;             /* ONE included                                         */
+    uint64_t num_aux;
+    uint64_t num_constraints;        /* the circuit's own, without the per-input rows        */
+    uint64_t abc_len;                /* num_constraints + num_inputs                          */
+    uint64_t nnz[3];                 /* non-zeros of A, B, C (A's per-input rows included)   */
+    uint64_t host_bytes;             /* host memory it takes                                 */
+} cuzk_cs_info;
+
+/* The size of cuzk_cs_info as first published (0.4), the smallest struct_size accepted. */
+#define CUZK_CS_INFO_SIZE_V1 72u
+
+/* Fills *out (out->struct_size set first, at least CUZK_CS_INFO_SIZE_V1; the library writes
+ * no more than that and sets out->struct_size to the bytes written). Thread-safe.
+ * Errors: CUZK_EINVAL (NULL, not a constraint system, struct_size too small). */
+CUZK_API int cuzk_cs_get_info(cuzk_cs *cs, cuzk_cs_info *out);
+
+/* Converts a circom .r1cs file into the compact constraint system file that cuzk_cs_load
+ * reads in a few large reads instead of parsing every term (no engine needed). Both paths
+ * are borrowed for the call. Thread-safe.
+ * Errors: CUZK_EINVAL (NULL path), CUZK_EIO, CUZK_EFORMAT (as cuzk_r1cs_load), CUZK_ENOMEM. */
+CUZK_API int cuzk_cs_convert(const char *r1cs_path, const char *out_path);
+
+/* One partition given as its witness only: the inputs and aux of a partition of the
+ * circuit a cuzk_cs holds (what a WitnessCS-style synthesis produces: the assignments, no
+ * a/b/c). Like cuzk_partition, borrowed, not copied: the engine reads these buffers until
+ * it calls release(release_user) — exactly once, on success, failure or cancel — which it
+ * does as soon as it no longer reads them: on CUDA once the device has its copy of the
+ * witness, on the CPU once the partition's arithmetic is done; always before the job's
+ * result can be polled. */
+typedef struct cuzk_witness_partition {
+    uint32_t struct_size;            /* sizeof(cuzk_witness_partition) as the host compiled it
+                                        (>= CUZK_WITNESS_PARTITION_SIZE_V1)                 */
+    int32_t scalar_form;             /* CUZK_FR_MONTGOMERY or CUZK_FR_CANONICAL             */
+    const cuzk_fr *inputs;           /* inputs[0] is ONE                                    */
+    uint64_t num_inputs;             /* must be the constraint system's                     */
+    const cuzk_fr *aux;
+    uint64_t num_aux;                /* must be the constraint system's                     */
+    const cuzk_fr *r, *s;            /* NULL: drawn from the OS CSPRNG                      */
+    int32_t priority;                /* as cuzk_partition.priority                          */
+    uint32_t reserved;               /* must be 0                                           */
+    uint64_t user_tag;               /* echoed in the result and in trace events            */
+    void (*release)(void *release_user); /* may be NULL                                     */
+    void *release_user;
+} cuzk_witness_partition;
+
+/* The size of cuzk_witness_partition as published in 0.4 (LP64). */
+#define CUZK_WITNESS_PARTITION_SIZE_V1 88u
+
+/* Queues a witness-only partition of cs for the key srs and returns at once, like
+ * cuzk_submit_partition (same queueing, priorities, budget, result and release rules). The
+ * engine evaluates a, b, c from cs and the witness (on the CPU backend on its arithmetic
+ * threads) with the witness's range checks, then proves as for an a/b/c partition: the proof
+ * is byte for byte the one cuzk_submit_partition gives for the same witness, r and s.
+ * cs and srs must be of this engine and fit each other and the witness.
+ * Thread-safe. *out receives the job handle.
+ * Errors: as cuzk_submit_partition, and CUZK_EINVAL (cs NULL, released or another engine's),
+ * CUZK_EMISMATCH (the witness's counts differ from cs's, or cs does not fit the key: the
+ * detail gives both counts). A witness value not below r fails the job (its result,
+ * CUZK_EINVAL, names it). */
+CUZK_API int cuzk_submit_witness(cuzk_engine *engine, cuzk_srs *srs, cuzk_cs *cs,
+                                 const cuzk_witness_partition *w, cuzk_job *out);
+
+/* ---------------------------------------------------------------------------------------- */
 /* Proving                                                                                   */
 /* ---------------------------------------------------------------------------------------- */
 
@@ -556,6 +651,9 @@ typedef struct cuzk_stats {
     uint64_t trace_dropped;          /* events dropped because the ring was full             */
     uint64_t arena_collects;         /* times housekeeping returned memory to the OS         */
     uint64_t arena_bytes;            /* the process-wide working-memory arena (address space) */
+    /* --- end of CUZK_STATS_SIZE_V1 (0.1.0); added in 0.4: --- */
+    uint64_t cs_host_bytes;          /* host memory of the loaded constraint systems         */
+                                     /* (cuzk_cs_load), not counted in the host budget        */
 } cuzk_stats;
 
 /* The size of cuzk_stats as published in 0.1.0, the smallest struct_size accepted. */

@@ -32,6 +32,7 @@
  * budget per partition; 0 where the backend bounds device memory itself (CUDA: the key's
  * placement sized its slots at load, so a partition of a loaded key always fits). */
 struct groth16_params;
+struct csc;
 
 typedef struct backend_estimate {
     uint64_t host_bytes;
@@ -69,12 +70,21 @@ typedef struct backend_services {
     int (*canceled)(const backend_job *job);
     /* A stage event (CUZK_TRACE_*) for this job; free when tracing is off. */
     void (*trace)(backend_job *job, int32_t kind, uint64_t begin_ns, uint64_t end_ns, uint64_t bytes);
+    /* Nothing reads the host's buffers (witness, a/b/c) any more: the engine keeps a copy of
+     * the public inputs for the self-check and runs the host's release callback now, on
+     * this thread, instead of after finish. Only on the worker, during start; at most once.
+     * A job released early is not proven again on the CPU (its witness is gone). */
+    void (*release_host)(backend_job *job);
 } backend_services;
 
 /* One partition as the backend sees it. The engine owns it; it lives from before start
  * until after finish. */
 struct backend_job {
     const cuzk_partition *p;     /* the host's partition (the struct is the engine's copy) */
+    /* A witness-only partition (cuzk_submit_witness): its constraint system, else NULL.
+     * Then p->a, p->b, p->c are NULL, p->abc_len is cs->abc_len, the densities are cs's, and
+     * start computes a, b, c from cs and p's inputs and aux (groth16/csc.h). */
+    const struct csc *cs;
     void *key;                   /* the backend's key (from key_load)                      */
     const backend_services *svc; /* the engine's services (set at engine creation)         */
     int32_t device;              /* set by start: the device ordinal, -1 = CPU             */
@@ -132,6 +142,9 @@ typedef struct backend_ops {
     /* Sizes of p against key (CUZK_EMISMATCH / CUZK_EINVAL with details) and its memory.
      * Host thread, any thread, concurrently. */
     int (*check)(void *be, void *key, const cuzk_partition *p, backend_estimate *est);
+    /* The same for a witness-only partition of cs (p as in backend_job.cs). NULL: the
+     * backend cannot evaluate a, b, c, and cuzk_submit_witness says so (CUZK_EINVAL). */
+    int (*check_witness)(void *be, void *key, const struct csc *cs, const cuzk_partition *p, backend_estimate *est);
 
     /* Per worker state, created on the worker thread itself; flags: BACKEND_WORKER_*. */
     int (*worker_init)(void *be, uint32_t device, uint32_t worker, uint32_t flags, void **ws);
@@ -153,6 +166,7 @@ typedef struct backend_ops {
 static inline void *bjob_alloc(backend_job *job, size_t bytes) { return job->svc->alloc(job, bytes); }
 static inline void bjob_free(backend_job *job, void *ptr) { job->svc->free(job, ptr); }
 static inline void bjob_release_abc(backend_job *job) { job->svc->release_abc(job); }
+static inline void bjob_release_host(backend_job *job) { job->svc->release_host(job); }
 /* Check between stages and return CUZK_ECANCELED when it says so. */
 static inline int bjob_canceled(const backend_job *job) { return job->svc->canceled(job); }
 static inline void bjob_trace(backend_job *job, int32_t kind, uint64_t begin_ns, uint64_t end_ns, uint64_t bytes)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "backend/backend_common.h"
+#include "backend/backend_witness.h"
 #include "backend/backends.h"
 #include "error.h"
 #include "groth16/groth16.h"
@@ -60,16 +61,12 @@ static void cpu_key_free(void *be, void *key) { (void)be; groth16_params_free(ke
 
 static void *cpu_key_params(void *key) { return key; } /* the key is the params */
 
-static int cpu_check(void *be, void *key, const cuzk_partition *p, backend_estimate *est)
+/* What the prover holds at its peak (lib/groth16/prover.c, lib/msm/msm_cpu.c), all from
+ * the partition's heap: two domain vectors for the H step (the a/b/c share, freed when
+ * H is done), h itself, then the canonical h, the inputs and MSM scalars, and the working
+ * memory of the largest MSM (digits, buckets; the MSMs run one after another). */
+static void cpu_estimate(const cpu_backend *b, const groth16_params *pk, const cuzk_partition *p, backend_estimate *est)
 {
-    cpu_backend *b = be;
-    const groth16_params *pk = key;
-    int rc = groth16_check_partition(pk, p);
-    if (rc) return rc;
-    /* What the prover holds at its peak (lib/groth16/prover.c, lib/msm/msm_cpu.c), all from
-     * the partition's heap: two domain vectors for the H step (the a/b/c share, freed when
-     * H is done), h itself, then the canonical h, the inputs and MSM scalars, and the working
-     * memory of the largest MSM (digits, buckets; the MSMs run one after another). */
     uint64_t m = (uint64_t)1 << backend_log2_ceil(p->abc_len), fr = sizeof(fr_t);
     uint64_t aux_copy = p->scalar_form == CUZK_FR_CANONICAL ? 0 : p->num_aux;
     unsigned thr = threadpool_size(b->tp);
@@ -84,6 +81,29 @@ static int cpu_check(void *be, void *key, const cuzk_partition *p, backend_estim
                       ((uint64_t)pk->n_h + p->num_inputs + aux_copy + pk->n_a + pk->n_b_g1) * fr +
                       msm_max + msm_max / 8 /* allocator rounding */ + ((uint64_t)1 << 20);
     est->device_bytes = 0;
+}
+
+static int cpu_check(void *be, void *key, const cuzk_partition *p, backend_estimate *est)
+{
+    int rc = groth16_check_partition(key, p);
+    if (rc) return rc;
+    cpu_estimate(be, key, p, est);
+    return CUZK_OK;
+}
+
+/* A witness-only partition: the a, b, c it evaluates live in its heap until the H step is
+ * done, so they join the a/b/c share given back then. */
+static int cpu_check_witness(void *be, void *key, const csc *cs, const cuzk_partition *p, backend_estimate *est)
+{
+    const groth16_params *pk = key;
+    int rc = groth16_check_witness(pk, p);
+    if (rc) return rc;
+    if (p->abc_len != cs->abc_len)
+        return err_set(CUZK_EMISMATCH, "the partition has %llu rows, its constraint system %llu",
+                       (unsigned long long)p->abc_len, (unsigned long long)cs->abc_len);
+    cpu_estimate(be, pk, p, est);
+    est->host_abc_bytes += backend_witness_abc_bytes(cs);
+    est->host_bytes += backend_witness_abc_bytes(cs);
     return CUZK_OK;
 }
 
@@ -111,11 +131,17 @@ static int cpu_start(void *ws, backend_job *job)
     const cuzk_partition *p = job->p;
     cpu_job *st = job->priv;
     const scratch_alloc sa = {job_alloc, job_free, job};
+    cuzk_partition view; /* a witness-only partition with its a, b, c evaluated */
     int rc;
     if ((rc = backend_pick_rs(&st->r, p->r, p->scalar_form, "r")) ||
         (rc = backend_pick_rs(&st->s, p->s, p->scalar_form, "s")))
         return rc;
-    if ((rc = groth16_check_scalars_ex(p, b->tp, &sa))) return rc;
+    if (job->cs) {
+        if ((rc = backend_witness_eval(job, b->tp, &view))) return rc;
+        p = &view;
+    } else if ((rc = groth16_check_scalars_ex(p, b->tp, &sa))) {
+        return rc;
+    }
     if (bjob_canceled(job)) return CUZK_ECANCELED;
     unsigned log_m = backend_log2_ceil(p->abc_len);
     fr_t *h = bjob_alloc(job, ((size_t)1 << log_m) * sizeof(fr_t));
@@ -124,6 +150,7 @@ static int cpu_start(void *ws, backend_job *job)
     if ((rc = groth16_compute_h_ex(h, p, log_m, b->tp, &sa))) return rc;
     uint64_t t1 = bjob_now_ns();
     bjob_trace(job, CUZK_TRACE_H_STEP, t0, t1, ((uint64_t)3 << log_m) * sizeof(fr_t));
+    if (job->cs) backend_witness_free_abc(job, &view);
     bjob_release_abc(job);
     if (bjob_canceled(job)) return CUZK_ECANCELED;
     groth16_stage_ns t = {0};
@@ -138,6 +165,9 @@ static int cpu_start(void *ws, backend_job *job)
         bjob_trace(job, spans[i].kind, begin, begin + spans[i].ns, spans[i].n * sizeof(fr_t));
         begin += spans[i].ns;
     }
+    /* a witness-only partition's host buffers are read no more (assembly needs only r, s
+     * and the sums, the self-check the inputs, which the engine keeps) */
+    if (job->cs) bjob_release_host(job);
     return CUZK_OK;
 }
 
@@ -170,6 +200,7 @@ const backend_ops backend_cpu_ops = {
     .key_free = cpu_key_free,
     .key_params = cpu_key_params,
     .check = cpu_check,
+    .check_witness = cpu_check_witness,
     .worker_init = cpu_worker_init,
     .worker_fini = NULL,
     .start = cpu_start,

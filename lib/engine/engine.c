@@ -72,12 +72,33 @@ static void svc_trace(backend_job *bj, int32_t kind, uint64_t begin_ns, uint64_t
                end_ns, bytes);
 }
 
+/* The host's buffers go back as soon as the backend no longer reads them (a witness-only
+ * partition's: once evaluated or copied to the device). The self-check still needs the
+ * public inputs, so they are copied first; without memory for that copy the release simply
+ * waits for finish, as for any partition. */
+static void svc_release_host(backend_job *bj)
+{
+    job *j = (job *)bj;
+    if (j->host_released || !j->p.release) return;
+    uint64_t n = j->p.num_inputs;
+    cuzk_fr *copy = malloc((n ? n : 1) * sizeof *copy);
+    if (!copy) return;
+    if (n) memcpy(copy, j->p.inputs, n * sizeof *copy);
+    j->inputs_copy = copy;
+    j->p.inputs = copy;
+    uint64_t t0 = now_ns();
+    j->p.release(j->p.release_user);
+    j->host_released = 1;
+    trace_emit(&j->engine->tr, CUZK_TRACE_RELEASE, bj->device, bj->worker, j->handle, j->p.user_tag, t0, now_ns(), 0);
+}
+
 static const backend_services engine_services = {
     .alloc = svc_alloc,
     .free = svc_free,
     .release_abc = svc_release_abc,
     .canceled = svc_canceled,
     .trace = svc_trace,
+    .release_host = svc_release_host,
 };
 
 /* ---- keys ---- */
@@ -395,7 +416,7 @@ static void finish_and_check(cuzk_engine *e, job *j, const backend_ops *ops, voi
 static int retry_wanted(cuzk_engine *e, job *j)
 {
     int32_t s = j->bj.status;
-    return e->o.retry_on_cpu && e->retry_be && j->started && !j->retried &&
+    return e->o.retry_on_cpu && e->retry_be && j->started && !j->retried && !j->host_released &&
            (s == CUZK_EDEVICE || s == CUZK_EBUDGET || s == CUZK_EVERIFY) && !svc_canceled(&j->bj);
 }
 
@@ -409,7 +430,10 @@ static void retry_on_cpu(cuzk_engine *e, job *j)
     backend_job *bj = &j->bj;
     void *key = e->ops->key_params(j->srs->key);
     backend_estimate est = {0, 0, 0};
-    if (!key || cpu->check(e->retry_be, key, &j->p, &est) != CUZK_OK) return;
+    if (!key) return;
+    int checked = j->cs ? cpu->check_witness ? cpu->check_witness(e->retry_be, key, j->bj.cs, &j->p, &est) : CUZK_EINVAL
+                        : cpu->check(e->retry_be, key, &j->p, &est);
+    if (checked != CUZK_OK) return;
     if (!j->holds_host) { /* counted before it reserves (host_reserve); finish_job uncounts */
         hold_enter(e);
         j->holds_host = 1;
@@ -471,7 +495,7 @@ static void finish_job(cuzk_engine *e, uint64_t h)
     }
     if (retry_wanted(e, j)) retry_on_cpu(e, j);
     /* the host's buffers are free once release returns: before the result is visible */
-    if (j->p.release) {
+    if (j->p.release && !j->host_released) {
         uint64_t t3 = now_ns();
         j->p.release(j->p.release_user);
         trace_emit(&e->tr, CUZK_TRACE_RELEASE, bj->device, bj->worker, h, j->p.user_tag, t3, now_ns(), 0);
@@ -501,6 +525,14 @@ static void finish_job(cuzk_engine *e, uint64_t h)
     cuzk_srs *srs = j->srs;
     j->srs = NULL;
     engine_srs_unref(srs); /* may free a key's page-locked bases: before the uncount */
+    if (j->cs) {
+        cuzk_cs *cs = j->cs;
+        j->cs = NULL;
+        j->bj.cs = NULL;
+        engine_cs_unref(cs);
+    }
+    free(j->inputs_copy); /* the self-check is done */
+    j->inputs_copy = NULL;
     if (j->holds_host) {
         j->holds_host = 0;
         hold_leave(e);
@@ -711,6 +743,7 @@ static void engine_free(cuzk_engine *e)
         free(s);
     }
     pthread_mutex_unlock(&e->srs_lock);
+    engine_cs_free_all(e);
     engine_host_allocs_free_all(e);
     if (e->retry_be_owned) e->retry_ops->destroy(e->retry_be);
     if (e->be) e->ops->destroy(e->be);

@@ -21,6 +21,7 @@
 #define CONFIG_MAGIC 0x6366677a75u /* "uzcfg" */
 #define ENGINE_MAGIC 0x656e677a75u
 #define SRS_MAGIC 0x7372737a75u
+#define CS_MAGIC 0x63737a75u
 
 struct cuzk_config {
     uint64_t magic;
@@ -53,6 +54,19 @@ struct cuzk_srs {
     uint64_t host_reserved;      /* host budget held for the key's pinned bases      */
 };
 
+/* A loaded constraint system (engine_cs.c): like a key, the host's hold plus one reference
+ * per job that uses it; the last one frees it. */
+struct csc;
+struct cuzk_cs {
+    uint64_t magic;
+    cuzk_engine *engine;
+    struct csc *sys;
+    uint64_t host_bytes;
+    _Atomic uint32_t refs;
+    _Atomic uint32_t released;
+    cuzk_cs *next, *prev;        /* engine->cs_list, under srs_lock                  */
+};
+
 /* A job's payload, parallel to the tracker's slots. backend_job comes first so the
  * backend's job pointer is the job's. */
 typedef struct job {
@@ -60,6 +74,8 @@ typedef struct job {
     cuzk_partition p;            /* the host's struct, copied at submit */
     cuzk_engine *engine;
     cuzk_srs *srs;
+    cuzk_cs *cs;                 /* a witness-only partition's constraint system, or NULL */
+    cuzk_fr *inputs_copy;        /* the public inputs kept after an early release (malloc) */
     uint64_t handle;
     backend_estimate est;
     uint64_t host_reserved;      /* bytes of the host budget still held */
@@ -70,6 +86,7 @@ typedef struct job {
     uint32_t retried;            /* proven again on the CPU already */
     uint32_t never_fits;         /* its host budget wait gave up: nothing would give it room */
     uint32_t holds_host;         /* counted in the engine's holding until finish_job        */
+    uint32_t host_released;      /* the release callback ran early (release_host service)   */
     struct worker *worker;
     arena_heap *heap;
     uint64_t t_submit, t_dequeue, t_start, t_started;
@@ -127,6 +144,8 @@ struct cuzk_engine {
     unsigned char *priv;         /* capacity × ops->priv_size                */
     pthread_mutex_t srs_lock;    /* key load/release bookkeeping, not a hot path */
     cuzk_srs *srs_list;
+    cuzk_cs *cs_list;            /* live constraint systems, under srs_lock  */
+    _Atomic uint64_t cs_bytes;   /* their host bytes (stats)                 */
     _Atomic(cuzk_srs *) srs_dead;
     pthread_mutex_t alloc_lock;  /* cuzk_host_alloc bookkeeping, not a hot path  */
     struct host_block *allocs;
@@ -148,6 +167,14 @@ void engine_srs_unref(cuzk_srs *s);
 struct groth16_params;
 int engine_srs_load_synthetic(cuzk_engine *e, const struct groth16_params *shape, uint32_t flags, cuzk_srs **out);
 void engine_srs_reap(cuzk_engine *e); /* frees dead keys' structs; srs_lock held */
+/* engine_cs.c: one job's or the host's hold on a constraint system; the last frees it */
+void engine_cs_unref(cuzk_cs *cs);
+void engine_cs_free_all(cuzk_engine *e); /* at destroy: every job is done */
+/* engine_api.c, for engine_cs.c: queues a checked partition copy (its struct_size is this
+ * library's) with its estimate; srs and cs (may be NULL) get one more reference for the
+ * job. *out: the job's handle. CUZK_EBUDGET or CUZK_EAGAIN as cuzk_submit_partition. */
+int engine_submit_checked(cuzk_engine *e, cuzk_srs *srs, cuzk_cs *cs, const cuzk_partition *copy,
+                          const backend_estimate *est, uint64_t t0, uint64_t *out);
 void engine_host_allocs_free_all(cuzk_engine *e);
 /* The fixed detail of a canceled job: by cuzk_cancel, or by the engine's destruction. */
 const char *engine_cancel_text(const cuzk_engine *e);

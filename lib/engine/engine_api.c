@@ -223,6 +223,16 @@ CUZK_API int cuzk_submit_partition(cuzk_engine *e, cuzk_srs *srs, const cuzk_par
     if (rc != CUZK_OK) return rc;
     backend_estimate est = {0, 0, 0};
     if ((rc = e->ops->check(e->be, srs->key, &copy, &est)) != CUZK_OK) return rc;
+    uint64_t h = 0;
+    if ((rc = engine_submit_checked(e, srs, NULL, &copy, &est, t0, &h)) != CUZK_OK) return rc;
+    *out = h;
+    return err_done(CUZK_OK);
+}
+
+int engine_submit_checked(cuzk_engine *e, cuzk_srs *srs, cuzk_cs *cs, const cuzk_partition *copy,
+                          const backend_estimate *est_in, uint64_t t0, uint64_t *out)
+{
+    const backend_estimate est = *est_in;
     if (est.host_bytes > e->host.total)
         return err_set(CUZK_EBUDGET, "cuzk_submit_partition: the partition needs %llu bytes of host "
                        "memory, the whole budget is %llu", (unsigned long long)est.host_bytes,
@@ -236,16 +246,20 @@ CUZK_API int cuzk_submit_partition(cuzk_engine *e, cuzk_srs *srs, const cuzk_par
         return err_set(CUZK_EAGAIN, "cuzk_submit_partition: %u jobs in the engine (its queue "
                        "capacity); poll results, then retry", e->trk.capacity);
     job *j = engine_job(e, h);
-    j->p = copy;
+    j->p = *copy;
     j->srs = srs;
     atomic_fetch_add_explicit(&srs->refs, 1, memory_order_relaxed); /* the host holds one already */
+    j->cs = cs;
+    if (cs) atomic_fetch_add_explicit(&cs->refs, 1, memory_order_relaxed); /* likewise */
+    j->inputs_copy = NULL;
     j->handle = h;
     j->est = est;
     j->host_reserved = j->device_reserved = 0;
-    j->abc_released = j->started = j->retried = j->never_fits = j->holds_host = 0;
+    j->abc_released = j->started = j->retried = j->never_fits = j->holds_host = j->host_released = 0;
     j->heap = NULL;
     j->worker = NULL;
     j->bj.p = &j->p;
+    j->bj.cs = cs ? cs->sys : NULL;
     j->bj.key = srs->key;
     j->bj.device = -1;
     j->bj.worker = -1;
@@ -254,7 +268,7 @@ CUZK_API int cuzk_submit_partition(cuzk_engine *e, cuzk_srs *srs, const cuzk_par
     j->t_submit = t0;
     j->t_dequeue = j->t_start = j->t_started = 0;
     j->result.detail[0] = '\0';
-    int32_t prio = copy.priority < 0 ? 0 : copy.priority >= TRACKER_LEVELS ? TRACKER_LEVELS - 1 : copy.priority;
+    int32_t prio = copy->priority < 0 ? 0 : copy->priority >= TRACKER_LEVELS ? TRACKER_LEVELS - 1 : copy->priority;
     /* relaxed: destroy compares it with posted only after submit calls have returned */
     atomic_fetch_add_explicit(&e->submitted.v, 1, memory_order_relaxed);
     tracker_enqueue(&e->trk, h, (unsigned)prio);
@@ -262,9 +276,9 @@ CUZK_API int cuzk_submit_partition(cuzk_engine *e, cuzk_srs *srs, const cuzk_par
     /* an urgent job wakes the sleeping urgent workers that may take it too (levels T..prio):
      * whichever comes first takes it */
     for (uint32_t l = e->o.urgent_priority; l && l <= (uint32_t)prio; l++) evc_notify_if_waiting(&e->urgent_work[l], 1);
-    trace_emit(&e->tr, CUZK_TRACE_SUBMIT, -1, -1, h, copy.user_tag, t0, now_ns(), est.host_bytes);
+    trace_emit(&e->tr, CUZK_TRACE_SUBMIT, -1, -1, h, copy->user_tag, t0, now_ns(), est.host_bytes);
     *out = h;
-    return err_done(CUZK_OK);
+    return CUZK_OK;
 }
 
 /* ---- poll and cancel ---- */
@@ -371,6 +385,7 @@ CUZK_API int cuzk_engine_stats(cuzk_engine *e, cuzk_stats *out)
     s.trace_dropped = atomic_load_explicit(&e->tr.dropped, memory_order_relaxed);
     s.arena_collects = atomic_load_explicit(&e->hk.collects, memory_order_relaxed);
     s.arena_bytes = arena_size();
+    s.cs_host_bytes = atomic_load_explicit(&e->cs_bytes, memory_order_relaxed);
     /* a host built against a smaller (older) cuzk_stats gets the prefix it knows */
     size_t fill = size < sizeof s ? size : sizeof s;
     s.struct_size = (uint32_t)fill;

@@ -52,6 +52,9 @@ int groth16_params_serialize(const groth16_params *p, uint8_t **out, size_t *out
  * (also CUZK_EINVAL for NULL buffers, bad struct_size or scalar_form, inputs[0] != ONE).
  * O(num_aux / 64): it counts the density bits; it does not look at the scalars. */
 int groth16_check_partition(const groth16_params *pk, const cuzk_partition *p);
+/* The same without a, b, c (NULL allowed): a witness-only partition's, whose abc_len and
+ * densities come from its constraint system (backend_job.cs). */
+int groth16_check_witness(const groth16_params *pk, const cuzk_partition *p);
 /* CUZK_OK if every scalar of a, b, c, inputs and aux is below r (in either form), else
  * CUZK_EINVAL naming the first one. O(n), parallel; groth16_prove calls it. */
 int groth16_check_scalars(const cuzk_partition *p, threadpool *tp);

@@ -47,6 +47,12 @@ static int is_below_r(const cuzk_fr *x)
 
 int groth16_check_partition(const groth16_params *pk, const cuzk_partition *p)
 {
+    if (p && (!p->a || !p->b || !p->c)) return err_set(CUZK_EINVAL, "a, b or c is NULL");
+    return groth16_check_witness(pk, p);
+}
+
+int groth16_check_witness(const groth16_params *pk, const cuzk_partition *p)
+{
     if (!pk) return err_set(CUZK_EINVAL, "proving key is NULL");
     if (!p) return err_set(CUZK_EINVAL, "partition is NULL");
     if (p->struct_size < sizeof(cuzk_partition))
@@ -56,7 +62,6 @@ int groth16_check_partition(const groth16_params *pk, const cuzk_partition *p)
         return err_set(CUZK_EINVAL, "scalar_form %d is neither CUZK_FR_MONTGOMERY (0) nor CUZK_FR_CANONICAL (1)",
                        (int)p->scalar_form);
     if (p->num_inputs == 0) return err_set(CUZK_EINVAL, "num_inputs is 0 (input 0 must be ONE)");
-    if (!p->a || !p->b || !p->c) return err_set(CUZK_EINVAL, "a, b or c is NULL");
     if (!p->inputs) return err_set(CUZK_EINVAL, "inputs is NULL");
     if (!p->b_input_density) return err_set(CUZK_EINVAL, "b_input_density is NULL");
     if (p->num_aux && (!p->aux || !p->a_aux_density || !p->b_aux_density))
@@ -353,7 +358,7 @@ int groth16_msms_cpu_timed(groth16_msm_out *out, const groth16_params *pk, const
 int groth16_msms_cpu_ex(groth16_msm_out *out, const groth16_params *pk, const cuzk_partition *p,
                         const fr_t *h, threadpool *tp, groth16_stage_ns *t, const scratch_alloc *sa)
 {
-    int rc = groth16_check_partition(pk, p);
+    int rc = groth16_check_witness(pk, p); /* the MSMs read no a, b, c */
     if (rc) return rc;
     uint64_t t0 = groth16_now_ns();
     fr_t *hc = scratch_get(sa, (pk->n_h ? pk->n_h : 1) * sizeof(fr_t));
