@@ -55,6 +55,11 @@ int cli_write_file(const char *path, const void *buf, size_t len);
 /* Subcommands: argv[0] is the subcommand's name. */
 int cmd_setup(int argc, char **argv);
 int cmd_prove(int argc, char **argv);
+/* cuzk prove through cuzk_submit_witness: the circuit from cs_path (.r1cs or compact file),
+ * the witness from the .wtns (circom's wire order is inputs then aux). */
+int cli_prove_witness(const char *params, const char *cs_path, const char *wtns, const char *proof_path,
+                      const char *seed_hex, const char *backend);
+int cmd_cs_convert(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_export_vk(int argc, char **argv);
 int cmd_export_proof(int argc, char **argv);

@@ -1,6 +1,7 @@
 /* cuzk prove: a circom circuit + witness + proving key -> a 192-byte bellperson proof, made by
  * the engine (the way a host uses libcuzk), which checks it against the key's verifying key
- * before handing it back. */
+ * before handing it back. --via witness (or --cs) hands the engine the witness only and lets
+ * it evaluate a, b, c from the loaded constraint system (cuzk_submit_witness). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,11 +13,19 @@
 int cmd_prove(int argc, char **argv)
 {
     const char *params = NULL, *r1cs_path = NULL, *wtns = NULL, *proof_path = NULL,
-               *seed_hex = NULL, *backend = NULL;
-    cli_opt opts[] = {{"params", 1, &params}, {"r1cs", 1, &r1cs_path}, {"wtns", 1, &wtns},
+               *seed_hex = NULL, *backend = NULL, *cs_path = NULL, *via = NULL;
+    cli_opt opts[] = {{"params", 1, &params}, {"r1cs", 0, &r1cs_path}, {"wtns", 1, &wtns},
                       {"proof", 1, &proof_path}, {"seed", 0, &seed_hex}, {"backend", 0, &backend},
-                      {NULL, 0, NULL}};
+                      {"cs", 0, &cs_path}, {"via", 0, &via}, {NULL, 0, NULL}};
     if (cli_parse("prove", argc, argv, opts)) return CLI_ERROR;
+    if (!r1cs_path == !cs_path)
+        return cli_fail(CUZK_EINVAL, "cuzk prove: give the circuit as --r1cs C.r1cs or --cs C.cuzkcs (one of them)");
+    if (via && strcmp(via, "abc") && strcmp(via, "witness"))
+        return cli_fail(CUZK_EINVAL, "cuzk prove: --via %s (abc or witness)", via);
+    if (cs_path && via && !strcmp(via, "abc"))
+        return cli_fail(CUZK_EINVAL, "cuzk prove: --cs proves through the witness-only path; --via abc needs --r1cs");
+    if (cs_path || (via && !strcmp(via, "witness")))
+        return cli_prove_witness(params, cs_path ? cs_path : r1cs_path, wtns, proof_path, seed_hex, backend);
     uint8_t seed[32];
     if (seed_hex && cli_parse_seed(seed_hex, seed)) return CLI_ERROR;
     int32_t kind;

@@ -12,9 +12,14 @@ static const struct {
 } commands[] = {
     {"setup", cmd_setup, "--r1cs C.r1cs --params OUT.params --vk OUT.vk [--seed HEX64]",
      "TEST ONLY: a proving and a verifying key for a circom circuit, toxic waste from the seed"},
-    {"prove", cmd_prove, "--params P.params --r1cs C.r1cs --wtns W.wtns --proof OUT.proof [--seed HEX64] "
-                         "[--backend auto|cpu|cuda]",
-     "one proof of a circom circuit's witness, through the engine"},
+    {"prove", cmd_prove, "--params P.params (--r1cs C.r1cs | --cs C.cuzkcs) --wtns W.wtns --proof OUT.proof "
+                         "[--seed HEX64] [--backend auto|cpu|cuda] [--via abc|witness]",
+     "one proof of a circom circuit's witness, through the engine: --via abc (default with --r1cs)\n"
+     "  hands it a, b, c; --via witness (always with --cs) only the witness, from which the engine\n"
+     "  evaluates a, b, c itself (cuzk_submit_witness); the same proof for the same --seed"},
+    {"cs-convert", cmd_cs_convert, "--r1cs C.r1cs --out C.cuzkcs",
+     "the circuit as a compact constraint system file (cuzk_cs_load reads it in a few large reads);\n"
+     "  prints both files' sizes and how long each takes to load"},
     {"verify", cmd_verify, "--vk V.vk --proof P.proof (--r1cs C.r1cs --wtns W.wtns | --public X1,X2,...)",
      "checks a proof against the verifying key and the public inputs"},
     {"export-vk", cmd_export_vk, "--vk V.vk --format snarkjs", "the verifying key as snarkjs JSON"},
