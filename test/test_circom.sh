@@ -75,16 +75,16 @@ then ok "two unseeded proofs differ and both verify"; else nok "unseeded proofs"
 cmp -s "$w.s1" "$w.s2" && ok "seeded proofs are reproducible" || nok "seeded proofs differ"
 # The witness-only path (cuzk_submit_witness), from the .r1cs and from its compact file: the
 # same bytes as the a/b/c path for the same seed, for each circom circuit compiled above.
-for c in $circuits; do
-  cdir=$BUILD/circuits/$c-bls12381; w=$work/$c
-  [ -f "$w.wtns" ] || continue
-  "$cuzk" prove --params "$w.params" --r1cs "$cdir/$c.r1cs" --wtns "$w.wtns" --proof "$w.abc" --seed "$SEED" >/dev/null 2>&1
-  check "$c: cuzk prove --via witness" "$cuzk" prove --params "$w.params" --r1cs "$cdir/$c.r1cs" --wtns "$w.wtns" \
-    --proof "$w.wit" --seed "$SEED" --via witness
-  check "$c: cuzk cs-convert" "$cuzk" cs-convert --r1cs "$cdir/$c.r1cs" --out "$w.cuzkcs"
-  check "$c: cuzk prove --cs" "$cuzk" prove --params "$w.params" --cs "$w.cuzkcs" --wtns "$w.wtns" --proof "$w.wit2" --seed "$SEED"
-  cmp -s "$w.abc" "$w.wit" && cmp -s "$w.abc" "$w.wit2" && ok "$c: witness-only proofs are the a/b/c path's bytes" \
-    || nok "$c: witness-only proofs differ from the a/b/c path's"
+for cc in $circuits; do
+  cd2=$BUILD/circuits/$cc-bls12381; w2=$work/$cc
+  [ -f "$w2.wtns" ] || continue
+  "$cuzk" prove --params "$w2.params" --r1cs "$cd2/$cc.r1cs" --wtns "$w2.wtns" --proof "$w2.abc" --seed "$SEED" >/dev/null 2>&1
+  check "$cc: cuzk prove --via witness" "$cuzk" prove --params "$w2.params" --r1cs "$cd2/$cc.r1cs" --wtns "$w2.wtns" \
+    --proof "$w2.wit" --seed "$SEED" --via witness
+  check "$cc: cuzk cs-convert" "$cuzk" cs-convert --r1cs "$cd2/$cc.r1cs" --out "$w2.cuzkcs"
+  check "$cc: cuzk prove --cs" "$cuzk" prove --params "$w2.params" --cs "$w2.cuzkcs" --wtns "$w2.wtns" --proof "$w2.wit2" --seed "$SEED"
+  cmp -s "$w2.abc" "$w2.wit" && cmp -s "$w2.abc" "$w2.wit2" && ok "$cc: witness-only proofs are the a/b/c path's bytes" \
+    || nok "$cc: witness-only proofs differ from the a/b/c path's"
 done
 
 # `cuzk gen` writes files other tools read: snarkjs checks the witness against the circuit.

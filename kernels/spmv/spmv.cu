@@ -1,0 +1,41 @@
+/*
+ * Sparse matrix × witness (kernels/spmv.h): one thread per row. Filecoin's rows are short
+ * (PoRep: 2.4, 1.0 and 2.2 non-zeros per row of A, B, C), so a row per thread keeps the
+ * loads of a warp's consecutive rows' columns coalesced and needs no reduction across
+ * threads; the few long rows (sums of many bits) cost their thread alone. The coefficient
+ * table is small (mostly ±1 and powers of two) and read through the read-only cache.
+ */
+#include "cuda_util.cuh"
+#include "field/fr.cuh"
+#include "spmv.h"
+
+__global__ void spmv_rows_kernel(const uint64_t *__restrict__ row, const uint32_t *__restrict__ col,
+                                 const uint32_t *__restrict__ coef, uint64_t nnz_base, const fr_gpu *__restrict__ coeffs,
+                                 const fr_gpu *__restrict__ inputs, uint64_t ni, const fr_gpu *__restrict__ aux,
+                                 uint64_t n_rows, fr_gpu *__restrict__ out)
+{
+    uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= n_rows) return;
+    uint64_t b = row[k] - nnz_base, e = row[k + 1] - nnz_base;
+    fr_gpu acc;
+    for (int l = 0; l < 8; l++) acc.v[l] = 0;
+    for (uint64_t i = b; i < e; i++) {
+        uint32_t v = __ldg(&col[i]);
+        const fr_gpu x = v < ni ? inputs[v] : aux[v - ni];
+        acc += coeffs[__ldg(&coef[i])] * x;
+    }
+    out[k] = acc;
+}
+
+extern "C" int gpu_spmv_rows(const uint64_t *d_row, const uint32_t *d_col, const uint32_t *d_coef, uint64_t nnz_base,
+                             const void *d_coeffs, const void *d_inputs, uint64_t ni, const void *d_aux, uint64_t n_rows,
+                             void *d_out, void *stream)
+{
+    if (!n_rows) return 0;
+    const unsigned threads = 256;
+    spmv_rows_kernel<<<(unsigned)((n_rows + threads - 1) / threads), threads, 0, (cudaStream_t)stream>>>(
+        d_row, d_col, d_coef, nnz_base, (const fr_gpu *)d_coeffs, (const fr_gpu *)d_inputs, ni, (const fr_gpu *)d_aux,
+        n_rows, (fr_gpu *)d_out);
+    CUDA_TRY_LAUNCH("constraint evaluation (sparse matrix × witness)");
+    return 0;
+}
