@@ -373,3 +373,41 @@ fn adapter_partitions_prove_on_the_async_engine() {
     };
     assert_eq!(odd.partition(None, None, 0).unwrap_err().kind, cuzk::ErrorKind::Invalid);
 }
+
+/// supraseal-c2 0.1's signatures, as bellperson calls them: a change here breaks the drop-in
+/// at compile time, which is where this test fails.
+#[test]
+fn api_signatures_are_supraseals() {
+    type Newer = fn(&[Assignment<Scalar>], &[Scalar], &[Scalar], &mut [Proof], &SRS);
+    type Older = fn(
+        &[*const Scalar],
+        &[*const Scalar],
+        &[*const Scalar],
+        usize,
+        &[*const Scalar],
+        &[*const Scalar],
+        usize,
+        usize,
+        &[usize],
+        &[usize],
+        &[usize],
+        usize,
+        usize,
+        usize,
+        usize,
+        &[Scalar],
+        &[Scalar],
+        &mut [Proof],
+        &SRS,
+    );
+    let _: Newer = generate_groth16_proofs::<Scalar, Proof>;
+    let _: Older = generate_groth16_proof::<Scalar, usize, Proof>;
+    let _: fn(std::path::PathBuf, bool) -> Result<SRS, cuda::Error> = SRS::try_new;
+    let _: fn(&SRS) = SRS::evict;
+    fn traits<T: Clone + Default + Send + Sync + 'static>() {}
+    traits::<SRS>();
+    fn error<E: Into<String> + std::fmt::Display + Send>() {}
+    error::<cuda::Error>();
+    let e: fn(&cuda::Error) -> i32 = |e| e.code; // `code` is public, as in sppark
+    let _ = e;
+}
