@@ -91,8 +91,8 @@ help:
 	@echo "make test-tsan       the engine's concurrency tests under ThreadSanitizer (build-tsan)"
 	@echo "make demo            prove a backlog of partitions: busy %, stage times, a timeline ($(BUILD)/demo/timeline.svg)"
 	@echo "make install PREFIX=/usr/local DESTDIR=   headers, libraries (libcuzk-supraseal too), cuzk.pc and cuzk-static.pc, cuzk and cuzk-bench"
-	@echo "make abi-check       the exported ABI against abi/libcuzk.abi (abidiff; new symbols need a new node)"
-	@echo "make abi-dump        rewrite the baseline abi/libcuzk.abi (after adding a version node)"
+	@echo "make abi-check       the exported ABI against abi/libcuzk.abi and abi/libcuzk-supraseal.abi (abidiff; new symbols need a new node)"
+	@echo "make abi-dump        rewrite the baselines abi/*.abi (after adding a version node)"
 	@echo "make deps            install system packages (root) or print the command"
 	@echo "options (remembered per build directory in BUILD/config.mk; one job per CPU unless -jN):"
 	@echo "  CUZK_CUDA=0|1|auto   CUDA_ARCHS=auto|all|'sm_90 sm_120'   OPT=-O3   SANITIZE=address,undefined   BUILD=dir"
@@ -290,11 +290,15 @@ demo: check-deps
 
 # ---- ABI guard (abi/check.sh): incompatible changes fail; additions need a new version node
 # in lib/cuzk.map and a CHANGELOG entry. abi-dump refreshes the committed baseline.
+# libcuzk-supraseal.so has its own baseline, checked the same way against its header.
 ABI_BASELINE ?= abi/libcuzk.abi
+SUPRA_ABI_BASELINE ?= abi/libcuzk-supraseal.abi
 abi-check: lib
 	@abi/check.sh check $(SO_REAL) $(ABI_BASELINE)
+	@abi/check.sh check $(SUPRA_REAL) $(SUPRA_ABI_BASELINE) supraseal
 abi-dump: lib
 	@abi/check.sh dump $(SO_REAL) $(ABI_BASELINE)
+	@abi/check.sh dump $(SUPRA_REAL) $(SUPRA_ABI_BASELINE) supraseal
 
 # ---- install ----
 # cuzk.pc links libcuzk.so (-lcuzk; with --static it adds what a link of archives only, cc

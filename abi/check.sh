@@ -2,18 +2,20 @@
 # The ABI guard (make abi-check / make abi-dump). The baseline abi/libcuzk.abi is abidw's
 # description of the exported ABI (symbols with their version nodes, and every type they
 # reach), written without paths or locations so that it is reproducible.
-#   abi/check.sh dump  LIB BASELINE   write the baseline (after a release adds a node)
-#   abi/check.sh check LIB BASELINE   fail on a removed or changed function or type, on a symbol
+#   abi/check.sh dump  LIB BASELINE [HEADERS]   write the baseline (after a release adds a node)
+#   abi/check.sh check LIB BASELINE [HEADERS]   fail on a removed or changed function or type, on a symbol
 #        added to a version node the baseline already has (additions need a new node,
 #        liburing style), and on a node or added symbol that CHANGELOG.md does not name.
+# HEADERS is the directory of the library's public headers (default include/cuzk; supraseal for
+# libcuzk-supraseal.so): types defined elsewhere are the library's private business.
 set -u
-mode=$1 lib=$2 base=$3
+mode=$1 lib=$2 base=$3 headers=${4:-include/cuzk}
 changelog=${CHANGELOG:-CHANGELOG.md}
 command -v abidw >/dev/null && command -v abidiff >/dev/null \
   || { echo "abi-check: abidw/abidiff not found (make deps installs abigail-tools)"; exit 77; }
 dump() { # the library's exported ABI; ELF NEEDED entries differ between CPU and CUDA builds
   abidw --no-corpus-path --no-comp-dir-path --no-show-locs --drop-undefined-syms \
-        --drop-private-types --headers-dir include/cuzk --type-id-style hash "$1" | sed '/<elf-needed>/,/<\/elf-needed>/d'
+        --drop-private-types --headers-dir "$headers" --type-id-style hash "$1" | sed '/<elf-needed>/,/<\/elf-needed>/d'
 }
 syms() { # "name version" per exported symbol of an abidw file
   sed -n "s/.*<elf-symbol name='\([^']*\)' version='\([^']*\)'.*/\1 \2/p" "$1" | sort -u
@@ -47,7 +49,7 @@ while read -r name node; do
   fi
   if echo "$old_nodes" | grep -qx "$node"; then
     echo "abi-check: $name is new but in node $node, which the baseline already has: add a new node"
-    echo "           (e.g. 'CUZK_0.N { global: $name; } CUZK_0.M;' in lib/cuzk.map)"; bad=1
+    echo "           (e.g. 'CUZK_0.N { global: $name; } CUZK_0.M;' in its version script)"; bad=1
   fi
   grep -q "$name" "$changelog" || { echo "abi-check: $name is new but $changelog does not mention it"; bad=1; }
 done < "$tmp/now.syms"

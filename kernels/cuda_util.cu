@@ -159,20 +159,6 @@ extern "C" void gpu_mem_trim(void)
             (void)cudaGetLastError();
 }
 
-extern "C" int gpu_host_alloc(void **p, size_t bytes)
-{
-    *p = NULL;
-    /* portable: page-locked for every device's context, so any device copies from it directly */
-    cudaError_t e = cudaHostAlloc(p, bytes, cudaHostAllocPortable);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        *p = NULL;
-        return err_set(CUZK_EDEVICE, "cudaHostAlloc of %zu bytes failed: %s (%s)", bytes,
-                       cudaGetErrorName(e), cudaGetErrorString(e));
-    }
-    return 0;
-}
-
 thread_local bool cuzk_copy_by_sms = false;
 static std::atomic<uint64_t> sm_copies{0};
 
@@ -247,21 +233,6 @@ extern "C" int gpu_gate_pass(const gpu_gate *g, void *stream)
     CUDA_TRY(cudaEventSynchronize(ev)); /* this chunk done: nothing of this stream is left queued */
     gpu_gate_hold(g->word);
     return 0;
-}
-
-extern "C" int gpu_host_is_pinned(const void *p)
-{
-    cudaPointerAttributes a;
-    if (!p || cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    return a.type == cudaMemoryTypeHost;
-}
-
-extern "C" void gpu_host_free(void *p)
-{
-    if (p) (void)cudaFreeHost(p);
 }
 
 extern "C" int gpu_memcpy_to_device(void *dst, const void *src, size_t bytes)
@@ -342,18 +313,6 @@ extern "C" int gpu_event_elapsed_ms(float *ms, void *start, void *end)
 {
     CUDA_TRY(cudaEventElapsedTime(ms, (cudaEvent_t)start, (cudaEvent_t)end));
     return 0;
-}
-
-extern "C" int gpu_host_register(void *p, size_t bytes)
-{
-    /* portable: every device's copy engine reads it; the pages stay where they are */
-    CUDA_TRY(cudaHostRegister(p, bytes, cudaHostRegisterPortable));
-    return 0;
-}
-
-extern "C" void gpu_host_unregister(void *p)
-{
-    if (p && cudaHostUnregister(p) != cudaSuccess) (void)cudaGetLastError();
 }
 
 extern "C" int gpu_mem_info(size_t *free_bytes, size_t *total_bytes)

@@ -32,7 +32,9 @@ void gpu_free(void *p);
 /* The pools' unused memory back to the driver (engine destroy: the device's free memory is
  * then what it was before the engine). */
 void gpu_mem_trim(void);
-/* Page-locked host memory (the copy engine reads it asynchronously). */
+/* Page-locked host memory (the copy engine reads it asynchronously; kernels read it over the
+ * bus): an anonymous mapping registered with CUDA (kernels/host_pinned.cu says why not
+ * cudaHostAlloc: cudaFreeHost held back every thread's launches for hundreds of ms). */
 int gpu_host_alloc(void **p, size_t bytes);
 void gpu_host_free(void *p);
 /* Copies this thread enqueues (gpu_memcpy_async, the H step's inputs) from page-locked host
@@ -67,7 +69,7 @@ void gpu_gate_fini(gpu_gate *g);
 int gpu_gate_pass(const gpu_gate *g, void *stream);
 /* Waits on the host while *word is nonzero. */
 void gpu_gate_hold(const uint32_t *word);
-/* 1 when p lies in page-locked host memory (cudaHostAlloc or registered), else 0. */
+/* 1 when p lies in page-locked host memory (gpu_host_alloc or registered), else 0. */
 int gpu_host_is_pinned(const void *p);
 int gpu_memcpy_to_device(void *dst, const void *src, size_t bytes);   /* synchronous */
 int gpu_memcpy_to_host(void *dst, const void *src, size_t bytes);     /* synchronous */

@@ -2,7 +2,8 @@
 # make abi-check passes on this tree and fails on deliberately broken copies: a function
 # removed from the version script, a public struct field's type changed, a new function
 # put in an existing version node; and passes again once the new function has its own node
-# and a CHANGELOG line. The copies reuse this build's objects, so each only recompiles one
+# and a CHANGELOG line. libcuzk-supraseal.so has its own baseline: a symbol removed from
+# supraseal/supraseal.map or a field of its error struct retyped fails the check too. The copies reuse this build's objects, so each only recompiles one
 # file and relinks.
 set -u
 [ -n "${SANITIZE:-}" ] && { echo "skipped under SANITIZE=$SANITIZE"; exit 77; }
@@ -66,3 +67,16 @@ printf '\nCUZK_9.9 {\n  global:\n    cuzk_abi_probe;\n} %s;\n' "$last" >> "$tmp/
 check_copy fail "a new node without a CHANGELOG entry" "not in CHANGELOG"
 printf -- '- `cuzk_abi_probe` (node CUZK_9.9).\n' >> "$tmp/t/CHANGELOG.md"
 check_copy pass "a new function in a new node, in CHANGELOG" "abi-check: ok"
+
+# libcuzk-supraseal.so, against abi/libcuzk-supraseal.abi
+fresh
+sed -i '/^ *evict_SRS;$/d' "$tmp/t/supraseal/supraseal.map"
+check_copy fail "evict_SRS removed from supraseal/supraseal.map" "INCOMPATIBLE"
+
+fresh
+# sppark's error struct: int32_t code -> uint32_t (same size, another type)
+sed -i '/typedef struct supraseal_c2_error {/{n;s/int32_t code;/uint32_t code;/}' "$tmp/t/supraseal/supraseal_c2.h"
+grep -q 'uint32_t code;' "$tmp/t/supraseal/supraseal_c2.h" || echo "not ok - the supraseal header edit did not apply"
+find "$tmp/t/b/obj" -name '*.o' -exec touch {} +
+rm -f "$tmp/t/b/obj/supraseal/supraseal_c2.o"
+check_copy fail "supraseal_c2_error.code changed type" "INCOMPATIBLE"

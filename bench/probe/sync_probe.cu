@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define SPIN_MS 800
@@ -202,16 +203,26 @@ int main(void)
     CK(cudaMemPoolDestroy(pool));
 
     /* a partition-sized page-locked buffer (4 GiB) made and freed with the device idle: how long,
-     * and how long another thread's launch waits meanwhile (the driver lock, not the device) */
-    for (int reg = 0; reg <= 1; reg++) {
+     * and how long another thread's launch waits meanwhile (the driver lock, not the device).
+     * mode 0: cudaHostAlloc/cudaFreeHost; 1: malloc'd and touched, then registered; 2: what
+     * libcuzk does since session 10 (kernels/host_pinned.cu): an untouched anonymous mapping
+     * with huge pages asked for, registered portable and mapped, unregistered and unmapped */
+    static const char *const mode_name[3] = {"cudaHostAlloc/FreeHost", "cudaHostRegister/Unregister (touched)",
+                                             "mmap+cudaHostRegister(Portable|Mapped)/Unregister+munmap"};
+    for (int mode = 0; mode < 3; mode++) {
         void *h = NULL;
         size_t big4 = 4096 * MB;
         double t0 = now_ms();
-        if (reg) {
+        if (mode == 1) {
             h = malloc(big4);
             memset(h, 1, big4);
             t0 = now_ms();
             CK(cudaHostRegister(h, big4, cudaHostRegisterPortable));
+        } else if (mode == 2) {
+            h = mmap(NULL, big4, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (h == MAP_FAILED) return 1;
+            madvise(h, big4, MADV_HUGEPAGE);
+            CK(cudaHostRegister(h, big4, cudaHostRegisterPortable | cudaHostRegisterMapped));
         } else CK(cudaHostAlloc(&h, big4, cudaHostAllocPortable));
         double t1 = now_ms();
         side sd = {0};
@@ -219,13 +230,14 @@ int main(void)
         pthread_create(&th, NULL, side_launch, &sd);
         usleep(50 * 1000);
         double t2 = now_ms();
-        if (reg) CK(cudaHostUnregister(h));
+        if (mode) CK(cudaHostUnregister(h));
         else CK(cudaFreeHost(h));
+        if (mode == 2) munmap(h, big4);
         double t3 = now_ms();
         pthread_join(th, NULL);
-        if (reg) free(h);
+        if (mode == 1) free(h);
         printf("4 GiB %s: make %.1f ms, free %.1f ms, a launch from another thread during the free %.1f ms\n",
-               reg ? "cudaHostRegister/Unregister" : "cudaHostAlloc/FreeHost", t1 - t0, t3 - t2, sd.ms);
+               mode_name[mode], t1 - t0, t3 - t2, sd.ms);
     }
     return 0;
 }

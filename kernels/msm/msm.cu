@@ -273,9 +273,9 @@ extern "C" int msm_gpu_ctx_create(msm_gpu_ctx **out, int device, void *stream, s
     }
     if (e == cudaSuccess) e = cudaEventCreate(&c->ev[0]);
     if (e == cudaSuccess) e = cudaEventCreate(&c->ev[1]);
-    if (e == cudaSuccess) e = cudaHostAlloc(&c->x.landing, dev_exec::landing_cap, cudaHostAllocPortable);
+    if (e == cudaSuccess && gpu_host_alloc(&c->x.landing, dev_exec::landing_cap)) e = cudaErrorMemoryAllocation;
     if (e != cudaSuccess) { /* what was made before the failure (the landing area fails most: pinned memory) */
-        if (c->x.landing) cudaFreeHost(c->x.landing);
+        if (c->x.landing) gpu_host_free(c->x.landing);
         if (c->ev[1]) cudaEventDestroy(c->ev[1]);
         if (c->ev[0]) cudaEventDestroy(c->ev[0]);
         if (c->own_stream && c->x.stream) cudaStreamDestroy(c->x.stream);
@@ -302,7 +302,7 @@ extern "C" void msm_gpu_ctx_free(msm_gpu_ctx *c)
     c->x.release_all(c->b);
     if (c->scalars) (void)cudaFreeAsync(c->scalars, c->x.stream);
     cudaStreamSynchronize(c->x.stream); /* the frees done: the pool may give the memory back */
-    cudaFreeHost(c->x.landing);
+    gpu_host_free(c->x.landing);
     cudaEventDestroy(c->ev[0]);
     cudaEventDestroy(c->ev[1]);
     if (c->own_stream) cudaStreamDestroy(c->x.stream);

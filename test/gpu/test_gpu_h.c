@@ -284,6 +284,35 @@ static void test_sm_copies(void **state)
     gpu_copy_use_sms(0);
 }
 
+/* gpu_host_alloc (kernels/host_pinned.cu): sizes below a page, across a page, below and across
+ * a huge page; each range page-locked from its first byte to its last, writable, read back
+ * through the device; after gpu_host_free no longer page-locked; NULL frees nothing. */
+static void test_host_pinned(void **state)
+{
+    (void)state;
+    const size_t sizes[] = {1, 4097, ((size_t)2 << 20) - 16, ((size_t)2 << 20) + 1, (size_t)65 << 20};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        const size_t n = sizes[i];
+        uint8_t *h = NULL, *back = malloc(n);
+        void *d = NULL;
+        assert_int_equal(gpu_host_alloc((void **)&h, n), 0);
+        assert_non_null(h);
+        assert_int_equal((uintptr_t)h & 4095, 0);
+        assert_int_equal(gpu_host_is_pinned(h), 1);
+        assert_int_equal(gpu_host_is_pinned(h + n - 1), 1);
+        for (size_t j = 0; j < n; j++) h[j] = (uint8_t)(j * 131 + i);
+        assert_int_equal(gpu_malloc(&d, n), 0);
+        assert_int_equal(gpu_memcpy_to_device(d, h, n), 0);
+        assert_int_equal(gpu_memcpy_to_host(back, d, n), 0);
+        assert_memory_equal(back, h, n);
+        gpu_free(d);
+        gpu_host_free(h);
+        assert_int_equal(gpu_host_is_pinned(h), 0);
+        free(back);
+    }
+    gpu_host_free(NULL);
+}
+
 static uint64_t mono_ns(void)
 {
     struct timespec t;
@@ -431,6 +460,7 @@ int main(void)
         cmocka_unit_test(test_2_23),
         cmocka_unit_test(test_piece_copies),
         cmocka_unit_test(test_sm_copies),
+        cmocka_unit_test(test_host_pinned),
         cmocka_unit_test(test_gate),
         cmocka_unit_test(test_h_gate),
     };
