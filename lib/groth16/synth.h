@@ -35,6 +35,11 @@ typedef struct synth_cfg {
 
 #define SYNTH_PUBLIC_DEFAULT UINT32_MAX
 
+/* Bumped whenever the same cfg makes a different circuit, so that keys cached for a circuit
+ * (the benches' key cache) name the generator they were made for: 2 = issue 27's rows
+ * (bellperson's booleanity, SHA-256 additions, round constants). */
+#define SYNTH_GENERATION 2
+
 /* constraints = n, default public count, 90 % bits (FORMATS.md's benchmark default). */
 void synth_cfg_default(synth_cfg *cfg, uint64_t n, const uint8_t seed[32]);
 
