@@ -89,14 +89,21 @@ int cmd_cs_convert(int argc, char **argv)
     cli_opt opts[] = {{"r1cs", 1, &in}, {"out", 1, &out}, {NULL, 0, NULL}};
     if (cli_parse("cs-convert", argc, argv, opts)) return CLI_ERROR;
     csc c, back;
+    threadpool *tp = threadpool_create(0); /* the loads' checks and reads: every CPU, as cuzk_cs_load */
+    if (!tp) return cli_fail(CUZK_ENOMEM, "cuzk cs-convert: cannot start threads");
     double t0 = now_s();
-    int rc = csc_load_any(in, NULL, &c);
+    int rc = csc_load_any(in, tp, &c);
     double t1 = now_s();
-    if (rc) return cli_fail_lib(rc);
+    if (rc) {
+        threadpool_destroy(tp);
+        return cli_fail_lib(rc);
+    }
     rc = csc_write(out, &c);
     double t2 = now_s();
-    if (rc == CUZK_OK) rc = csc_read(out, NULL, &back);
+    if (rc == CUZK_OK) rc = csc_read(out, tp, &back);
     double t3 = now_s();
+    unsigned threads = threadpool_size(tp);
+    threadpool_destroy(tp);
     if (rc) {
         csc_free(&c);
         return cli_fail_lib(rc);
@@ -112,8 +119,8 @@ int cmd_cs_convert(int argc, char **argv)
            (unsigned long long)c.num_aux, (unsigned long long)c.m[0].nnz, (unsigned long long)c.m[1].nnz,
            (unsigned long long)c.m[2].nnz, c.n_coeffs);
     printf("  %s: %ld bytes, loaded and compacted in %.3f s\n", in, in_bytes, t1 - t0);
-    printf("  %s: %ld bytes (%llu in memory), written in %.3f s, loaded in %.3f s\n", out, out_bytes,
-           (unsigned long long)csc_bytes(&c), t2 - t1, t3 - t2);
+    printf("  %s: %ld bytes (%llu in memory), written in %.3f s, loaded in %.3f s (%u threads)\n", out, out_bytes,
+           (unsigned long long)csc_bytes(&c), t2 - t1, t3 - t2, threads);
     csc_free(&back);
     csc_free(&c);
     return CLI_OK;
