@@ -60,16 +60,8 @@ int cli_prove_witness(const char *params, const char *cs_path, const char *wtns,
         cli_fail_lib(rc);
         goto out;
     }
-    cuzk_result res = {.struct_size = sizeof res};
-    if ((rc = cuzk_poll_result(engine, &res, -1))) {
-        cli_fail_lib(rc);
-        goto out;
-    }
-    if (res.status != CUZK_OK) {
-        cli_fail(res.status, "proving failed: %s", res.detail);
-        goto out;
-    }
-    if (cli_write_file(proof_path, res.proof, sizeof res.proof)) goto out;
+    cuzk_result res;
+    if (cli_wait_proof(engine, proof_path, &res)) goto out;
     printf("wrote %s (%llu constraints, %llu public inputs, %s r and s; witness only: %.1f ms in the engine)\n",
            proof_path, (unsigned long long)info.num_constraints, (unsigned long long)(info.num_inputs - 1),
            seed_hex ? "seeded" : "random", res.total_ns / 1e6);
