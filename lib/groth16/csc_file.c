@@ -131,15 +131,15 @@ static int read_open(FILE *f, const char *path, uint64_t file_bytes, threadpool 
                        (unsigned long long)c->num_inputs, (unsigned long long)c->num_aux,
                        (unsigned long long)c->num_constraints);
     c->abc_len = c->num_constraints + c->num_inputs;
-    /* the exact size the counts imply, checked before anything is allocated from them, so a
-     * header of a few bytes cannot ask for terabytes */
-    uint64_t need = HEADER_BYTES + n_coeffs * 32;
-    for (int w = 0; w < 3; w++) {
+    /* every count bounded first (so no product below can wrap), then the exact size they
+     * imply checked before anything is allocated from them: a header of a few bytes cannot
+     * ask for terabytes */
+    for (int w = 0; w < 3; w++)
         if (nnz[w] > ((uint64_t)1 << 40) || n_coeffs > UINT32_MAX)
             return err_set(CUZK_EFORMAT, "%s: %llu non-zeros in %c, %llu coefficients: out of range", path,
                            (unsigned long long)nnz[w], "ABC"[w], (unsigned long long)n_coeffs);
-        need += (c->abc_len + 1) * 8 + 2 * ((nnz[w] * 4 + 7) & ~(uint64_t)7);
-    }
+    uint64_t need = HEADER_BYTES + n_coeffs * 32;
+    for (int w = 0; w < 3; w++) need += (c->abc_len + 1) * 8 + 2 * ((nnz[w] * 4 + 7) & ~(uint64_t)7);
     if (need != file_bytes)
         return err_set(CUZK_EFORMAT, "%s: %llu bytes, but its counts (%llu rows, %llu + %llu + %llu non-zeros, %llu "
                        "coefficients) make %llu", path, (unsigned long long)file_bytes, (unsigned long long)c->abc_len,
