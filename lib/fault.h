@@ -7,7 +7,7 @@
  *     #include "fault.h"
  *     if (FAULT_HIT(FAULT_CUDA_MSM)) rc = err_set(CUZK_EDEVICE, "injected fault: CUDA MSM");
  * i.e. the site fails the way the real operation fails, through the same cleanup path, with
- * a detail that says "injected". The CUDA stage sites, in lib/backend/backend_cuda.c where
+ * a detail that says "injected". The CUDA stage sites, in lib/backend/ (cuda_*.c) where
  * the real CUDA call's error is checked (test/gpu/test_gpu_engine.c exercises them):
  *     FAULT_CUDA_H     the H step (NTTs) of a partition, in start: CUZK_EDEVICE
  *     FAULT_CUDA_MSM   an MSM launch or its completion (start or finish): CUZK_EDEVICE

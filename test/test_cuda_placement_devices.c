@@ -62,7 +62,7 @@ static uint64_t key_bytes(const pl_input *in)
     return t;
 }
 
-/* The backend's bookkeeping of what each device holds (backend_cuda.c place_key and
+/* The backend's bookkeeping of what each device holds (cuda_keys.c place_key and
  * cuda_evict.c), enough to load keys one after another as an engine does. */
 typedef struct sim_key {
     pl_input shape;

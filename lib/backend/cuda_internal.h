@@ -203,10 +203,18 @@ void cuda_make_copies(cuda_dev *d, cuda_key_dev *kd);
 /* Device bytes vector v's copies beyond its bases take (they leave with it when evicted). */
 uint64_t cuda_copies_bytes(const cuda_key_dev *kd, int v);
 
-/* ---- backend_cuda.c ---- */
+/* ---- cuda_keys.c: keys loaded, placed on each device, freed (backend_ops' key calls) ---- */
 /* Pinned host bases for streaming (idempotent): the params' arrays registered in place, or
  * (synthetic keys) a pinned copy made on device `ordinal`. */
 int cuda_key_pin_host(cuda_key *k, int ordinal);
+int cuda_key_load(void *be, const char *path, uint32_t flags, void **key);
+int cuda_key_synthetic(void *be, const groth16_params *shape, uint32_t shape_flags, void **key);
+void cuda_key_free(void *be, void *key);
+void *cuda_key_params(void *key);
+int cuda_key_placement(void *be, void *key, uint32_t device_index, cuzk_placement *out);
+/* Device bytes the keys' bases, the shared slots and the urgent slots hold or have committed
+ * (the device's lock held). */
+uint64_t cuda_dev_used(const cuda_dev *d);
 
 /* ---- cuda_evict.c: room for a key being loaded, from idle keys' resident bases ---- */
 /* Up to PL_MAX_VICTIMS keys on device i that could give way to k (b->keys_lock and the
