@@ -1,7 +1,8 @@
 /* Memory budgets: the atomic counter alone (fit, refuse, wait, give up), then an engine
  * with a small budget — partitions wait in the queue and never overlap beyond the budget,
  * the a/b/c share comes back after the H step, a partition that can never fit is refused
- * with CUZK_EBUDGET, keys that gave way on a GPU count their page-locked host copies, and
+ * with CUZK_EBUDGET, keys that gave way on a GPU count their page-locked host copies, a
+ * key's load reserves its own copy before any key gives way (backend_config.host), and
  * resident memory returns after a burst without malloc_trim. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -231,7 +232,7 @@ static void abc_share_comes_back_after_h(void **state)
  * (a CUDA key that gave way streams from then on). */
 static struct {
     void *key;
-    uint64_t pinned;
+    uint64_t pinned, reserved;
 } pin_tab[4];
 static uint64_t next_pins, next_gives;
 
@@ -313,6 +314,109 @@ static void evicted_keys_pinned_count(void **state)
     cuzk_engine_destroy(e);
 }
 
+/* The same backend loading as the CUDA one does (cuda_keys.c load_common): the new key's
+ * own host copy reserved through backend_config.host before anything gives way; a refusal
+ * leaves every other key as it was. `extra`: page-locked bytes the key reports beyond what
+ * its load reserved, which the engine reserves after the load. */
+static backend_host_budget hb;
+static uint64_t next_extra;
+
+static int hb_create(const backend_config *cfg, void **be, uint32_t *devices)
+{
+    hb = cfg->host;
+    return backend_trivial_ops.create(cfg, be, devices);
+}
+
+static int hb_load(void *be, const char *path, uint32_t flags, void **key)
+{
+    if (next_pins && !hb.reserve(hb.ctx, next_pins)) /* before any key gives way */
+        return CUZK_EBUDGET;
+    for (int i = 0; i < 4; i++)
+        if (pin_tab[i].key) {
+            pin_tab[i].pinned += next_gives;
+            break;
+        }
+    int rc = backend_trivial_ops.key_load(be, path, flags, key);
+    if (rc) {
+        hb.release(hb.ctx, next_pins); /* a failed load gives its reservation back */
+        return rc;
+    }
+    for (int i = 0; i < 4; i++)
+        if (!pin_tab[i].key) {
+            pin_tab[i].key = *key, pin_tab[i].pinned = next_pins + next_extra, pin_tab[i].reserved = next_pins;
+            break;
+        }
+    return CUZK_OK;
+}
+
+static uint64_t hb_reserved(void *key)
+{
+    for (int i = 0; i < 4; i++)
+        if (pin_tab[i].key == key) return pin_tab[i].reserved;
+    return 0;
+}
+
+static uint64_t pinned_of(void *key)
+{
+    for (int i = 0; i < 4; i++)
+        if (pin_tab[i].key == key) return pin_tab[i].pinned;
+    return 0;
+}
+
+static void load_reserves_before_evicting(void **state)
+{
+    (void)state;
+    memset(pin_tab, 0, sizeof pin_tab);
+    backend_ops ops = backend_trivial_ops;
+    ops.create = hb_create, ops.key_load = hb_load, ops.key_free = ev_free, ops.key_placement = ev_placement;
+    ops.key_host_reserved = hb_reserved;
+    cuzk_config *cfg;
+    assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_HOST_BUDGET_BYTES, (int64_t)(100 * MiB)), CUZK_OK);
+    cuzk_engine *e;
+    assert_int_equal(engine_create_with_backend(cfg, &ops, NULL, &e), CUZK_OK);
+    cuzk_config_free(cfg);
+    assert_non_null(hb.reserve);
+    cuzk_srs *first, *second, *third, *fourth;
+    next_pins = 0, next_gives = 0, next_extra = 0;
+    assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=0", 0, &first), CUZK_OK); /* resident */
+    assert_int_equal(host_reserved(e), 0);
+    next_pins = 60 * MiB; /* streamed: reserved by its load, not counted again */
+    assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=0", 0, &second), CUZK_OK);
+    assert_int_equal(host_reserved(e), 60 * MiB);
+    /* 50 MiB more does not fit: refused before the first key gives way (it would pin 30) */
+    next_pins = 50 * MiB, next_gives = 30 * MiB;
+    assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=0", 0, &third), CUZK_EBUDGET);
+    assert_int_equal(pinned_of(first->key), 0);
+    assert_int_equal(host_reserved(e), 60 * MiB);
+    /* a load that fails after its reservation gives it back */
+    next_pins = 10 * MiB, next_gives = 0;
+    assert_int_equal(cuzk_srs_load(e, "nonsense", 0, &third), CUZK_EFORMAT);
+    assert_int_equal(host_reserved(e), 60 * MiB);
+    /* 30 MiB fits; the first key gives way, pinning 5 MiB counted beside it */
+    next_pins = 30 * MiB, next_gives = 5 * MiB;
+    assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=0", 0, &third), CUZK_OK);
+    assert_int_equal(pinned_of(first->key), 5 * MiB);
+    assert_int_equal(host_reserved(e), 95 * MiB);
+    /* a key page-locking 10 MiB beyond the 4 its load reserved: the engine's own reservation
+     * of the rest is refused, and the 4 go back with it */
+    next_pins = 4 * MiB, next_gives = 0, next_extra = 10 * MiB;
+    assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=0", 0, &fourth), CUZK_EBUDGET);
+    assert_int_equal(host_reserved(e), 95 * MiB);
+    next_extra = 1 * MiB; /* 4 reserved by the load, 1 by the engine */
+    assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=0", 0, &fourth), CUZK_OK);
+    assert_int_equal(host_reserved(e), 100 * MiB);
+    run_jobs(e, second, 2); /* partitions still prove (they reserve no host bytes here) */
+    cuzk_srs_release(fourth);
+    assert_int_equal(host_reserved(e), 95 * MiB);
+    cuzk_srs_release(second);
+    assert_int_equal(host_reserved(e), 35 * MiB);
+    cuzk_srs_release(third);
+    cuzk_srs_release(first);
+    assert_int_equal(host_reserved(e), 0);
+    cuzk_engine_destroy(e);
+}
+
 /* ---- resident memory after a burst ---- */
 
 static _Atomic int sampling;
@@ -371,6 +475,7 @@ int main(void)
         cmocka_unit_test(never_fits_beside_host_memory),
         cmocka_unit_test(abc_share_comes_back_after_h),
         cmocka_unit_test(evicted_keys_pinned_count),
+        cmocka_unit_test(load_reserves_before_evicting),
         cmocka_unit_test(rss_returns_after_burst),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

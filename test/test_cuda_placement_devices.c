@@ -2,7 +2,9 @@
  * A key loaded on several devices (lib/backend/cuda_placement.c, placement_plan), with no
  * GPU: an 80 GB and a 24 GB card side by side, Filecoin's keys loaded one after another
  * (PoRep 2^27, WinningPoSt pinned, WindowPoSt, a pinned SnapDeals key the small card cannot
- * hold resident), and random devices checked against placement_with_rooms on each alone.
+ * hold resident), a load failing on the second card past the plan (what stays evicted), the
+ * eviction order with a key loaded ahead of its work, and random devices checked against
+ * placement_with_rooms on each alone.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -75,6 +77,7 @@ typedef struct sim {
     uint64_t cap[NDEV], resident[NDEV], slot_bytes[NDEV];
     uint32_t nslots[NDEV];
     uint64_t room;             /* WinningPoSt's room (urgent workers) on every device */
+    uint64_t clock;            /* loads and partitions, in order (last_used)          */
     sim_key *keys[8];
     uint32_t nkeys;
 } sim;
@@ -129,9 +132,12 @@ static int sim_load(sim *s, sim_key *k, pl_device *d, uint32_t *failed)
     if (rc) return rc;
     for (uint32_t i = 0; i < NDEV; i++) sim_apply(s, k, i, &d[i], owners[i]);
     s->keys[s->nkeys++] = k;
-    k->last_used = s->nkeys;
+    k->last_used = ++s->clock; /* loaded counts as used (place_key) */
     return CUZK_OK;
 }
+
+/* A partition of k starts (cuda_start): its last use. */
+static void sim_use(sim *s, sim_key *k) { k->last_used = ++s->clock; }
 
 static uint64_t held(const sim_key *k, uint32_t i)
 {
@@ -295,6 +301,84 @@ static void test_small_card_in_use(void **state)
     assert_int_equal(kp.resident[1][PL_A], 0);
 }
 
+/* A load past the plan failing on the second card (its upload, say), after the first card
+ * applied its part: the key leaves the first card (cuda_key_free: its bases and their bytes),
+ * the first card's victim stays evicted and streams, nothing on the second card changed.
+ * Nothing is restored; the room the victim gave stays free, so the same load again takes
+ * nothing more there. */
+static void test_second_card_fails_past_plan(void **state)
+{
+    (void)state;
+    sim s;
+    sim_80_24(&s);
+    pl_device d[NDEV];
+    sim_key *owners[NDEV][PL_MAX_VICTIMS];
+    uint32_t failed = 99;
+    sim_key kp = {.shape = porep()}, kw = {.shape = winning(), .pinned = 1};
+    assert_int_equal(sim_load(&s, &kp, d, &failed), CUZK_OK);
+    for (uint32_t i = 0; i < NDEV; i++) /* both cards full */
+        s.cap[i] = s.resident[i] + s.nslots[i] * s.slot_bytes[i];
+    const uint64_t before0 = held(&kp, 0), before1 = held(&kp, 1), res1 = s.resident[1];
+    for (uint32_t i = 0; i < NDEV; i++) sim_inputs(&s, &kw, i, &d[i], owners[i]);
+    assert_int_equal(placement_plan(d, NDEV, 1, &failed), CUZK_OK);
+    assert_int_equal(d[0].n_ev, 1);
+    assert_int_equal(d[0].ev[0].vector, PL_H);
+    sim_apply(&s, &kw, 0, &d[0], owners[0]); /* the first card placed, the second fails */
+    s.resident[0] -= held(&kw, 0);
+    memset(kw.resident[0], 0, sizeof kw.resident[0]);
+    assert_int_equal(held(&kp, 0), before0 - kp.shape.base_bytes[PL_H]); /* stays evicted */
+    assert_int_equal(kp.resident[0][PL_H], 0);
+    assert_int_equal(kp.ws[0], PL_LEAN);
+    assert_int_equal(s.resident[0], held(&kp, 0)); /* the key's bytes gone, the victim's too */
+    assert_int_equal(s.cap[0] - s.resident[0] - s.nslots[0] * s.slot_bytes[0], kp.shape.base_bytes[PL_H]);
+    assert_int_equal(held(&kp, 1), before1); /* the second card: as before */
+    assert_int_equal(s.resident[1], res1);
+    /* the same load again: the first card has the room, the second takes A as planned */
+    assert_int_equal(sim_load(&s, &kw, d, &failed), CUZK_OK);
+    show("WinningPoSt, again", d);
+    assert_int_equal(d[0].n_ev, 0);
+    assert_int_equal(d[1].n_ev, 1);
+    assert_int_equal(d[1].ev[0].vector, PL_A);
+    assert_int_equal(held(&kp, 0), before0 - kp.shape.base_bytes[PL_H]);
+}
+
+/* Eviction order with a key loaded ahead of its work: the PoRep key proves, then a WindowPoSt
+ * key is loaded for work to come and not used yet. A pinned WinningPoSt key then needs room on
+ * the full cards: the PoRep key, last used before the WindowPoSt key was loaded, gives way, not
+ * the key just loaded (it counted as never used, the idlest of all, before loads counted as
+ * use). Once the PoRep key proves again, the WindowPoSt key is the idler one and gives way. */
+static void test_loaded_ahead_not_idle(void **state)
+{
+    (void)state;
+    for (int porep_used_last = 0; porep_used_last <= 1; porep_used_last++) {
+        sim s;
+        sim_80_24(&s);
+        pl_device d[NDEV];
+        uint32_t failed = 99;
+        sim_key kp = {.shape = porep()}, kd = {.shape = wpost()}, kw = {.shape = winning(), .pinned = 1};
+        assert_int_equal(sim_load(&s, &kp, d, &failed), CUZK_OK);
+        sim_use(&s, &kp);
+        assert_int_equal(sim_load(&s, &kd, d, &failed), CUZK_OK);
+        if (porep_used_last) sim_use(&s, &kp);
+        assert_true(held(&kd, 0) > 0); /* both hold bases on the large card */
+        for (uint32_t i = 0; i < NDEV; i++) /* both cards full */
+            s.cap[i] = s.resident[i] + s.nslots[i] * s.slot_bytes[i];
+        const uint64_t porep0 = held(&kp, 0), wpost0 = held(&kd, 0);
+        assert_int_equal(sim_load(&s, &kw, d, &failed), CUZK_OK);
+        show(porep_used_last ? "WinningPoSt, PoRep used last" : "WinningPoSt, WindowPoSt loaded last", d);
+        assert_int_equal(d[0].n_ev, 1);
+        assert_int_equal(kw.resident[0][PL_H], kw.shape.base_bytes[PL_H]); /* resident: pinned */
+        if (porep_used_last) {
+            assert_int_equal(held(&kp, 0), porep0);
+            assert_true(held(&kd, 0) < wpost0);
+        } else {
+            assert_true(held(&kp, 0) < porep0);
+            assert_int_equal(d[0].ev[0].vector, PL_H);
+            assert_int_equal(held(&kd, 0), wpost0);
+        }
+    }
+}
+
 /* placement_plan against placement_with_rooms on each device alone: random devices, slots,
  * rooms and victims. Accepted: every device as alone. Refused: the first device that refuses
  * alone is named, and nothing is evicted anywhere, every avail as passed. */
@@ -364,6 +448,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_80_and_24),
         cmocka_unit_test(test_small_card_in_use),
+        cmocka_unit_test(test_second_card_fails_past_plan),
+        cmocka_unit_test(test_loaded_ahead_not_idle),
         cmocka_unit_test(test_plan_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -40,6 +40,20 @@ typedef struct backend_estimate {
     uint64_t device_bytes;
 } backend_estimate;
 
+/* The engine's host budget (CUZK_OPT_HOST_BUDGET_BYTES) as a key load sees it: a load that is
+ * to page-lock a host copy of the key's own bases (CUDA: a key that streams) reserves it here
+ * before it evicts anything on a device, so a load the budget refuses takes nothing from the
+ * keys loaded before it. reserve: 1 and the bytes are reserved, 0 when they do not fit now
+ * (never waits); ctx is passed back. What a load reserved is the key's once key_load returns
+ * CUZK_OK (backend_ops.key_host_reserved says how much: the engine holds it from then on and
+ * gives it back with the key); a load that fails gives back what it reserved. reserve NULL:
+ * no budget (the engine counts the key's page-locked copy after the load, as before). */
+typedef struct backend_host_budget {
+    int (*reserve)(void *ctx, uint64_t bytes);
+    void (*release)(void *ctx, uint64_t bytes);
+    void *ctx;
+} backend_host_budget;
+
 /* What the engine tells a backend about its configuration (resolved defaults). */
 typedef struct backend_config {
     uint64_t device_mask;        /* 0 = every device */
@@ -52,6 +66,7 @@ typedef struct backend_config {
      * WinningPoSt partitions). */
     uint32_t urgent_workers_per_device;
     uint32_t urgent_priority;    /* that T: a partition of priority >= T is urgent (0: none)  */
+    backend_host_budget host;    /* valid until destroy                                       */
 } backend_config;
 
 typedef struct backend_job backend_job;
@@ -137,6 +152,9 @@ typedef struct backend_ops {
      * prove a failed partition again on the retry backend (CUZK_OPT_RETRY_ON_CPU). NULL:
      * no retry. */
     void *(*key_params)(void *key);
+    /* Optional (NULL: 0): host budget bytes the key's load reserved through
+     * backend_config.host, which the engine holds for the key from now on. */
+    uint64_t (*key_host_reserved)(void *key);
     /* Called once no job uses the key any more (the engine counts its users). */
     void (*key_free)(void *be, void *key);
     /* Sizes of p against key (CUZK_EMISMATCH / CUZK_EINVAL with details) and its memory.

@@ -37,6 +37,7 @@ static int cuda_create(const backend_config *cfg, void **be, uint32_t *devices)
     b->urgent_workers = cfg->urgent_workers_per_device;
     b->urgent_priority = cfg->urgent_priority;
     b->budget = cfg->device_budget_bytes;
+    b->host = cfg->host;
     for (int d = 0; d < n && d < CUDA_BE_MAX_DEV; d++)
         if (!cfg->device_mask || (cfg->device_mask >> d & 1)) b->dev[b->ndev++].ordinal = d;
     if (!b->ndev) {
@@ -420,6 +421,7 @@ const backend_ops backend_cuda_ops = {
     .key_synthetic = cuda_key_synthetic,
     .key_free = cuda_key_free,
     .key_params = cuda_key_params,
+    .key_host_reserved = cuda_key_host_reserved,
     .key_placement = cuda_key_placement,
     .check = cuda_check,
     .worker_init = cuda_worker_init,

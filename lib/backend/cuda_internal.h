@@ -58,7 +58,8 @@ typedef struct cuda_key_dev {
     void *res[PL_N];             /* device memory of each resident prefix (NULL: none)     */
     msm_gpu_bases *whole[PL_N];  /* full mode: the resident vectors as msm_gpu_bases       */
     /* under the device's lock: partitions of this key on the device now (its resident bases
-     * are never evicted then), and when the last one started (eviction order) */
+     * are never evicted then), and when the last one started or, before any did, when the
+     * key was placed there (eviction order: loaded counts as used) */
     uint32_t running;
     uint64_t last_used;
     /* CUZK_SRS_URGENT: the device's second urgent slot's bytes after this load kept room
@@ -75,6 +76,8 @@ typedef struct cuda_key {
     int registered;              /* file keys: the params' arrays are registered (pinned)  */
     _Atomic uint64_t pinned_bytes; /* set once pinned; read by cuzk_srs_placement any time (a
                                     load may pin it as a victim meanwhile)               */
+    uint64_t host_reserved;      /* host budget its load reserved for its own host copy
+                                  * (backend_config.host), the engine's once loaded        */
     unsigned log_m;
     int pinned;                  /* CUZK_SRS_PIN: resident, never evicted                   */
     int urgent;                  /* CUZK_SRS_URGENT: room for its own urgent slot is kept   */
@@ -164,6 +167,7 @@ typedef struct cuda_backend {
     uint32_t urgent_workers;     /* per device (CUZK_OPT_URGENT_PRIORITY): keep room for their slot */
     uint32_t urgent_priority;    /* CUZK_OPT_URGENT_PRIORITY (0: none): its partitions count in urgent_running */
     uint64_t budget;             /* CUZK_OPT_DEVICE_BUDGET_BYTES, 0 = the device's free memory */
+    backend_host_budget host;    /* the engine's host budget: a key's own host copy, before evicting */
     /* the loaded keys, which eviction walks for ones that may give way to a key being loaded;
      * held (before any device's lock) while a load chooses, pins and takes its victims, so
      * they stay loaded, and while a key joins or leaves the list */
@@ -211,6 +215,7 @@ int cuda_key_load(void *be, const char *path, uint32_t flags, void **key);
 int cuda_key_synthetic(void *be, const groth16_params *shape, uint32_t shape_flags, void **key);
 void cuda_key_free(void *be, void *key);
 void *cuda_key_params(void *key);
+uint64_t cuda_key_host_reserved(void *key);
 int cuda_key_placement(void *be, void *key, uint32_t device_index, cuzk_placement *out);
 /* Device bytes the keys' bases, the shared slots and the urgent slots hold or have committed
  * (the device's lock held). */

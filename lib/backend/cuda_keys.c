@@ -291,6 +291,9 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
         }
         d->slot_bytes = kd->pl.slot_bytes; /* set, or grown for this key */
         d->resident += kd->pl.resident_total + kd->pl.copies_bytes;
+        /* loaded counts as used (eviction order): a key loaded ahead of its work is not idle,
+         * and gives way after keys last used before it was loaded, not first */
+        kd->last_used = bjob_now_ns();
         /* its urgent slot, where the placement kept the room (in.keep: not where keeping it
          * would have changed the layout), or the slot has it already, and WinningPoSt's room
          * stays free beside it (a key streamed whole keeps "room" it does not have) */
@@ -379,6 +382,30 @@ static int plan_key(cuda_backend *b, cuda_key *k, int *streams)
     return rc;
 }
 
+/* The key's own host copy counted in the engine's host budget (backend_config.host), before
+ * it is page-locked and before anything is evicted for it: a budget that cannot hold it
+ * refuses the load with nothing taken. Once per key; given back by load_common if the load
+ * fails, else held by the engine for the key. */
+static int key_host_reserve(cuda_backend *b, cuda_key *k)
+{
+    if (k->host_reserved || !b->host.reserve) return CUZK_OK;
+    uint64_t total = 0;
+    for (int v = 0; v < PL_N; v++) total += k->n[v] * pl_point_bytes(v);
+    if (!b->host.reserve(b->host.ctx, total))
+        return err_set(CUZK_EBUDGET, "the key's streamed bases need %llu bytes of page-locked host memory, more than "
+                       "the host budget has free (CUZK_OPT_HOST_BUDGET_BYTES); no key was evicted for it",
+                       (unsigned long long)total);
+    k->host_reserved = total;
+    return CUZK_OK;
+}
+
+/* Its host copy, counted in the host budget and page-locked (when it streams anywhere). */
+static int key_host_copy(cuda_backend *b, cuda_key *k)
+{
+    int rc = key_host_reserve(b, k);
+    return rc ? rc : cuda_key_pin_host(k, b->dev[0].ordinal);
+}
+
 static int load_common(cuda_backend *b, cuda_key *k, uint32_t flags)
 {
     key_vectors(k);
@@ -387,14 +414,17 @@ static int load_common(cuda_backend *b, cuda_key *k, uint32_t flags)
     k->msm_waves = cuda_msm_waves(b->urgent_workers, k->pinned, msm_waves_from_env());
     int streams = 0;
     int rc = plan_key(b, k, &streams);
-    /* its host copy before anything is evicted: a failure to page-lock it takes nothing */
-    if (!rc && streams) rc = cuda_key_pin_host(k, b->dev[0].ordinal);
+    /* its host copy before anything is evicted: a host budget that cannot hold it, or a
+     * failure to page-lock it, takes nothing */
+    if (!rc && streams) rc = key_host_copy(b, k);
     for (uint32_t i = 0; i < b->ndev && !rc; i++) {
         k->ndev = i + 1;
         if ((rc = gpu_set_device(b->dev[i].ordinal)) == CUZK_OK) rc = place_key(b, k, i);
         if (!rc && k->pinned) rc = check_pinned(b, k, i, &k->dev[i].pl);
     }
-    if (!rc && key_streams(k)) rc = cuda_key_pin_host(k, b->dev[0].ordinal);
+    /* streamed only once placed (room taken since the plan): counted and page-locked now,
+     * past any evictions */
+    if (!rc && key_streams(k)) rc = key_host_copy(b, k);
     if (!rc) { /* loaded: a later load may take from it */
         pthread_mutex_lock(&b->keys_lock);
         k->next = b->keys;
@@ -404,6 +434,7 @@ static int load_common(cuda_backend *b, cuda_key *k, uint32_t flags)
     if (rc) {
         char msg[600];
         snprintf(msg, sizeof msg, "%s", cuzk_last_error());
+        if (k->host_reserved) b->host.release(b->host.ctx, k->host_reserved);
         cuda_key_free(b, k); /* the urgent slot's room it committed back too */
         return err_set(rc == CUZK_EBUDGET || rc == CUZK_ENOMEM ? rc : CUZK_EDEVICE,
                        "CUDA backend: cannot place the key: %s", msg);
@@ -459,6 +490,8 @@ void *cuda_key_params(void *key)
     cuda_key *k = key;
     return k->synthetic ? NULL : k->pk;
 }
+
+uint64_t cuda_key_host_reserved(void *key) { return ((const cuda_key *)key)->host_reserved; }
 
 int cuda_key_placement(void *be, void *key, uint32_t device_index, cuzk_placement *out)
 {

@@ -78,7 +78,9 @@ void placement_copies(const pl_input *in, uint64_t room, uint32_t max_copies, pl
 #define PL_MAX_VICTIMS 32
 typedef struct pl_victim {
     uint64_t resident[PL_N];     /* the victim's resident bytes of each vector on the device   */
-    uint64_t last_used;          /* ordering: smaller gives way first                        */
+    uint64_t last_used;          /* ordering: smaller gives way first. The backend passes the */
+                                 /* later of the key's load and its last partition's start:  */
+                                 /* a key loaded ahead of its work is not the idlest         */
     int evictable;               /* 0: pinned, in use, or cannot stream in the slots there are */
 } pl_victim;
 

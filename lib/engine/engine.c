@@ -579,6 +579,10 @@ static void hk_trace(void *arg, uint64_t begin_ns, uint64_t end_ns)
 
 static void engine_free(cuzk_engine *e);
 
+/* backend_config.host: a key load's page-locked host copy, reserved before it evicts */
+static int host_budget_reserve(void *ctx, uint64_t bytes) { return budget_try_reserve(ctx, bytes); }
+static void host_budget_release(void *ctx, uint64_t bytes) { budget_release(ctx, bytes); }
+
 int engine_create_with_backend(const cuzk_config *cfg, const backend_ops *ops, const backend_ops *retry_ops,
                                cuzk_engine **out)
 {
@@ -608,7 +612,8 @@ int engine_create_with_backend(const cuzk_config *cfg, const backend_ops *ops, c
                          .cpu_threads = e->o.cpu_threads,
                          .device_budget_bytes = e->o.device_budget,
                          .urgent_workers_per_device = urgent_workers,
-                         .urgent_priority = e->o.urgent_priority};
+                         .urgent_priority = e->o.urgent_priority,
+                         .host = {host_budget_reserve, host_budget_release, &e->host}};
     int rc = ops->create(&bc, &e->be, &e->devices);
     if (rc != CUZK_OK) {
         e->be = NULL;

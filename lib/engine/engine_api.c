@@ -68,10 +68,14 @@ static void srs_count_pinned(cuzk_engine *e)
 static int srs_wrap(cuzk_engine *e, void *key, cuzk_srs **out)
 {
     srs_count_pinned(e); /* first: what the others hold now may leave this one no room */
-    /* the key's page-locked bases count in the host budget for as long as the key lives */
-    uint64_t pinned = key_pinned_bytes(e, key);
-    if (pinned && !budget_try_reserve(&e->host, pinned)) {
+    /* the key's page-locked bases count in the host budget for as long as the key lives: the
+     * load reserved them before it evicted anything (backend_config.host), or they are
+     * reserved now (a backend that does not; a refusal here comes after its evictions) */
+    const uint64_t held = e->ops->key_host_reserved ? e->ops->key_host_reserved(key) : 0;
+    const uint64_t pinned = key_pinned_bytes(e, key), more = pinned > held ? pinned - held : 0;
+    if (more && !budget_try_reserve(&e->host, more)) {
         e->ops->key_free(e->be, key);
+        budget_release(&e->host, held);
         return err_set(CUZK_EBUDGET, "cuzk_srs_load: the key's streamed bases need %llu bytes of page-locked host "
                        "memory, more than the host budget has free (CUZK_OPT_HOST_BUDGET_BYTES)",
                        (unsigned long long)pinned);
@@ -79,10 +83,10 @@ static int srs_wrap(cuzk_engine *e, void *key, cuzk_srs **out)
     cuzk_srs *s = calloc(1, sizeof *s);
     if (!s) {
         e->ops->key_free(e->be, key);
-        budget_release(&e->host, pinned);
+        budget_release(&e->host, held + more);
         return err_set(CUZK_ENOMEM, "cuzk_srs_load: out of memory");
     }
-    s->host_reserved = pinned;
+    s->host_reserved = held + more;
     s->magic = SRS_MAGIC;
     s->engine = e;
     s->key = key;
