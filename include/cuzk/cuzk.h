@@ -434,6 +434,12 @@ typedef struct cuzk_cs_info {
     uint64_t abc_len;                /* num_constraints + num_inputs                          */
     uint64_t nnz[3];                 /* non-zeros of A, B, C (A's per-input rows included)   */
     uint64_t host_bytes;             /* host memory it takes                                 */
+    /* --- end of CUZK_CS_INFO_SIZE_V1; also 0.4 (CUDA; 0 on the CPU backend): --- */
+    uint64_t device_bytes;           /* device memory it holds, every device together         */
+    uint32_t resident_devices;       /* devices holding its matrices whole                   */
+    uint32_t streamed_devices;       /* devices that copy them in pieces from page-locked host
+                                        memory at each evaluation (only the coefficient table
+                                        stays there)                                         */
 } cuzk_cs_info;
 
 /* The size of cuzk_cs_info as first published (0.4), the smallest struct_size accepted. */
@@ -654,6 +660,8 @@ typedef struct cuzk_stats {
     /* --- end of CUZK_STATS_SIZE_V1 (0.1.0); added in 0.4: --- */
     uint64_t cs_host_bytes;          /* host memory of the loaded constraint systems         */
                                      /* (cuzk_cs_load), not counted in the host budget        */
+    uint64_t cs_device_bytes;        /* their device memory (CUDA: resident matrices and       */
+                                     /* coefficient tables), within the device budget          */
 } cuzk_stats;
 
 /* The size of cuzk_stats as published in 0.1.0, the smallest struct_size accepted. */

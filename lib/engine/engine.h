@@ -61,7 +61,10 @@ struct cuzk_cs {
     uint64_t magic;
     cuzk_engine *engine;
     struct csc *sys;
+    void *be_cs;                 /* the backend's placement (ops->cs_place), or NULL   */
     uint64_t host_bytes;
+    uint64_t device_bytes;       /* what the placement holds on the devices (stats)   */
+    uint32_t resident_devices, streamed_devices;
     _Atomic uint32_t refs;
     _Atomic uint32_t released;
     cuzk_cs *next, *prev;        /* engine->cs_list, under srs_lock                  */
@@ -146,6 +149,7 @@ struct cuzk_engine {
     cuzk_srs *srs_list;
     cuzk_cs *cs_list;            /* live constraint systems, under srs_lock  */
     _Atomic uint64_t cs_bytes;   /* their host bytes (stats)                 */
+    _Atomic uint64_t cs_device_bytes; /* their device bytes (stats)        */
     _Atomic(cuzk_srs *) srs_dead;
     pthread_mutex_t alloc_lock;  /* cuzk_host_alloc bookkeeping, not a hot path  */
     struct host_block *allocs;

@@ -14,6 +14,8 @@ static void cs_destroy(cuzk_cs *cs)
 {
     cuzk_engine *e = cs->engine;
     atomic_fetch_sub_explicit(&e->cs_bytes, cs->host_bytes, memory_order_relaxed); /* a statistic */
+    atomic_fetch_sub_explicit(&e->cs_device_bytes, cs->device_bytes, memory_order_relaxed);
+    if (cs->be_cs) e->ops->cs_unplace(e->be, cs->be_cs);
     csc_free(cs->sys);
     free(cs->sys);
     cs->magic = 0;
@@ -59,6 +61,15 @@ CUZK_API int cuzk_cs_load(cuzk_engine *e, const char *path, uint32_t flags, cuzk
         free(cs), free(sys);
         return rc;
     }
+    void *be_cs = NULL; /* on the devices, through their budget (CUDA), before it is visible */
+    if (e->ops->cs_place && (rc = e->ops->cs_place(e->be, sys, &be_cs)) != CUZK_OK) {
+        csc_free(sys);
+        free(cs), free(sys);
+        return rc;
+    }
+    cs->be_cs = be_cs;
+    if (be_cs) e->ops->cs_device(e->be, be_cs, &cs->device_bytes, &cs->resident_devices, &cs->streamed_devices);
+    atomic_fetch_add_explicit(&e->cs_device_bytes, cs->device_bytes, memory_order_relaxed); /* a statistic */
     cs->magic = CS_MAGIC;
     cs->engine = e;
     cs->sys = sys;
@@ -104,6 +115,9 @@ CUZK_API int cuzk_cs_get_info(cuzk_cs *cs, cuzk_cs_info *out)
     i.abc_len = c->abc_len;
     for (int w = 0; w < 3; w++) i.nnz[w] = c->m[w].nnz;
     i.host_bytes = cs->host_bytes;
+    i.device_bytes = cs->device_bytes;
+    i.resident_devices = cs->resident_devices;
+    i.streamed_devices = cs->streamed_devices;
     size_t fill = out->struct_size < sizeof i ? out->struct_size : sizeof i;
     i.struct_size = (uint32_t)fill;
     memcpy(out, &i, fill);
@@ -197,7 +211,7 @@ CUZK_API int cuzk_submit_witness(cuzk_engine *e, cuzk_srs *srs, cuzk_cs *cs, con
     int rc = witness_to_partition(w, cs->sys, &p);
     if (rc != CUZK_OK) return rc;
     backend_estimate est = {0, 0, 0};
-    if ((rc = e->ops->check_witness(e->be, srs->key, cs->sys, &p, &est)) != CUZK_OK) return rc;
+    if ((rc = e->ops->check_witness(e->be, srs->key, cs->sys, cs->be_cs, &p, &est)) != CUZK_OK) return rc;
     uint64_t h = 0;
     if ((rc = engine_submit_checked(e, srs, cs, &p, &est, t0, &h)) != CUZK_OK) return rc;
     *out = h;
