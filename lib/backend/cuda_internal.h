@@ -205,9 +205,13 @@ typedef struct cuda_job {
 /* A constraint system on the backend's devices (cuda_witness.c; backend_job.cs_be). */
 typedef struct cuda_cs {
     const struct csc *sys;
+    /* what the streamed evaluations copy from: sys itself, its arrays page-locked in place, or
+     * (where that fails: arrays sharing a page) the same system over a page-locked copy */
+    struct csc host;
+    void *pinned_copy;           /* that copy's block (gpu_host_alloc), or NULL             */
     uint64_t piece_bytes;        /* each of a slot's two piece buffers where it streams     */
     uint64_t wit_bytes;          /* its witness on the device: (inputs + aux) × 32          */
-    int registered;              /* its host arrays page-locked (some device streams it)    */
+    int registered;              /* sys's arrays page-locked in place                       */
     uint32_t ndev;
     cuda_cs_dev dev[CUDA_BE_MAX_DEV];
 } cuda_cs;

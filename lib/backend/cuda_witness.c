@@ -47,10 +47,32 @@ uint64_t cuda_cs_job_extra(const cuda_cs *cs, uint32_t i, int lean)
     return (lean ? cs->wit_bytes : 0) + (cs->dev[i].resident ? 0 : 2 * cs->piece_bytes);
 }
 
-/* The host arrays the pieces are copied from, page-locked in place (once). */
+/* The matrices copied into one page-locked block, x->host pointing there. */
+static int cs_pinned_copy(cuda_cs *x)
+{
+    const csc *c = x->sys;
+    uint64_t total = 0;
+    for (int w = 0; w < 3; w++) total += ((c->abc_len + 1) * 8 + 2 * c->m[w].nnz * 4 + 7) & ~(uint64_t)7;
+    uint8_t *at = NULL;
+    if (gpu_host_alloc((void **)&at, total)) return CUZK_ENOMEM;
+    x->pinned_copy = at;
+    for (int w = 0; w < 3; w++) {
+        const csc_matrix *m = &c->m[w];
+        csc_matrix *h = &x->host.m[w];
+        h->row = (uint64_t *)at;
+        memcpy(h->row, m->row, (c->abc_len + 1) * 8);
+        h->col = (uint32_t *)(at + (c->abc_len + 1) * 8);
+        h->coef = h->col + m->nnz;
+        if (m->nnz) memcpy(h->col, m->col, m->nnz * 4), memcpy(h->coef, m->coef, m->nnz * 4);
+        at += ((c->abc_len + 1) * 8 + 2 * m->nnz * 4 + 7) & ~(uint64_t)7;
+    }
+    return CUZK_OK;
+}
+
+/* The host arrays the pieces are copied from, page-locked (once): in place, else a copy. */
 static int cs_register(cuda_cs *x)
 {
-    if (x->registered) return CUZK_OK;
+    if (x->registered || x->pinned_copy) return CUZK_OK;
     const csc *c = x->sys;
     void *done[9];
     int n = 0, rc = CUZK_OK;
@@ -61,17 +83,20 @@ static int cs_register(cuda_cs *x)
         for (int j = 0; j < 3 && !rc; j++)
             if (bytes[j] && !(rc = gpu_host_register(arr[j], bytes[j]))) done[n++] = arr[j];
     }
-    if (rc) {
-        while (n--) gpu_host_unregister(done[n]);
-        return err_set(CUZK_ENOMEM, "CUDA backend: cannot page-lock the constraint system's matrices for streaming: %s",
-                       cuzk_last_error());
+    if (!rc) {
+        x->registered = 1;
+        return CUZK_OK;
     }
-    x->registered = 1;
-    return CUZK_OK;
+    while (n--) gpu_host_unregister(done[n]);
+    if (cs_pinned_copy(x) == CUZK_OK) return err_clear(), CUZK_OK;
+    return err_set(CUZK_ENOMEM, "CUDA backend: cannot page-lock the constraint system's matrices for streaming: %s",
+                   cuzk_last_error());
 }
 
 static void cs_unregister(cuda_cs *x)
 {
+    if (x->pinned_copy) gpu_host_free(x->pinned_copy);
+    x->pinned_copy = NULL;
     if (!x->registered) return;
     for (int w = 0; w < 3; w++) {
         const csc_matrix *m = &x->sys->m[w];
@@ -129,6 +154,7 @@ int cuda_cs_place_all(void *be, const csc *c, void **out)
     cuda_cs *x = calloc(1, sizeof *x);
     if (!x) return err_set(CUZK_ENOMEM, "CUDA backend: out of memory");
     x->sys = c;
+    x->host = *c;
     x->piece_bytes = cs_piece_bytes(c);
     x->wit_bytes = (c->num_inputs + c->num_aux) * FR;
     int rc = CUZK_OK;
@@ -200,7 +226,7 @@ typedef struct wit_fill {
 static int fill_abc(void *user, int input, void *d, void *stream)
 {
     wit_fill *f = user;
-    const csc *c = f->cs->sys;
+    const csc *c = &f->cs->host; /* the page-locked arrays when it streams */
     int rc;
     if ((rc = slot_stage_begin(f->s, ST_CS_A + input, stream)) ||
         (rc = cuda_cs_eval(c, f->cd, input, f->d_inputs, f->d_aux, d, f->s->cs_piece, f->s->cs_piece_bytes, stream)) ||

@@ -44,27 +44,14 @@ void engine_cs_free_all(cuzk_engine *e)
     }
 }
 
-CUZK_API int cuzk_cs_load(cuzk_engine *e, const char *path, uint32_t flags, cuzk_cs **out)
+int engine_cs_adopt(cuzk_engine *e, struct csc *sys, cuzk_cs **out)
 {
-    if (out) *out = NULL;
-    if (!engine_ok(e) || !path || !out)
-        return err_set(CUZK_EINVAL, "cuzk_cs_load: engine, path and out must not be NULL");
-    if (flags) return err_set(CUZK_EINVAL, "cuzk_cs_load: flags 0x%x (none are defined yet; pass 0)", flags);
+    int rc;
     cuzk_cs *cs = calloc(1, sizeof *cs);
-    csc *sys = calloc(1, sizeof *sys);
-    if (!cs || !sys) {
-        free(cs), free(sys);
-        return err_set(CUZK_ENOMEM, "cuzk_cs_load: out of memory");
-    }
-    int rc = csc_load_any(path, NULL, sys);
-    if (rc != CUZK_OK) {
-        free(cs), free(sys);
-        return rc;
-    }
+    if (!cs) return err_set(CUZK_ENOMEM, "cuzk_cs_load: out of memory");
     void *be_cs = NULL; /* on the devices, through their budget (CUDA), before it is visible */
     if (e->ops->cs_place && (rc = e->ops->cs_place(e->be, sys, &be_cs)) != CUZK_OK) {
-        csc_free(sys);
-        free(cs), free(sys);
+        free(cs);
         return rc;
     }
     cs->be_cs = be_cs;
@@ -83,7 +70,21 @@ CUZK_API int cuzk_cs_load(cuzk_engine *e, const char *path, uint32_t flags, cuzk
     e->cs_list = cs;
     pthread_mutex_unlock(&e->srs_lock);
     *out = cs;
-    return err_done(CUZK_OK);
+    return CUZK_OK;
+}
+
+CUZK_API int cuzk_cs_load(cuzk_engine *e, const char *path, uint32_t flags, cuzk_cs **out)
+{
+    if (out) *out = NULL;
+    if (!engine_ok(e) || !path || !out)
+        return err_set(CUZK_EINVAL, "cuzk_cs_load: engine, path and out must not be NULL");
+    if (flags) return err_set(CUZK_EINVAL, "cuzk_cs_load: flags 0x%x (none are defined yet; pass 0)", flags);
+    csc *sys = calloc(1, sizeof *sys);
+    if (!sys) return err_set(CUZK_ENOMEM, "cuzk_cs_load: out of memory");
+    int rc = csc_load_any(path, NULL, sys);
+    if (rc == CUZK_OK && (rc = engine_cs_adopt(e, sys, out)) != CUZK_OK) csc_free(sys);
+    if (rc != CUZK_OK) free(sys);
+    return err_done(rc);
 }
 
 CUZK_API void cuzk_cs_release(cuzk_cs *cs)
