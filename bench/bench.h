@@ -84,4 +84,11 @@ void bench_release_device_memory(void **held, int nheld);
 /* "0,2,3" -> a device mask; 0 if malformed. */
 uint64_t bench_parse_devices(const char *s);
 
+/* bench_witness.c: c's constraint system for witness-only partitions (cuzk-bench pipeline
+ * --witness): synthesized, or tiled like the partition above 2^22, to abc_len rows and num_aux
+ * aux; *out calloc'd and finalized (engine_cs_adopt takes it). 0, or 2 after printing. */
+struct csc;
+int bench_witness_cs(const bench_circuit *c, threadpool *tp, uint64_t abc_len, uint64_t num_aux, struct csc **out,
+                     double *build_s);
+
 #endif

@@ -11,13 +11,15 @@
 
 #include "bench.h"
 #include "trace_view.h"
+#include "engine/engine.h"
+#include "groth16/csc.h"
 #include "groth16/groth16.h"
 #include "groth16/synth.h"
 
 #define PIPELINE_USAGE "--shape porep|snap|wpost|winning --log N --partitions P [--devices LIST]\n" \
                        "         [--workers W] [--backend auto|cuda|cpu] [--trace out.json] [--svg out.svg] [--json out.json]\n" \
                        "         [--events out.jsonl] [--fill PCT] [--pageable] [--synthetic-key] [--warmup K]\n" \
-                       "         [--device-memory GIB]"
+                       "         [--device-memory GIB] [--witness]"
 #define PIPELINE_WHAT "a backlog of partitions through the engine: busy %, gaps, stage medians, a Chrome trace, an " \
                       "SVG timeline, the events as JSON Lines (for cuzk trace)"
 
@@ -70,12 +72,14 @@ static int usage(void)
             "  (or --synthetic-key): a key of random valid points generated on the device, proofs not\n"
             "  verifiable (self-check off). The partition's buffers live in cuzk_host_alloc memory (pinned\n"
             "  on CUDA) unless --pageable. --device-memory GIB: make each GPU that small first (hold the rest\n"
-            "  of its memory), so the key is placed as on a card of that size (resident, partial or streamed).\n");
+            "  of its memory), so the key is placed as on a card of that size (resident, partial or streamed).\n"
+            "  --witness: witness-only partitions (cuzk_submit_witness) of the same circuit, its constraint system\n"
+            "  loaded first (placed beside the key: resident or streamed); prints the evaluation's own time.\n");
     return 2;
 }
 
 typedef struct {
-    int log_m, parts, workers, pageable, synthetic, warmup, tile;
+    int log_m, parts, workers, pageable, synthetic, warmup, tile, witness;
     int32_t backend;
     uint64_t mask, abc_len, num_aux;
     const bench_circuit *circ;
@@ -98,6 +102,45 @@ static void print_copies(const tv_log *log, uint64_t parts)
     }
     printf("  host->device per partition: %.2f GB (witness scalars and streamed bases), copy streams busy %.1f ms\n",
            (double)bytes / 1e9 / (double)parts, (double)busy / 1e6 / (double)parts);
+}
+
+/* The constraint evaluations of the measured partitions (witness-only): their own time. */
+static void print_cs_eval(const tv_log *log, uint64_t parts)
+{
+    uint64_t busy = 0, n = 0;
+    for (size_t i = 0; i < log->n; i++) {
+        const cuzk_trace_event *e = &log->ev[i];
+        if (e->kind != CUZK_TRACE_CS_EVAL || e->user_tag < 1 || e->user_tag > parts) continue;
+        busy += e->end_ns - e->begin_ns;
+        n++;
+    }
+    printf("  constraint evaluation (a = A·w, b = B·w, c = C·w) per partition: %.1f ms (%llu events)\n",
+           (double)busy / 1e6 / (double)parts, (unsigned long long)n);
+}
+
+/* The witness-only run's constraint system, loaded into e; its densities become p's (the
+ * key is made for them). 0, or 2 after printing. */
+static int load_cs(const run_cfg *c, cuzk_engine *e, cuzk_partition *p, cuzk_cs **out, double *build_s)
+{
+    csc *sys;
+    if (bench_witness_cs(c->circ, c->tp, c->abc_len, c->num_aux, &sys, build_s)) return 2;
+    int rc = engine_cs_adopt(e, sys, out);
+    if (rc) {
+        fprintf(stderr, "cuzk-bench pipeline: constraint system: %s: %s\n", cuzk_strerror(rc), cuzk_last_error());
+        csc_free(sys);
+        free(sys);
+        return 2;
+    }
+    p->a_aux_density = sys->a_aux_density, p->b_aux_density = sys->b_aux_density;
+    p->b_input_density = sys->b_input_density;
+    cuzk_cs_info info = {.struct_size = sizeof info};
+    cuzk_cs_get_info(*out, &info);
+    printf("  constraint system: %llu + %llu + %llu non-zeros, %u coefficients, host %.2f GiB, device %.2f GiB "
+           "(%u device%s resident, %u streamed), built in %.1f s\n", (unsigned long long)info.nnz[0],
+           (unsigned long long)info.nnz[1], (unsigned long long)info.nnz[2], info.num_coeffs,
+           (double)info.host_bytes / (1 << 30), (double)info.device_bytes / (1 << 30), info.resident_devices,
+           info.resident_devices == 1 ? "" : "s", info.streamed_devices, *build_s);
+    return 0;
 }
 
 /* out.json -> out-w2.json when several worker counts run */
@@ -133,6 +176,9 @@ static int run_one(const run_cfg *rc_, int many)
     if (bench_place_partition(e, c->tp, c->p0, c->pageable, c->abc_len, c->num_aux, &sp)) return 2;
     double place_s = (double)(bench_now_ns() - t0) / 1e9;
     const cuzk_partition *p = &sp.p;
+    cuzk_cs *cs = NULL; /* --witness: its system, loaded before the key (whose counts are its own) */
+    double cs_s = 0;
+    if (c->witness && load_cs(c, e, &sp.p, &cs, &cs_s)) return 2;
     uint64_t pa = bench_popcount(p->a_aux_density, p->num_aux), pba = bench_popcount(p->b_aux_density, p->num_aux);
     t0 = bench_now_ns();
     if (bench_load_key(e, c->key_path, p, c->synthetic, 0, &srs)) return 2;
@@ -149,8 +195,13 @@ static int run_one(const run_cfg *rc_, int many)
         for (int i = 0; i < n; i++) {
             cuzk_partition q = sp.p;
             q.user_tag = phase ? (uint64_t)i + 1 : ((uint64_t)1 << 40) + (uint64_t)i;
+            cuzk_witness_partition wq = {.struct_size = sizeof wq, .scalar_form = q.scalar_form, .inputs = q.inputs,
+                                         .num_inputs = q.num_inputs, .aux = q.aux, .num_aux = q.num_aux,
+                                         .user_tag = q.user_tag};
             cuzk_job h;
-            while ((rc = cuzk_submit_partition(e, srs, &q, &h)) == CUZK_EAGAIN) usleep(1000);
+            while ((rc = cs ? cuzk_submit_witness(e, srs, cs, &wq, &h) : cuzk_submit_partition(e, srs, &q, &h)) ==
+                   CUZK_EAGAIN)
+                usleep(1000);
             if (rc) { fprintf(stderr, "cuzk-bench pipeline: submit: %s\n", cuzk_last_error()); return 2; }
         }
         for (int i = 0; i < n; i++) {
@@ -169,6 +220,7 @@ static int run_one(const run_cfg *rc_, int many)
         if (phase) rf.wall_ns = bench_now_ns() - ts;
     }
     cuzk_srs_release(srs);
+    cuzk_cs_release(cs);
     bench_part_free(e, &sp);
     cuzk_engine_destroy(e); /* delivers the trace events still in the ring */
     cuzk_config_free(cc);
@@ -177,13 +229,13 @@ static int run_one(const run_cfg *rc_, int many)
     uint64_t cons = p->abc_len - p->num_inputs;
     snprintf(desc, sizeof desc,
              "%s shape, domain 2^%d: %llu constraints, %llu inputs, %llu aux (a_aux %.1f %%, b_aux %.1f %%%s); "
-             "%s key; %u device%s x %d worker%s; %s buffers",
+             "%s key; %u device%s x %d worker%s; %s buffers%s",
              c->circ->shape->name, c->log_m, (unsigned long long)cons, (unsigned long long)p->num_inputs, (unsigned long long)p->num_aux,
              100.0 * (double)pa / (double)(p->num_aux ? p->num_aux : 1),
              100.0 * (double)pba / (double)(p->num_aux ? p->num_aux : 1), c->tile ? ", tiled from a 2^20 circuit" : "",
              c->synthetic ? "synthetic (unverifiable)" : "test-setup (every proof verified)", st.devices,
              st.devices == 1 ? "" : "s", c->workers, c->workers == 1 ? "" : "s",
-             c->pageable ? "pageable" : "cuzk_host_alloc");
+             c->pageable ? "pageable" : "cuzk_host_alloc", c->witness ? "; witness-only (a, b, c evaluated by libcuzk)" : "");
     printf("pipeline: %s\n  backend %s; synth %.1f s, setup %.1f s, partition placed in %.1f s, key load %.2f s "
            "(not timed)\n", desc, st.backend == CUZK_BACKEND_CUDA ? "cuda" : "cpu", c->synth_s, c->setup_s, place_s,
            load_s);
@@ -196,6 +248,7 @@ static int run_one(const run_cfg *rc_, int many)
     printf("  median device time per partition (first -> last device stage): %.1f ms\n", dev_med);
     tv_print(stdout, &sum, "  ", 1);
     print_copies(&log, (uint64_t)c->parts);
+    if (c->witness) print_cs_eval(&log, (uint64_t)c->parts);
     char b1[512], b2[512], b3[512], b4[512];
     const char *jp = suffixed(b1, sizeof b1, c->json_path, c->workers, many),
                *tp = suffixed(b2, sizeof b2, c->trace_path, c->workers, many),
@@ -206,9 +259,9 @@ static int run_one(const run_cfg *rc_, int many)
                        c->synthetic);
     if (tp) tv_write_chrome(tp, &log);
     if (vp) tv_write_svg(vp, &log, desc);
-    printf("  cuzk-bench pipeline --shape %s --log %d --fill %d --partitions %d --workers %d%s%s%s%s\n",
+    printf("  cuzk-bench pipeline --shape %s --log %d --fill %d --partitions %d --workers %d%s%s%s%s%s\n",
            c->circ->shape->name, c->log_m, c->circ->fill, c->parts, c->workers, c->devices ? " --devices " : "", c->devices ? c->devices : "", c->pageable ? " --pageable" : "",
-           c->synthetic && c->log_m <= 22 ? " --synthetic-key" : "");
+           c->synthetic && c->log_m <= 22 ? " --synthetic-key" : "", c->witness ? " --witness" : "");
     fflush(stdout);
     tv_free(&log);
     free(rf.device_ms);
@@ -229,6 +282,7 @@ int bench_pipeline(int argc, char **argv)
                               {"fill", BOPT_INT, &fill},             {"warmup", BOPT_INT, &c.warmup},
                               {"device-memory", BOPT_DOUBLE, &c.device_gib},
                               {"pageable", BOPT_FLAG, &c.pageable},  {"synthetic-key", BOPT_FLAG, &c.synthetic},
+                              {"witness", BOPT_FLAG, &c.witness},
                               {NULL, 0, NULL}};
     int parsed = bench_args("pipeline", PIPELINE_USAGE, PIPELINE_WHAT, argc, argv, opts);
     if (parsed >= 0) return parsed;
