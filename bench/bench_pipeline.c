@@ -19,7 +19,7 @@
 #define PIPELINE_USAGE "--shape porep|snap|wpost|winning --log N --partitions P [--devices LIST]\n" \
                        "         [--workers W] [--backend auto|cuda|cpu] [--trace out.json] [--svg out.svg] [--json out.json]\n" \
                        "         [--events out.jsonl] [--fill PCT] [--pageable] [--synthetic-key] [--warmup K]\n" \
-                       "         [--device-memory GIB] [--witness]"
+                       "         [--device-memory GIB] [--witness [--cs-stream]]"
 #define PIPELINE_WHAT "a backlog of partitions through the engine: busy %, gaps, stage medians, a Chrome trace, an " \
                       "SVG timeline, the events as JSON Lines (for cuzk trace)"
 
@@ -74,12 +74,13 @@ static int usage(void)
             "  on CUDA) unless --pageable. --device-memory GIB: make each GPU that small first (hold the rest\n"
             "  of its memory), so the key is placed as on a card of that size (resident, partial or streamed).\n"
             "  --witness: witness-only partitions (cuzk_submit_witness) of the same circuit, its constraint system\n"
-            "  loaded first (placed beside the key: resident or streamed); prints the evaluation's own time.\n");
+            "  loaded before the key (resident where it fits, or with --cs-stream streamed: CUZK_CS_STREAM, what a\n"
+            "  card too small for both needs); prints the evaluation's own time.\n");
     return 2;
 }
 
 typedef struct {
-    int log_m, parts, workers, pageable, synthetic, warmup, tile, witness;
+    int log_m, parts, workers, pageable, synthetic, warmup, tile, witness, cs_stream;
     int32_t backend;
     uint64_t mask, abc_len, num_aux;
     const bench_circuit *circ;
@@ -124,7 +125,7 @@ static int load_cs(const run_cfg *c, cuzk_engine *e, cuzk_partition *p, cuzk_cs 
 {
     csc *sys;
     if (bench_witness_cs(c->circ, c->tp, c->abc_len, c->num_aux, &sys, build_s)) return 2;
-    int rc = engine_cs_adopt(e, sys, out);
+    int rc = engine_cs_adopt(e, sys, c->cs_stream ? CUZK_CS_STREAM : 0, out);
     if (rc) {
         fprintf(stderr, "cuzk-bench pipeline: constraint system: %s: %s\n", cuzk_strerror(rc), cuzk_last_error());
         csc_free(sys);
@@ -261,7 +262,7 @@ static int run_one(const run_cfg *rc_, int many)
     if (vp) tv_write_svg(vp, &log, desc);
     printf("  cuzk-bench pipeline --shape %s --log %d --fill %d --partitions %d --workers %d%s%s%s%s%s\n",
            c->circ->shape->name, c->log_m, c->circ->fill, c->parts, c->workers, c->devices ? " --devices " : "", c->devices ? c->devices : "", c->pageable ? " --pageable" : "",
-           c->synthetic && c->log_m <= 22 ? " --synthetic-key" : "", c->witness ? " --witness" : "");
+           c->synthetic && c->log_m <= 22 ? " --synthetic-key" : "", c->witness ? c->cs_stream ? " --witness --cs-stream" : " --witness" : "");
     fflush(stdout);
     tv_free(&log);
     free(rf.device_ms);
@@ -282,11 +283,11 @@ int bench_pipeline(int argc, char **argv)
                               {"fill", BOPT_INT, &fill},             {"warmup", BOPT_INT, &c.warmup},
                               {"device-memory", BOPT_DOUBLE, &c.device_gib},
                               {"pageable", BOPT_FLAG, &c.pageable},  {"synthetic-key", BOPT_FLAG, &c.synthetic},
-                              {"witness", BOPT_FLAG, &c.witness},
+                              {"witness", BOPT_FLAG, &c.witness},    {"cs-stream", BOPT_FLAG, &c.cs_stream},
                               {NULL, 0, NULL}};
     int parsed = bench_args("pipeline", PIPELINE_USAGE, PIPELINE_WHAT, argc, argv, opts);
     if (parsed >= 0) return parsed;
-    if (c.parts < 1 || fill < 0 || fill > 100) return usage();
+    if (c.parts < 1 || fill < 0 || fill > 100 || (c.cs_stream && !c.witness)) return usage();
     bench_circuit circ;
     if (bench_shape_cfg(shape, c.log_m, fill, &circ)) return usage();
     c.circ = &circ;

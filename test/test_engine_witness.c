@@ -240,8 +240,12 @@ static void mismatches_and_bad_values(void **state)
     assert_int_equal(cuzk_cs_load(e, c.cs_path, 0, &cs), CUZK_OK);
     assert_int_equal(cuzk_cs_load(e, d.r1cs_path, 0, &other), CUZK_OK);
     cuzk_cs *none = (cuzk_cs *)&none;
-    assert_int_equal(cuzk_cs_load(e, c.cs_path, 1, &none), CUZK_EINVAL);
+    assert_int_equal(cuzk_cs_load(e, c.cs_path, 2, &none), CUZK_EINVAL);
     assert_null(none);
+    /* CUZK_CS_STREAM is a device placement: the CPU backend takes it and places nothing */
+    cuzk_cs *streamed = NULL;
+    assert_int_equal(cuzk_cs_load(e, c.cs_path, CUZK_CS_STREAM, &streamed), CUZK_OK);
+    cuzk_cs_release(streamed);
     assert_int_equal(cuzk_cs_load(e, "/nonexistent.cuzkcs", 0, &(cuzk_cs *){NULL}), CUZK_EIO);
 
     cuzk_fr *w = witness_in_form(&c, c.in, c.aux, CUZK_FR_MONTGOMERY);

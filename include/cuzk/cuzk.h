@@ -407,16 +407,29 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  * the bytes per partition (PoRep: 3.9 GiB of aux instead of 16 GiB with a, b, c). */
 typedef struct cuzk_cs cuzk_cs;
 
+/* cuzk_cs_load flags. */
+enum {
+    CUZK_CS_STREAM = 1           /* CUDA: keep only the coefficient table on the devices and
+                                    stream the matrices from page-locked host memory at each
+                                    evaluation, whatever fits (on a card too small for the key
+                                    and the system: load the system first with this flag, so
+                                    the key's placement leaves room for what its witness-only
+                                    partitions add). Ignored by the CPU backend.             */
+};
+
 /* Loads a constraint system for this engine from path: a circom .r1cs file (as
  * cuzk_r1cs_load reads it) or libcuzk's compact constraint system file (docs/formats.md,
  * made by cuzk_cs_convert or `cuzk cs-convert`), told apart by the file's first bytes. The
  * rows are bellperson's: the circuit's constraints, then one row per input (A = that input,
  * B = C = 0), so abc_len = constraints + inputs; the three density bitmaps are derived here,
- * once. flags must be 0. path is borrowed for the call; *out is owned by the caller until
+ * once. flags: 0 or CUZK_CS_STREAM. On CUDA it is placed on each device through the device
+ * budget like a key: resident where its matrices fit beside what is loaded, else streamed.
+ * path is borrowed for the call; *out is owned by the caller until
  * cuzk_cs_release. Its host memory is reported by cuzk_cs_get_info and in cuzk_stats
  * (cs_host_bytes). Thread-safe.
- * Errors: CUZK_EINVAL (NULL argument, flags not 0), CUZK_EIO (cannot read the file),
- * CUZK_EFORMAT (a malformed file; the detail names the offset or entry), CUZK_ENOMEM. */
+ * Errors: CUZK_EINVAL (NULL argument, unknown flags), CUZK_EIO (cannot read the file),
+ * CUZK_EFORMAT (a malformed file; the detail names the offset or entry), CUZK_ENOMEM, and on
+ * CUDA CUZK_EBUDGET (not even streamed it fits: the detail gives the bytes), CUZK_EDEVICE. */
 CUZK_API int cuzk_cs_load(cuzk_engine *engine, const char *path, uint32_t flags, cuzk_cs **out);
 
 /* Gives up the caller's hold on a constraint system; it lives on while submitted

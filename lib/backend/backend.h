@@ -152,7 +152,7 @@ typedef struct backend_ops {
      * check_witness and in backend_job.cs_be); cs outlives it. cs_unplace gives it back once
      * no job uses it; cs_device_bytes: what it holds on the devices (summed), and on how many
      * devices it is resident (whole) and streamed. */
-    int (*cs_place)(void *be, const struct csc *cs, void **out);
+    int (*cs_place)(void *be, const struct csc *cs, uint32_t flags, void **out); /* CUZK_CS_* */
     void (*cs_unplace)(void *be, void *cs_be);
     void (*cs_device)(void *be, void *cs_be, uint64_t *device_bytes, uint32_t *resident, uint32_t *streamed);
 

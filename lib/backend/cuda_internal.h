@@ -294,7 +294,7 @@ int slot_prefetch(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int v
 void slot_report(cuda_slot *s, cuda_dev *d, backend_job *job, uint64_t t_ref);
 
 /* ---- cuda_witness.c: constraint systems and witness-only partitions ---- */
-int cuda_cs_place_all(void *be, const struct csc *c, void **out);
+int cuda_cs_place_all(void *be, const struct csc *c, uint32_t flags, void **out);
 void cuda_cs_unplace_all(void *be, void *cs_be);
 void cuda_cs_device(void *be, void *cs_be, uint64_t *bytes, uint32_t *resident, uint32_t *streamed);
 /* What every slot of device d keeps for witness-only partitions, in layout lean (d->lock). */

@@ -110,7 +110,7 @@ static void cs_unregister(cuda_cs *x)
  * device's lock): the system's own bytes, and what every existing slot grows by so that a
  * witness-only partition fits it (the witness in a lean slot, two pieces where it streams).
  * *resident: the choice; *own: the device bytes it committed for itself. */
-static int cs_commit(cuda_backend *b, const cuda_cs *x, uint32_t i, int *resident, uint64_t *own)
+static int cs_commit(cuda_backend *b, const cuda_cs *x, uint32_t i, int stream, int *resident, uint64_t *own)
 {
     cuda_dev *d = &b->dev[i];
     const csc *c = x->sys;
@@ -127,13 +127,15 @@ static int cs_commit(cuda_backend *b, const cuda_cs *x, uint32_t i, int *residen
     const uint64_t grow_res = ex_res > old ? ex_res - old : 0, grow_str = ex_str > old ? ex_str - old : 0;
     const uint64_t res = cuda_cs_resident_bytes(c), table = (uint64_t)c->n_coeffs * FR;
     int rc = CUZK_OK;
-    if (res + n * grow_res <= avail) *resident = 1, *own = res;
+    if (!stream && res + n * grow_res <= avail) *resident = 1, *own = res;
     else if (table + n * grow_str <= avail) *resident = 0, *own = table;
     else
         rc = err_set(CUZK_EBUDGET,
                      "CUDA backend: device %d cannot hold the constraint system even streamed: its coefficient "
                      "table (%llu bytes) and %llu worker slots grown by %llu bytes each (the witness in a lean "
-                     "slot, two %llu-byte pieces) need %llu bytes, %llu are available (device budget %llu)",
+                     "slot, two %llu-byte pieces) need %llu bytes, %llu are available (device budget %llu; a key "
+                     "placed partly resident takes what is left: load the system first, with CUZK_CS_STREAM where "
+                     "the key and the system do not both fit)",
                      d->ordinal, (unsigned long long)table, (unsigned long long)n, (unsigned long long)grow_str,
                      (unsigned long long)x->piece_bytes, (unsigned long long)(table + n * grow_str),
                      (unsigned long long)avail, (unsigned long long)d->cap);
@@ -148,7 +150,7 @@ static int cs_commit(cuda_backend *b, const cuda_cs *x, uint32_t i, int *residen
     return rc;
 }
 
-int cuda_cs_place_all(void *be, const csc *c, void **out)
+int cuda_cs_place_all(void *be, const csc *c, uint32_t flags, void **out)
 {
     cuda_backend *b = be;
     cuda_cs *x = calloc(1, sizeof *x);
@@ -161,7 +163,7 @@ int cuda_cs_place_all(void *be, const csc *c, void **out)
     for (uint32_t i = 0; i < b->ndev && !rc; i++) {
         int resident = 0;
         uint64_t own = 0;
-        if ((rc = gpu_set_device(b->dev[i].ordinal)) || (rc = cs_commit(b, x, i, &resident, &own))) break;
+        if ((rc = gpu_set_device(b->dev[i].ordinal)) || (rc = cs_commit(b, x, i, (flags & CUZK_CS_STREAM) != 0, &resident, &own))) break;
         x->ndev = i + 1;
         if (!(rc = cuda_cs_place(c, resident ? UINT64_MAX : 0, &x->dev[i])) && x->dev[i].resident != resident)
             rc = err_set(CUZK_EDEVICE, "CUDA backend: the constraint system's placement on device %d changed",

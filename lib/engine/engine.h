@@ -175,8 +175,8 @@ void engine_srs_reap(cuzk_engine *e); /* frees dead keys' structs; srs_lock held
 void engine_cs_unref(cuzk_cs *cs);
 void engine_cs_free_all(cuzk_engine *e); /* at destroy: every job is done */
 /* cuzk_cs_load of a system already in memory (benches and tests): sys (calloc'd, finalized)
- * becomes the handle's; on failure it stays the caller's. */
-int engine_cs_adopt(cuzk_engine *e, struct csc *sys, cuzk_cs **out);
+ * becomes the handle's; on failure it stays the caller's. flags: CUZK_CS_*. */
+int engine_cs_adopt(cuzk_engine *e, struct csc *sys, uint32_t flags, cuzk_cs **out);
 /* engine_api.c, for engine_cs.c: queues a checked partition copy (its struct_size is this
  * library's) with its estimate; srs and cs (may be NULL) get one more reference for the
  * job. *out: the job's handle. CUZK_EBUDGET or CUZK_EAGAIN as cuzk_submit_partition. */

@@ -44,13 +44,13 @@ void engine_cs_free_all(cuzk_engine *e)
     }
 }
 
-int engine_cs_adopt(cuzk_engine *e, struct csc *sys, cuzk_cs **out)
+int engine_cs_adopt(cuzk_engine *e, struct csc *sys, uint32_t flags, cuzk_cs **out)
 {
     int rc;
     cuzk_cs *cs = calloc(1, sizeof *cs);
     if (!cs) return err_set(CUZK_ENOMEM, "cuzk_cs_load: out of memory");
     void *be_cs = NULL; /* on the devices, through their budget (CUDA), before it is visible */
-    if (e->ops->cs_place && (rc = e->ops->cs_place(e->be, sys, &be_cs)) != CUZK_OK) {
+    if (e->ops->cs_place && (rc = e->ops->cs_place(e->be, sys, flags, &be_cs)) != CUZK_OK) {
         free(cs);
         return rc;
     }
@@ -78,11 +78,13 @@ CUZK_API int cuzk_cs_load(cuzk_engine *e, const char *path, uint32_t flags, cuzk
     if (out) *out = NULL;
     if (!engine_ok(e) || !path || !out)
         return err_set(CUZK_EINVAL, "cuzk_cs_load: engine, path and out must not be NULL");
-    if (flags) return err_set(CUZK_EINVAL, "cuzk_cs_load: flags 0x%x (none are defined yet; pass 0)", flags);
+    if (flags & ~(uint32_t)CUZK_CS_STREAM)
+        return err_set(CUZK_EINVAL, "cuzk_cs_load: flags 0x%x (only CUZK_CS_STREAM = 0x%x is defined)", flags,
+                       (unsigned)CUZK_CS_STREAM);
     csc *sys = calloc(1, sizeof *sys);
     if (!sys) return err_set(CUZK_ENOMEM, "cuzk_cs_load: out of memory");
     int rc = csc_load_any(path, NULL, sys);
-    if (rc == CUZK_OK && (rc = engine_cs_adopt(e, sys, out)) != CUZK_OK) csc_free(sys);
+    if (rc == CUZK_OK && (rc = engine_cs_adopt(e, sys, flags, out)) != CUZK_OK) csc_free(sys);
     if (rc != CUZK_OK) free(sys);
     return err_done(rc);
 }

@@ -91,14 +91,14 @@ static void circuit_free(circuit *c)
     free(c->in), free(c->aux);
 }
 
-/* The compact system, loaded into e from memory. */
-static int cs_into(cuzk_engine *e, const circuit *c, cuzk_cs **out)
+/* The compact system, loaded into e from memory (flags: CUZK_CS_*). */
+static int cs_into(cuzk_engine *e, const circuit *c, uint32_t flags, cuzk_cs **out)
 {
     csc *sys = calloc(1, sizeof *sys);
     assert_non_null(sys);
     assert_int_equal(csc_from_cs(&c->sys, sys), CUZK_OK);
     assert_int_equal(csc_finalize(sys, NULL), CUZK_OK);
-    int rc = engine_cs_adopt(e, sys, out);
+    int rc = engine_cs_adopt(e, sys, flags, out);
     if (rc) {
         csc_free(sys);
         free(sys);
@@ -184,8 +184,26 @@ static const char *kind_name(int32_t k)
     return k == CUZK_PLACEMENT_RESIDENT ? "resident" : k == CUZK_PLACEMENT_PARTIAL ? "partial" : "streamed";
 }
 
-/* One circuit at 2^log_m: the reference (no budget, a/b/c), then budgets shrinking by
- * `step`/8 until the key or the system no longer loads, for 1 and 2 workers (max_workers). */
+/* Loads the key and the system into e as `order` says (0: key first, 1: system first),
+ * the system with flags; CUZK_OK, or the first load's error (nothing left loaded). */
+static int load_both(cuzk_engine *e, const circuit *c, int order, uint32_t flags, cuzk_srs **srs, cuzk_cs **cs)
+{
+    int rc;
+    if (order == 0) {
+        if ((rc = engine_srs_load_synthetic(e, &c->shape, 0, srs))) return rc;
+        if ((rc = cs_into(e, c, flags, cs))) cuzk_srs_release(*srs);
+        return rc;
+    }
+    if ((rc = cs_into(e, c, flags, cs))) return rc;
+    if ((rc = engine_srs_load_synthetic(e, &c->shape, 0, srs))) cuzk_cs_release(*cs);
+    return rc;
+}
+
+/* One circuit at 2^log_m: the reference (no budget, a/b/c), then for 1 and 2 workers
+ * (max_workers) the key loaded first with the system resident and streamed (CUZK_CS_STREAM),
+ * then the system loaded first (resident, streamed) and the key beside it in budgets
+ * shrinking by step/8 until it no longer loads: partial, streamed. Both paths, every time,
+ * against the reference's proofs. */
 static void sweep(unsigned log_m, unsigned step, int max_workers)
 {
     synth_cfg cfg;
@@ -201,8 +219,7 @@ static void sweep(unsigned log_m, unsigned step, int max_workers)
     cuzk_engine *e = engine_with(CUZK_BACKEND_CUDA, 0, 2, 0);
     cuzk_srs *srs;
     cuzk_cs *cs;
-    assert_int_equal(engine_srs_load_synthetic(e, &c.shape, 0, &srs), CUZK_OK);
-    assert_int_equal(cs_into(e, &c, &cs), CUZK_OK);
+    assert_int_equal(load_both(e, &c, 0, 0, &srs, &cs), CUZK_OK);
     cuzk_cs_info info = {.struct_size = sizeof info};
     assert_int_equal(cuzk_cs_get_info(cs, &info), CUZK_OK);
     assert_int_equal(info.resident_devices, 1);
@@ -212,7 +229,7 @@ static void sweep(unsigned log_m, unsigned step, int max_workers)
     assert_int_equal(st.cs_device_bytes, info.device_bytes);
     cuzk_placement pl = {.struct_size = sizeof pl};
     assert_int_equal(cuzk_srs_placement(srs, 0, &pl), CUZK_OK);
-    const uint64_t start = pl.resident_bytes + pl.slots * pl.slot_bytes + info.device_bytes + ((uint64_t)1 << 30);
+    const uint64_t start = pl.resident_bytes + pl.slots * pl.slot_bytes + info.device_bytes;
     printf("2^%u: %llu rows, %llu + %llu + %llu non-zeros, system %llu device bytes; reference %s, %u slots of %llu\n",
            log_m, (unsigned long long)info.abc_len, (unsigned long long)info.nnz[0], (unsigned long long)info.nnz[1],
            (unsigned long long)info.nnz[2], (unsigned long long)info.device_bytes, kind_name(pl.kind), pl.slots,
@@ -225,45 +242,52 @@ static void sweep(unsigned log_m, unsigned step, int max_workers)
     cuzk_srs_release(srs);
     cuzk_engine_destroy(e);
 
-    int seen_key[3] = {0}, seen_cs[2] = {0};
-    for (int workers = 1; workers <= max_workers; workers++) {
-        for (uint64_t budget = start, k = 0; k < 40; budget = budget * step / 8, k++) {
-            e = engine_with(CUZK_BACKEND_CUDA, budget, workers, 0);
-            int rc = engine_srs_load_synthetic(e, &c.shape, 0, &srs);
-            if (rc == CUZK_OK && (rc = cs_into(e, &c, &cs)) != CUZK_OK) cuzk_srs_release(srs);
-            if (rc != CUZK_OK) {
-                assert_int_equal(rc, CUZK_EBUDGET);
-                printf("2^%u, %d worker(s), budget %llu: %s\n", log_m, workers, (unsigned long long)budget,
-                       cuzk_last_error());
-                cuzk_engine_destroy(e);
-                break;
+    int seen[3][2] = {{0}}; /* key kind x system resident / streamed */
+    for (int workers = 1; workers <= max_workers; workers++)
+        for (int order = 0; order < 2; order++)
+            for (uint32_t flags = 0; flags <= CUZK_CS_STREAM; flags++) {
+                /* key first: no budget (the key resident, the system as flags say); system
+                 * first: budgets from what everything resident takes down */
+                for (uint64_t budget = order ? start : 0, k = 0; k < 40; budget = budget * step / 8, k++) {
+                    e = engine_with(CUZK_BACKEND_CUDA, budget, workers, 0);
+                    int rc = load_both(e, &c, order, flags, &srs, &cs);
+                    if (rc != CUZK_OK) {
+                        assert_int_equal(rc, CUZK_EBUDGET);
+                        printf("2^%u, %d worker(s), %s first%s, budget %llu: %s\n", log_m, workers,
+                               order ? "system" : "key", flags ? " (streamed)" : "", (unsigned long long)budget,
+                               cuzk_last_error());
+                        cuzk_engine_destroy(e);
+                        break;
+                    }
+                    assert_int_equal(cuzk_srs_placement(srs, 0, &pl), CUZK_OK);
+                    assert_int_equal(cuzk_cs_get_info(cs, &info), CUZK_OK);
+                    const int cs_res = info.resident_devices == 1;
+                    assert_int_equal(info.resident_devices + info.streamed_devices, 1);
+                    if (flags) assert_false(cs_res);
+                    printf("2^%u, %d worker(s), budget %llu: key %s (%s slots x%u of %llu bytes), system %s "
+                           "(%llu bytes)\n", log_m, workers, (unsigned long long)budget, kind_name(pl.kind),
+                           pl.working_set == CUZK_WORKING_SET_FULL ? "full" : "lean", pl.slots,
+                           (unsigned long long)pl.slot_bytes, cs_res ? "resident" : "streamed",
+                           (unsigned long long)info.device_bytes);
+                    seen[pl.kind == CUZK_PLACEMENT_RESIDENT ? 0 : pl.kind == CUZK_PLACEMENT_PARTIAL ? 1 : 2]
+                        [cs_res ? 0 : 1] = 1;
+                    const int form = (int)((k + flags) % 2), pinned = (int)((k / 2 + order) % 2);
+                    prove_set(e, srs, cs, &c, form, r, s, pinned, abc, got);
+                    for (int i = 0; i < N; i++) {
+                        assert_memory_equal(abc[i], want[form][i], 192);
+                        assert_memory_equal(got[i], want[form][i], 192);
+                    }
+                    cuzk_cs_release(cs);
+                    cuzk_srs_release(srs);
+                    cuzk_engine_destroy(e);
+                    if (!budget) break; /* key first: once */
+                }
             }
-            assert_int_equal(cuzk_srs_placement(srs, 0, &pl), CUZK_OK);
-            assert_int_equal(cuzk_cs_get_info(cs, &info), CUZK_OK);
-            const int cs_res = info.resident_devices == 1;
-            assert_int_equal(info.resident_devices + info.streamed_devices, 1);
-            printf("2^%u, %d worker(s), budget %llu: key %s (%s slots x%u of %llu bytes), system %s (%llu bytes)\n",
-                   log_m, workers, (unsigned long long)budget, kind_name(pl.kind),
-                   pl.working_set == CUZK_WORKING_SET_FULL ? "full" : "lean", pl.slots,
-                   (unsigned long long)pl.slot_bytes, cs_res ? "resident" : "streamed",
-                   (unsigned long long)info.device_bytes);
-            seen_key[pl.kind == CUZK_PLACEMENT_RESIDENT ? 0 : pl.kind == CUZK_PLACEMENT_PARTIAL ? 1 : 2] = 1;
-            seen_cs[cs_res ? 0 : 1] = 1;
-            const int form = (int)(k % 2), pinned = (int)(k / 2 % 2);
-            prove_set(e, srs, cs, &c, form, r, s, pinned, abc, got);
-            for (int i = 0; i < N; i++) {
-                assert_memory_equal(abc[i], want[form][i], 192);
-                assert_memory_equal(got[i], want[form][i], 192);
-            }
-            cuzk_cs_release(cs);
-            cuzk_srs_release(srs);
-            cuzk_engine_destroy(e);
-        }
-    }
-    printf("2^%u: key resident %d partial %d streamed %d; system resident %d streamed %d\n", log_m, seen_key[0],
-           seen_key[1], seen_key[2], seen_cs[0], seen_cs[1]);
-    assert_true(seen_key[0] && seen_key[2] && seen_cs[0] && seen_cs[1]);
-    if (log_m >= 20) assert_true(seen_key[1]);
+    printf("2^%u: key resident/partial/streamed x system resident: %d %d %d, streamed: %d %d %d\n", log_m,
+           seen[0][0], seen[1][0], seen[2][0], seen[0][1], seen[1][1], seen[2][1]);
+    for (int kind = 0; kind < 3; kind++)
+        for (int sys = 0; sys < 2; sys++)
+            if (kind != 1 || log_m >= 20) assert_true(seen[kind][sys]);
     circuit_free(&c);
 }
 
@@ -308,8 +332,8 @@ static void real_key_against_cpu(void **state)
         cuzk_cs *cc, *cg;
         assert_int_equal(cuzk_srs_load(cpu, key.path, 0, &ks), CUZK_OK);
         assert_int_equal(cuzk_srs_load(gpu, key.path, 0, &kg), CUZK_OK);
-        assert_int_equal(cs_into(cpu, &c, &cc), CUZK_OK);
-        assert_int_equal(cs_into(gpu, &c, &cg), CUZK_OK);
+        assert_int_equal(cs_into(cpu, &c, 0, &cc), CUZK_OK);
+        assert_int_equal(cs_into(gpu, &c, 0, &cg), CUZK_OK);
         prove_set(cpu, ks, cc, &c, form, r, s, 0, cpu_abc, cpu_wit);
         prove_set(gpu, kg, cg, &c, form, r, s, form == 1, gpu_abc, gpu_wit);
         for (int i = 0; i < N; i++) {
@@ -357,6 +381,8 @@ static void real_key_against_cpu(void **state)
 int main(void)
 {
     if (gpu_test_begin()) return 77;
+    /* no precomputed copies of H's bases: the budgets above are what the placements take */
+    setenv("CUZK_MSM_PRECOMPUTE", "1", 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(real_key_against_cpu),
         cmocka_unit_test(placements_2_16),
