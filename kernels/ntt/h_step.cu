@@ -266,15 +266,23 @@ static int h_fill(void *d, int input, uint64_t len, unsigned log_n, gpu_h_fill_f
     return 0;
 }
 
+/* A filled H step's arguments, and the domain's tables. */
+static int filled_ctx(uint64_t len, unsigned log_n, gpu_h_fill_fn fill, const ntt_device_ctx **ctx,
+                      const ntt_size_ctx **sz)
+{
+    if (!fill) return err_set(CUZK_EINVAL, "H step: no fill function");
+    if (len > (1ull << log_n))
+        return err_set(CUZK_EINVAL, "H step: %llu values do not fit the domain 2^%u", (unsigned long long)len, log_n);
+    return ntt_ctx_get(log_n, ctx, sz);
+}
+
 extern "C" int gpu_h_step_filled(void *d_a, void *d_b, void *d_c, uint64_t len, unsigned log_n, gpu_h_fill_fn fill,
                                  void *user, const gpu_gate *gate, void *stream)
 {
     GPU_TRY(check(d_a, d_b, d_c, log_n));
-    if (!fill) return err_set(CUZK_EINVAL, "H step: no fill function");
-    if (len > (1ull << log_n)) return err_set(CUZK_EINVAL, "H step: %llu values do not fit the domain 2^%u", (unsigned long long)len, log_n);
     const ntt_device_ctx *ctx;
     const ntt_size_ctx *sz;
-    GPU_TRY(ntt_ctx_get(log_n, &ctx, &sz));
+    GPU_TRY(filled_ctx(len, log_n, fill, &ctx, &sz));
     cudaStream_t st = (cudaStream_t)stream;
     fr_gpu *a = (fr_gpu *)d_a, *b = (fr_gpu *)d_b, *c = (fr_gpu *)d_c;
     GPU_TRY(h_fill(a, 0, len, log_n, fill, user, st));
@@ -294,11 +302,9 @@ extern "C" int gpu_h_step_filled_lean(void *d_x, void *d_y, uint64_t len, unsign
 {
     if (log_n < 1 || log_n > NTT_MAX_LOG) return err_set(CUZK_EINVAL, "H step domain 2^%u is outside 2^1..2^%d", log_n, NTT_MAX_LOG);
     if (!d_x || !d_y || d_x == d_y) return err_set(CUZK_EINVAL, "H step: two distinct device buffers are needed");
-    if (!fill) return err_set(CUZK_EINVAL, "H step: no fill function");
-    if (len > (1ull << log_n)) return err_set(CUZK_EINVAL, "H step: %llu values do not fit the domain 2^%u", (unsigned long long)len, log_n);
     const ntt_device_ctx *ctx;
     const ntt_size_ctx *sz;
-    GPU_TRY(ntt_ctx_get(log_n, &ctx, &sz));
+    GPU_TRY(filled_ctx(len, log_n, fill, &ctx, &sz));
     cudaStream_t st = (cudaStream_t)stream;
     fr_gpu *x = (fr_gpu *)d_x, *y = (fr_gpu *)d_y;
     /* as gpu_h_step_from_host_lean, everything on one stream: x = A on the coset, y = A·B on

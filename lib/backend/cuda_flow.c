@@ -140,11 +140,10 @@ int cuda_count_classes(cuda_slot *s, const void *const sc[CNT_N], const uint64_t
 int cuda_flow_full(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, const cuda_inputs *in,
                    backend_job *job)
 {
-    cuda_job *st = job->priv;
     const uint64_t m = (uint64_t)1 << in->log_m, len = in->len, ni = in->ni, kb0 = in->kb0, na = in->na;
     uint8_t *d = s->d_work;
     fr_t *d_aux = (fr_t *)(d + 3 * m * FR), *d_a = d_aux + na, *d_b = d_a + in->n_a;
-    gpu_prep_result *h_res = (gpu_prep_result *)s->h_small, *d_res = s->d_prep;
+    gpu_prep_result *d_res = s->d_prep;
     int rc;
     /* a, b, c are checked (and made Montgomery) on the device as they arrive; the transforms
      * are harmless on values >= r and nothing reads their output before the host has seen
@@ -169,12 +168,22 @@ int cuda_flow_full(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int 
     if (gpu_stream_wait_event(s->stream, s->ev[2 * ST_COPY + 1]) || gpu_prep_check(d_a, ni, 3, 0, d_res, s->stream) ||
         gpu_prep_check(d_aux, na, 4, 0, d_res, s->stream) ||
         gpu_prep_compact(d_a + ni, in->n_a - ni, d_b + kb0, in->n_b - kb0, d_aux, na, in->dens_a, in->dens_b,
-                         (uint8_t *)s->d_prep + CUDA_PREP_SCRATCH_OFF, s->d_prep_bytes - CUDA_PREP_SCRATCH_OFF, d_res, s->stream))
+                         (uint8_t *)s->d_prep + CUDA_PREP_SCRATCH_OFF, s->d_prep_bytes - CUDA_PREP_SCRATCH_OFF, d_res,
+                         s->stream))
         return slot_fail(ordinal, "the scalar preparation");
-    int form = in->canon ? CUZK_FR_CANONICAL : CUZK_FR_MONTGOMERY;
+    return cuda_flow_full_msms(s, k, kd, ordinal, in, job, d, d_aux, d_a, d_b,
+                               in->canon ? CUZK_FR_CANONICAL : CUZK_FR_MONTGOMERY);
+}
+
+int cuda_flow_full_msms(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, const cuda_inputs *in,
+                        backend_job *job, const void *d_h, const fr_t *d_aux, const fr_t *d_a, const fr_t *d_b, int form)
+{
+    cuda_job *st = job->priv;
+    gpu_prep_result *h_res = (gpu_prep_result *)s->h_small;
+    int rc;
     const groth16_params *pk = k->pk;
-    const void *const sc[CNT_N] = {d, d_aux, d_a, d_b};
-    const uint64_t cn[CNT_N] = {pk->n_h, na, in->n_a, in->n_b};
+    const void *const sc[CNT_N] = {d_h, d_aux, d_a, d_b};
+    const uint64_t cn[CNT_N] = {pk->n_h, in->na, in->n_a, in->n_b};
     const int cf[CNT_N] = {CUZK_FR_MONTGOMERY, form, form, form};
     if (cuda_count_classes(s, sc, cn, cf) || cuda_read_result(s, h_res, CNT_N * 2 * sizeof(uint32_t)))
         return slot_fail(ordinal, "the scalar preparation");
@@ -182,9 +191,9 @@ int cuda_flow_full(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int 
     if ((rc = cuda_prep_verdict(h_res, in, 1, 1))) return rc;
     if (bjob_canceled(job)) return CUZK_ECANCELED;
     const uint32_t *cnt = (const uint32_t *)(s->h_small + 256);
-    if ((rc = slot_msm(s, k, kd, ordinal, PL_H, ST_MSM_H, d, pk->n_h, CUZK_FR_MONTGOMERY, -1, cnt + 2 * CNT_H,
+    if ((rc = slot_msm(s, k, kd, ordinal, PL_H, ST_MSM_H, d_h, pk->n_h, CUZK_FR_MONTGOMERY, -1, cnt + 2 * CNT_H,
                        &st->msm.h, sizeof st->msm.h)) ||
-        (rc = slot_msm(s, k, kd, ordinal, PL_L, ST_MSM_L, d_aux, na, form, -1, cnt + 2 * CNT_L, &st->msm.l,
+        (rc = slot_msm(s, k, kd, ordinal, PL_L, ST_MSM_L, d_aux, in->na, form, -1, cnt + 2 * CNT_L, &st->msm.l,
                        sizeof st->msm.l)) ||
         (rc = slot_msm(s, k, kd, ordinal, PL_A, ST_MSM_A, d_a, in->n_a, form, -1, cnt + 2 * CNT_A, &st->msm.a,
                        sizeof st->msm.a)) ||
@@ -203,9 +212,7 @@ int cuda_flow_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int 
     const uint64_t m = (uint64_t)1 << in->log_m, len = in->len, ni = in->ni, kb0 = in->kb0, na = in->na;
     fr_t *w = s->d_work, *h = w, *d_aux = w + m;
     fr_t *d_lo = w + (cuda_lean_hi(m, ni, in->n_a, in->n_b) ? m + na : 0); /* inputs, then B, later A */
-    gpu_prep_result *h_res = (gpu_prep_result *)s->h_small, *d_res = s->d_prep;
-    uint8_t *scratch = (uint8_t *)s->d_prep + CUDA_PREP_SCRATCH_OFF;
-    size_t scratch_bytes = s->d_prep_bytes - CUDA_PREP_SCRATCH_OFF;
+    gpu_prep_result *d_res = s->d_prep;
     int form = in->canon ? CUZK_FR_CANONICAL : CUZK_FR_MONTGOMERY, rc;
     const groth16_params *pk = k->pk;
     /* H's first pieces cross PCIe while the H step runs (they are needed whatever h is) */
@@ -235,8 +242,22 @@ int cuda_flow_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int 
     /* inputs (A's prefix) and B's input prefix after them, then B compacted from aux */
     if ((ni + kb0 && gpu_memcpy_async(d_lo, in->in_ab, (ni + kb0) * FR, s->stream)) ||
         gpu_prep_check(d_lo, ni, 3, 0, d_res, s->stream) || gpu_stream_wait_event(s->stream, s->ev[2 * ST_COPY + 1]) ||
-        gpu_prep_check(d_aux, na, 4, 0, d_res, s->stream) ||
-        gpu_prep_compact(NULL, 0, d_lo + ni + kb0, in->n_b - kb0, d_aux, na, in->dens_a, in->dens_b, scratch,
+        gpu_prep_check(d_aux, na, 4, 0, d_res, s->stream))
+        return slot_fail(ordinal, "the scalar preparation");
+    return cuda_flow_lean_rest(s, k, kd, ordinal, in, job, d_lo, d_aux, form);
+}
+
+int cuda_flow_lean_rest(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, const cuda_inputs *in,
+                        backend_job *job, fr_t *d_lo, const fr_t *d_aux, int form)
+{
+    cuda_job *st = job->priv;
+    const uint64_t ni = in->ni, kb0 = in->kb0, na = in->na;
+    gpu_prep_result *h_res = (gpu_prep_result *)s->h_small, *d_res = s->d_prep;
+    uint8_t *scratch = (uint8_t *)s->d_prep + CUDA_PREP_SCRATCH_OFF;
+    size_t scratch_bytes = s->d_prep_bytes - CUDA_PREP_SCRATCH_OFF;
+    int rc;
+    /* B compacted from aux after its input prefix */
+    if (gpu_prep_compact(NULL, 0, d_lo + ni + kb0, in->n_b - kb0, d_aux, na, in->dens_a, in->dens_b, scratch,
                          scratch_bytes, d_res, s->stream) ||
         cuda_read_result(s, h_res, 0))
         return slot_fail(ordinal, "the scalar preparation");

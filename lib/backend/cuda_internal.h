@@ -319,6 +319,15 @@ int cuda_flow_full(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int 
                    backend_job *job);
 int cuda_flow_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, const cuda_inputs *in,
                    backend_job *job);
+/* What the two flows and their witness-only twins share. Full: once the H step, the check and
+ * the compaction are enqueued (h in d_h, aux, A and B with their input prefixes), the class
+ * counts and the check's verdict read back, then the five MSMs (form: the scalars' but h's).
+ * Lean: once the H MSM is done and the inputs sit at d_lo with B's input prefix after them,
+ * B compacted, the B and L MSMs, A compacted over B, A's MSM. */
+int cuda_flow_full_msms(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, const cuda_inputs *in,
+                        backend_job *job, const void *d_h, const fr_t *d_aux, const fr_t *d_a, const fr_t *d_b, int form);
+int cuda_flow_lean_rest(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, const cuda_inputs *in,
+                        backend_job *job, fr_t *d_lo, const fr_t *d_aux, int form);
 /* Working-set bytes of one slot for a key (placement inputs). */
 uint64_t cuda_ws_full(const cuda_key *k);
 uint64_t cuda_ws_lean(const cuda_key *k, uint64_t piece_bytes);

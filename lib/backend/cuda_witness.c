@@ -272,12 +272,11 @@ static int release_witness(cuda_slot *s, backend_job *job)
 int cuda_flow_witness_full(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, const cuda_cs *cs, uint32_t i,
                            int ordinal, const cuda_inputs *in, backend_job *job)
 {
-    cuda_job *st = job->priv;
     const uint64_t m = (uint64_t)1 << in->log_m, ni = in->ni, kb0 = in->kb0, na = in->na;
     uint8_t *d = s->d_work;
     /* the full layout's aux (L's scalars) and A's input prefix are where the witness lands */
     fr_t *d_aux = (fr_t *)(d + 3 * m * FR), *d_a = d_aux + na, *d_b = d_a + in->n_a;
-    gpu_prep_result *h_res = (gpu_prep_result *)s->h_small, *d_res = s->d_prep;
+    gpu_prep_result *d_res = s->d_prep;
     wit_fill f = {s, cs, &cs->dev[i], d_a, d_aux};
     int rc;
     if ((rc = slot_yield(s, ordinal)) || (rc = gpu_prep_reset(d_res, s->stream))) return rc;
@@ -294,29 +293,8 @@ int cuda_flow_witness_full(cuda_slot *s, const cuda_key *k, const cuda_key_dev *
                          (uint8_t *)s->d_prep + CUDA_PREP_SCRATCH_OFF, s->d_prep_bytes - CUDA_PREP_SCRATCH_OFF, d_res,
                          s->stream))
         return slot_fail(ordinal, "the scalar preparation");
-    const groth16_params *pk = k->pk;
-    const int form = CUZK_FR_MONTGOMERY; /* the check converted a canonical witness */
-    const void *const sc[CNT_N] = {d, d_aux, d_a, d_b};
-    const uint64_t cn[CNT_N] = {pk->n_h, na, in->n_a, in->n_b};
-    const int cf[CNT_N] = {form, form, form, form};
-    if (cuda_count_classes(s, sc, cn, cf) || cuda_read_result(s, h_res, CNT_N * 2 * sizeof(uint32_t)))
-        return slot_fail(ordinal, "the scalar preparation");
-    bjob_release_abc(job);
-    if ((rc = cuda_prep_verdict(h_res, in, 1, 1))) return rc;
-    if (bjob_canceled(job)) return CUZK_ECANCELED;
-    const uint32_t *cnt = (const uint32_t *)(s->h_small + 256);
-    if ((rc = slot_msm(s, k, kd, ordinal, PL_H, ST_MSM_H, d, pk->n_h, form, -1, cnt + 2 * CNT_H, &st->msm.h,
-                       sizeof st->msm.h)) ||
-        (rc = slot_msm(s, k, kd, ordinal, PL_L, ST_MSM_L, d_aux, na, form, -1, cnt + 2 * CNT_L, &st->msm.l,
-                       sizeof st->msm.l)) ||
-        (rc = slot_msm(s, k, kd, ordinal, PL_A, ST_MSM_A, d_a, in->n_a, form, -1, cnt + 2 * CNT_A, &st->msm.a,
-                       sizeof st->msm.a)) ||
-        (rc = slot_msm(s, k, kd, ordinal, PL_B_G1, ST_MSM_B_G1, d_b, in->n_b, form, -1, cnt + 2 * CNT_B,
-                       &st->msm.b_g1, sizeof st->msm.b_g1)) ||
-        (rc = slot_msm(s, k, kd, ordinal, PL_B_G2, ST_MSM_B_G2, d_b, in->n_b, form, -1, cnt + 2 * CNT_B,
-                       &st->msm.b_g2, sizeof st->msm.b_g2)))
-        return rc;
-    return slot_msm_collect(s, ordinal);
+    /* the check converted a canonical witness: every scalar is in Montgomery form */
+    return cuda_flow_full_msms(s, k, kd, ordinal, in, job, d, d_aux, d_a, d_b, CUZK_FR_MONTGOMERY);
 }
 
 int cuda_flow_witness_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, const cuda_cs *cs, uint32_t i,
@@ -327,9 +305,7 @@ int cuda_flow_witness_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *
     /* the two domain vectors as in the lean a/b/c flow; the witness in its own buffer */
     fr_t *w = s->d_work, *h = w, *d_in = s->d_wit, *d_aux = d_in + ni;
     fr_t *d_lo = w + (cuda_lean_hi(m, ni, in->n_a, in->n_b) ? m + na : 0); /* inputs, then B, later A */
-    gpu_prep_result *h_res = (gpu_prep_result *)s->h_small, *d_res = s->d_prep;
-    uint8_t *scratch = (uint8_t *)s->d_prep + CUDA_PREP_SCRATCH_OFF;
-    size_t scratch_bytes = s->d_prep_bytes - CUDA_PREP_SCRATCH_OFF;
+    gpu_prep_result *d_res = s->d_prep;
     const int form = CUZK_FR_MONTGOMERY; /* the check converted a canonical witness */
     const groth16_params *pk = k->pk;
     wit_fill f = {s, cs, &cs->dev[i], d_in, d_aux};
@@ -349,26 +325,10 @@ int cuda_flow_witness_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *
         return rc;
     bjob_release_abc(job);
     if (bjob_canceled(job)) return CUZK_ECANCELED;
-    /* A's input prefix from the device's witness, B's after it (staged), then B compacted */
+    /* A's input prefix from the device's witness, B's after it (staged) */
     if ((ni && gpu_memcpy_async(d_lo, d_in, ni * FR, s->stream)) ||
-        (kb0 && gpu_memcpy_async(d_lo + ni, in->in_ab + ni, kb0 * FR, s->stream)) ||
-        gpu_prep_compact(NULL, 0, d_lo + ni + kb0, in->n_b - kb0, d_aux, na, in->dens_a, in->dens_b, scratch,
-                         scratch_bytes, d_res, s->stream) ||
-        cuda_read_result(s, h_res, 0))
+        (kb0 && gpu_memcpy_async(d_lo + ni, in->in_ab + ni, kb0 * FR, s->stream)))
         return slot_fail(ordinal, "the scalar preparation");
-    if ((rc = cuda_prep_verdict(h_res, in, 0, 1))) return rc;
-    if ((rc = slot_msm(s, k, kd, ordinal, PL_B_G1, ST_MSM_B_G1, d_lo + ni, in->n_b, form, PL_B_G2, NULL, &st->msm.b_g1,
-                       sizeof st->msm.b_g1)) ||
-        (rc = slot_msm(s, k, kd, ordinal, PL_B_G2, ST_MSM_B_G2, d_lo + ni, in->n_b, form, PL_L, NULL, &st->msm.b_g2,
-                       sizeof st->msm.b_g2)) ||
-        (rc = slot_msm(s, k, kd, ordinal, PL_L, ST_MSM_L, d_aux, na, form, PL_A, NULL, &st->msm.l, sizeof st->msm.l)))
-        return rc;
-    if (bjob_canceled(job)) return CUZK_ECANCELED;
-    if (gpu_prep_compact(d_lo + ni, in->n_a - ni, NULL, 0, d_aux, na, in->dens_a, in->dens_b, scratch, scratch_bytes,
-                         d_res, s->stream) ||
-        cuda_read_result(s, h_res, 0))
-        return slot_fail(ordinal, "the scalar preparation");
-    if ((rc = cuda_prep_verdict(h_res, in, 1, 0))) return rc;
-    return slot_msm(s, k, kd, ordinal, PL_A, ST_MSM_A, d_lo, in->n_a, form, -1, NULL, &st->msm.a, sizeof st->msm.a);
+    return cuda_flow_lean_rest(s, k, kd, ordinal, in, job, d_lo, d_aux, form);
 }
 #endif
