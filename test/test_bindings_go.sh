@@ -19,7 +19,7 @@ cd bindings/go/cuzk
 go vet ./... >"$log" 2>&1 && echo "ok - go vet" || { echo "not ok - go vet"; cat "$log"; }
 go test -count=1 -v ./... >"$log" 2>&1; rc=$?
 grep -E '^(--- |ok|FAIL|panic)|failed:' "$log" | sed 's/^/# /'
-for t in $(grep -o '^func Test[A-Za-z]*' cuzk_test.go | sed 's/func //' | grep -v TestMain); do
+for t in $(grep -ho '^func Test[A-Za-z]*' *_test.go | sed 's/func //' | grep -v TestMain); do
   grep -q -- "--- PASS: $t " "$log" && echo "ok - go test $t" || echo "not ok - go test $t"
 done
 [ $rc = 0 ] || { echo "not ok - go test exited $rc"; tail -40 "$log"; }

@@ -151,9 +151,27 @@ func (w *Witness) check() error {
 // Result comes back with it. ErrAgain: the queue is full (poll results, then retry).
 // Every pointer handed to C is host memory of this engine, so cgo's pointer rules hold.
 func (e *Engine) Submit(srs *SRS, w *Witness) (Job, error) {
+	return e.submit("cuzk_submit_partition", srs, w, nil, func(ce *C.cuzk_engine, s *C.cuzk_srs, _ *C.cuzk_cs, job *C.cuzk_job) C.int {
+		var p C.cuzk_partition
+		p.struct_size = C.uint32_t(unsafe.Sizeof(p))
+		p.scalar_form = C.int32_t(w.Form)
+		p.a, p.b, p.c, p.abc_len = frPtr(w.A), frPtr(w.B), frPtr(w.C), C.uint64_t(len(w.A))
+		p.inputs, p.num_inputs = frPtr(w.Inputs), C.uint64_t(len(w.Inputs))
+		p.aux, p.num_aux = frPtr(w.Aux), C.uint64_t(len(w.Aux))
+		p.a_aux_density, p.b_input_density, p.b_aux_density = u64Ptr(w.AAuxDensity), u64Ptr(w.BInputDensity), u64Ptr(w.BAuxDensity)
+		p.priority = C.int32_t(w.Priority)
+		p.user_tag = C.uint64_t(w.Tag)
+		return C.cuzk_submit_partition(ce, s, &p, job)
+	})
+}
+
+// submit runs one submit call with the engine, the key (and the constraint system, for a
+// witness-only partition) held live, and registers the witness for its Result.
+func (e *Engine) submit(op string, srs *SRS, w *Witness, cs *CS,
+	fn func(*C.cuzk_engine, *C.cuzk_srs, *C.cuzk_cs, *C.cuzk_job) C.int) (Job, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	ce, err := e.live("cuzk_submit_partition")
+	ce, err := e.live(op)
 	if err != nil {
 		return 0, err
 	}
@@ -166,6 +184,17 @@ func (e *Engine) Submit(srs *SRS, w *Witness) (Job, error) {
 	if s == nil {
 		return 0, errorf("Submit", EINVAL, "the key is closed")
 	}
+	var c *C.cuzk_cs
+	if cs != nil {
+		if cs.e != e {
+			return 0, errorf("Submit", EINVAL, "constraint system of another engine")
+		}
+		cs.mu.Lock() // likewise for the constraint system
+		defer cs.mu.Unlock()
+		if c = cs.c; c == nil {
+			return 0, errorf("Submit", EINVAL, "the constraint system is closed")
+		}
+	}
 	// Held across the call: a poller may take the result as soon as the job exists, and must
 	// find the witness registered.
 	e.wmu.Lock()
@@ -176,17 +205,8 @@ func (e *Engine) Submit(srs *SRS, w *Witness) (Job, error) {
 	if err := w.check(); err != nil {
 		return 0, err
 	}
-	var p C.cuzk_partition
-	p.struct_size = C.uint32_t(unsafe.Sizeof(p))
-	p.scalar_form = C.int32_t(w.Form)
-	p.a, p.b, p.c, p.abc_len = frPtr(w.A), frPtr(w.B), frPtr(w.C), C.uint64_t(len(w.A))
-	p.inputs, p.num_inputs = frPtr(w.Inputs), C.uint64_t(len(w.Inputs))
-	p.aux, p.num_aux = frPtr(w.Aux), C.uint64_t(len(w.Aux))
-	p.a_aux_density, p.b_input_density, p.b_aux_density = u64Ptr(w.AAuxDensity), u64Ptr(w.BInputDensity), u64Ptr(w.BAuxDensity)
-	p.priority = C.int32_t(w.Priority)
-	p.user_tag = C.uint64_t(w.Tag)
 	var job C.cuzk_job
-	if err := call("cuzk_submit_partition", func() C.int { return C.cuzk_submit_partition(ce, s, &p, &job) }); err != nil {
+	if err := call(op, func() C.int { return fn(ce, s, c, &job) }); err != nil {
 		return 0, err
 	}
 	w.inFlight = true

@@ -34,8 +34,8 @@ fn main() {
 }
 
 /// The minor version src/lib.rs declares (its CUZK_VERSION_MINOR): its newest symbols
-/// (cuzk_srs_placement, node CUZK_0.3) are in no older library.
-const NEEDS_MINOR: u32 = 3;
+/// (cuzk_cs_load, cuzk_submit_witness, node CUZK_0.4) are in no older library.
+const NEEDS_MINOR: u32 = 4;
 
 /// Runs `pkg-config --libs cuzk` and turns its flags into link instructions; returns the -L
 /// directories. The version must be 0.x with x >= NEEDS_MINOR: later minors only add (the

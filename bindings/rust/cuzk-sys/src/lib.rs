@@ -14,7 +14,7 @@ use core::ffi::{c_char, c_int, c_void};
 // ---- version ------------------------------------------------------------------------------
 /// The header version these declarations were written against (major, minor, patch).
 pub const CUZK_VERSION_MAJOR: u32 = 0;
-pub const CUZK_VERSION_MINOR: u32 = 3;
+pub const CUZK_VERSION_MINOR: u32 = 4;
 pub const CUZK_VERSION_PATCH: u32 = 0;
 pub const CUZK_VERSION_NUMBER: u32 = CUZK_VERSION_MAJOR * 10000 + CUZK_VERSION_MINOR * 100 + CUZK_VERSION_PATCH;
 
@@ -126,6 +126,7 @@ pub const CUZK_TRACE_START: i32 = 20;
 pub const CUZK_TRACE_FINISH: i32 = 21;
 pub const CUZK_TRACE_RESULT: i32 = 22;
 pub const CUZK_TRACE_HOST_PREP: i32 = 23;
+pub const CUZK_TRACE_CS_EVAL: i32 = 24;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
@@ -204,7 +205,7 @@ macro_rules! opaque {
         }
     )*};
 }
-opaque!(cuzk_config, cuzk_engine, cuzk_srs, cuzk_r1cs);
+opaque!(cuzk_config, cuzk_engine, cuzk_srs, cuzk_r1cs, cuzk_cs);
 
 // ---- stats --------------------------------------------------------------------------------
 /// The engine's counters at one moment (read one by one, not as one atomic snapshot). The
@@ -243,6 +244,51 @@ pub struct cuzk_stats {
     pub trace_dropped: u64,
     pub arena_collects: u64,
     pub arena_bytes: u64,
+    /// Host memory of the loaded constraint systems (0.4; not in the host budget).
+    pub cs_host_bytes: u64,
+    pub cs_device_bytes: u64,
+}
+
+// ---- constraint systems and witness-only partitions (0.4) ----------------------------------
+pub const CUZK_CS_INFO_SIZE_V1: u32 = 72;
+pub const CUZK_WITNESS_PARTITION_SIZE_V1: u32 = 88;
+/// cuzk_cs_load flag: stream the matrices from host memory on CUDA, whatever fits.
+pub const CUZK_CS_STREAM: u32 = 1;
+
+/// What a loaded constraint system holds (cuzk_cs_get_info).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct cuzk_cs_info {
+    pub struct_size: u32,
+    pub num_coeffs: u32,
+    pub num_inputs: u64,
+    pub num_aux: u64,
+    pub num_constraints: u64,
+    pub abc_len: u64,
+    pub nnz: [u64; 3],
+    pub host_bytes: u64,
+    pub device_bytes: u64,
+    pub resident_devices: u32,
+    pub streamed_devices: u32,
+}
+
+/// A partition given as its witness only (cuzk_submit_witness): borrowed until `release`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct cuzk_witness_partition {
+    pub struct_size: u32,
+    pub scalar_form: i32,
+    pub inputs: *const cuzk_fr,
+    pub num_inputs: u64,
+    pub aux: *const cuzk_fr,
+    pub num_aux: u64,
+    pub r: *const cuzk_fr,
+    pub s: *const cuzk_fr,
+    pub priority: i32,
+    pub reserved: u32,
+    pub user_tag: u64,
+    pub release: Option<unsafe extern "C" fn(release_user: *mut c_void)>,
+    pub release_user: *mut c_void,
 }
 
 extern "C" {
@@ -269,6 +315,19 @@ extern "C" {
         out: *mut *mut cuzk_srs,
     ) -> c_int;
     pub fn cuzk_srs_release(srs: *mut cuzk_srs);
+
+    // constraint systems and witness-only partitions (0.4)
+    pub fn cuzk_cs_load(engine: *mut cuzk_engine, path: *const c_char, flags: u32, out: *mut *mut cuzk_cs) -> c_int;
+    pub fn cuzk_cs_release(cs: *mut cuzk_cs);
+    pub fn cuzk_cs_get_info(cs: *mut cuzk_cs, out: *mut cuzk_cs_info) -> c_int;
+    pub fn cuzk_cs_convert(r1cs_path: *const c_char, out_path: *const c_char) -> c_int;
+    pub fn cuzk_submit_witness(
+        engine: *mut cuzk_engine,
+        srs: *mut cuzk_srs,
+        cs: *mut cuzk_cs,
+        w: *const cuzk_witness_partition,
+        out: *mut cuzk_job,
+    ) -> c_int;
 
     // proving
     pub fn cuzk_submit_partition(

@@ -6,7 +6,10 @@
 //! - an owned [`Witness`] in engine host memory ([`Engine::witness`]): submitting moves it
 //!   into the engine, the job's [`Outcome`] hands it back ([`Engine::submit`]);
 //! - a borrowed [`Partition`] over the host's own slices, inside [`Engine::scope`], which does
-//!   not return before the engine has finished reading them ([`Scope::submit`]).
+//!   not return before the engine has finished reading them ([`Scope::submit`]);
+//! - a borrowed [`WitnessPartition`] (inputs and aux only) of a circuit whose constraints
+//!   were loaded once ([`Engine::load_cs`]): the engine evaluates a, b, c itself
+//!   ([`Scope::submit_witness`]).
 //!
 //! ```no_run
 //! # fn main() -> cuzk::Result<()> {
@@ -34,6 +37,7 @@ use std::path::Path;
 pub use cuzk_sys as sys;
 
 mod circom;
+mod cs;
 mod engine;
 mod error;
 mod partition;
@@ -44,6 +48,7 @@ mod trace;
 mod witness;
 
 pub use circom::{insecure_test_setup, load_wtns, CircomPartition, Circuit};
+pub use cs::{convert_r1cs, ConstraintSystem, CsInfo, WitnessPartition};
 pub use engine::{Backend, Engine, Job, Options, Outcome, Srs};
 pub use error::{Error, ErrorKind, Result};
 pub use partition::{density_words, Partition, ScalarForm, Shape};

@@ -11,7 +11,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use cuzk_sys as sys;
 
 use crate::error::{check, invalid, Result};
-use crate::{Engine, Job, Partition, Srs};
+use crate::{ConstraintSystem, Engine, Job, Partition, Srs, WitnessPartition};
 
 /// Jobs of one scope whose buffers the engine may still read.
 #[derive(Default)]
@@ -94,17 +94,46 @@ impl<'scope, 'env> Scope<'scope, 'env> {
             return Err(invalid("key of another engine"));
         }
         let mut raw = p.to_raw()?;
+        self.with_release(|release, user| {
+            raw.release = release;
+            raw.release_user = user;
+            let mut job = 0;
+            check(unsafe { sys::cuzk_submit_partition(self.engine.raw(), srs.raw(), &raw, &mut job) }).map(|()| Job(job))
+        })
+    }
+
+    /// Queues a witness-only partition of `cs` for the key `srs` and returns at once: the
+    /// engine evaluates a, b, c from `cs` and the witness, then proves; the proof is byte for
+    /// byte the one [`Scope::submit`] gives for the same witness, r and s. The slices stay
+    /// borrowed until the scope ends. Errors as [`Scope::submit`], plus
+    /// `ErrorKind::Mismatch` when the counts differ from `cs`'s or `cs` does not fit the key.
+    pub fn submit_witness(&'scope self, srs: &Srs<'_>, cs: &ConstraintSystem<'_>, w: WitnessPartition<'scope>) -> Result<Job> {
+        if !std::ptr::eq(srs.engine(), self.engine) || !std::ptr::eq(cs.engine(), self.engine) {
+            return Err(invalid("key or constraint system of another engine"));
+        }
+        let mut raw = w.to_raw();
+        self.with_release(|release, user| {
+            raw.release = release;
+            raw.release_user = user;
+            let mut job = 0;
+            check(unsafe { sys::cuzk_submit_witness(self.engine.raw(), srs.raw(), cs.raw(), &raw, &mut job) })
+                .map(|()| Job(job))
+        })
+    }
+
+    /// Runs a submit with this scope's release callback and one count of the pending jobs;
+    /// a refused submit is never released by the engine, so its count is given back here.
+    fn with_release<F>(&self, submit: F) -> Result<Job>
+    where
+        F: FnOnce(Option<unsafe extern "C" fn(*mut c_void)>, *mut c_void) -> Result<Job>,
+    {
         self.pending.add(1);
         let token = Arc::into_raw(Arc::clone(&self.pending));
-        raw.release = Some(released);
-        raw.release_user = token as *mut c_void;
-        let mut job = 0;
-        let rc = check(unsafe { sys::cuzk_submit_partition(self.engine.raw(), srs.raw(), &raw, &mut job) });
+        let rc = submit(Some(released), token as *mut c_void);
         if rc.is_err() {
-            // A refused partition is never released by the engine: the token is ours again.
             unsafe { released(token as *mut c_void) };
         }
-        rc.map(|()| Job(job))
+        rc
     }
 
     /// The engine this scope submits to (to poll or cancel from inside the scope).
