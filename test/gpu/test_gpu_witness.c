@@ -29,6 +29,7 @@
 #include "groth16/synth.h"
 #include "support/fieldtest.h"
 #include "support/gputest.h"
+#include "support/testengine.h"
 #include "support/testkey.h"
 #include "support/testutil.h"
 
@@ -106,20 +107,16 @@ static int cs_into(cuzk_engine *e, const circuit *c, uint32_t flags, cuzk_cs **o
     return rc;
 }
 
+/* One device (0); budget 0: the backend's own choice (the option is then left unset). */
 static cuzk_engine *engine_with(int32_t backend, uint64_t budget, int workers, int verify)
 {
-    cuzk_config *cfg;
-    cuzk_engine *e = NULL;
-    assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
-    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_BACKEND, backend), CUZK_OK);
-    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_VERIFY, verify), CUZK_OK);
-    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_WORKERS_PER_DEVICE, workers), CUZK_OK);
-    if (backend == CUZK_BACKEND_CUDA) assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_DEVICE_MASK, 1), CUZK_OK);
-    if (budget) assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_DEVICE_BUDGET_BYTES, (int64_t)budget), CUZK_OK);
-    int rc = cuzk_engine_create(cfg, &e);
-    if (rc) fprintf(stderr, "engine: %s\n", cuzk_last_error());
-    assert_int_equal(rc, CUZK_OK);
-    cuzk_config_free(cfg);
+    const test_opt opts[] = {{CUZK_OPT_BACKEND, backend},
+                             {CUZK_OPT_VERIFY, verify},
+                             {CUZK_OPT_WORKERS_PER_DEVICE, workers},
+                             {CUZK_OPT_DEVICE_MASK, backend == CUZK_BACKEND_CUDA ? 1 : 0},
+                             {CUZK_OPT_DEVICE_BUDGET_BYTES, (int64_t)budget}};
+    cuzk_engine *e = test_engine_opts(opts, budget ? 5 : 4);
+    assert_non_null(e);
     return e;
 }
 
