@@ -294,6 +294,8 @@ int slot_prefetch(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int v
 void slot_report(cuda_slot *s, cuda_dev *d, backend_job *job, uint64_t t_ref);
 
 /* ---- cuda_witness.c: constraint systems and witness-only partitions ---- */
+/* The largest piece of a streamed constraint system (two per slot; cuda_witness.c says why). */
+#define CUDA_CS_PIECE_MAX ((uint64_t)64 << 20)
 int cuda_cs_place_all(void *be, const struct csc *c, uint32_t flags, void **out);
 void cuda_cs_unplace_all(void *be, void *cs_be);
 void cuda_cs_device(void *be, void *cs_be, uint64_t *bytes, uint32_t *resident, uint32_t *streamed);

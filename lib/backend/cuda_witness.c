@@ -26,7 +26,7 @@
  * they cost is room: PoRep (2^27) on a 16 GiB card needs its lean streaming slot (11.02 GiB),
  * the witness (3.88 GiB) and two pieces within the 15.38 GiB the card leaves libcuzk. */
 #define CS_PIECE_MIN ((uint64_t)64 << 10)
-#define CS_PIECE_MAX ((uint64_t)64 << 20)
+#define CS_PIECE_MAX CUDA_CS_PIECE_MAX
 
 static uint64_t cs_piece_bytes(const csc *c)
 {
