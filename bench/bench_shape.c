@@ -33,7 +33,8 @@ int bench_shape_cfg(const char *name, int log_m, int fill, bench_circuit *out)
     synth_cfg_for_shape_log(&out->cfg, out->shape, (unsigned)log_m, (unsigned)out->fill, seed);
     char dir[4096];
     if (bench_cache_dir(dir, sizeof dir)) return 2;
-    snprintf(out->key_path, sizeof out->key_path, "%s/pipeline-%s-2^%d-%d.params", dir, name, log_m, out->fill);
+    snprintf(out->key_path, sizeof out->key_path, "%s/pipeline-%s-2^%d-%d-g%d.params", dir, name, log_m, out->fill,
+             SYNTH_GENERATION); /* a key of another generation's circuit would not verify */
     return 0;
 }
 

@@ -104,6 +104,51 @@ static void synthetic_circuits_match(void **state)
     }
 }
 
+/* `cuzk gen --shape S --log N`'s circuits: non-zeros per constraint in each of A, B, C within
+ * 3 % of what the shape aims at (PoRep: the published 722 M over 130.3 M rows, split as
+ * FORMATS.md says; synth_shape.c), a coefficient table of a few hundred values, a witness that
+ * satisfies every row, and an evaluation equal to the a/b/c partition's. */
+static void shapes_have_filecoin_nonzeros(void **state)
+{
+    (void)state;
+    const struct { const char *shape; unsigned log_m; } cases[] = {
+        {"porep", 16}, {"snap", 16}, {"wpost", 16}, {"winning", 16}, {"porep", 20}, {"wpost", 20}};
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+        const synth_shape *sh = synth_shape_find(cases[t].shape);
+        assert_non_null(sh);
+        uint8_t seed[32];
+        test_rand_bytes(seed, 32);
+        printf("%s 2^%u: gen seed ", sh->name, cases[t].log_m);
+        for (int i = 0; i < 32; i++) printf("%02x", seed[i]);
+        synth_cfg cfg;
+        synth_cfg_for_shape_log(&cfg, sh, cases[t].log_m, 0, seed);
+        cs s;
+        fr_t *in, *aux;
+        assert_int_equal(synth_cs(&cfg, &s, &in, &aux), CUZK_OK);
+        assert_int_equal(cs_check_witness(&s, in, aux), CUZK_OK);
+        csc c;
+        assert_int_equal(csc_from_cs(&s, &c), CUZK_OK);
+        /* per circuit constraint, as the published figure: bellperson's per-input rows (A = the
+         * input) left out, which at 2^16 are up to 3 % of the rows (inputs = n/32) */
+        double rows = (double)c.num_constraints, total = 0, target = 0;
+        printf(", nnz per constraint A/B/C");
+        for (int w = 0; w < 3; w++) {
+            double per = (double)(c.m[w].nnz - (w ? 0 : c.num_inputs)) / rows, want = sh->nnz_x100[w] / 100.0;
+            printf(" %.3f (%.2f)", per, want);
+            assert_true(per > want * 0.97 && per < want * 1.03);
+            total += per;
+            target += want;
+        }
+        printf(", %.3f in all, %u distinct coefficients\n", total, c.n_coeffs);
+        assert_true(total > target * 0.98 && total < target * 1.02);
+        assert_true(c.n_coeffs <= 600); /* ±1, 2, powers of two, ±256 round constants */
+        if (cases[t].log_m <= 16) check_against_partition(&s, &c, in, aux);
+        free(in), free(aux);
+        csc_free(&c);
+        cs_free(&s);
+    }
+}
+
 static char tmp_path[128];
 
 static void write_bytes(const char *path, const uint8_t *b, size_t n)
@@ -212,6 +257,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(random_systems_evaluate_like_partitions),
         cmocka_unit_test(synthetic_circuits_match),
+        cmocka_unit_test(shapes_have_filecoin_nonzeros),
         cmocka_unit_test(file_round_trip_and_corruption),
         cmocka_unit_test(malformed_systems_refused),
     };

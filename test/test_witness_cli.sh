@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The CLI's witness-only path without Node or circom: `cuzk gen` circuits (PoRep- and
-# WindowPoSt-shaped, random seeds printed), `cuzk setup`, then `cuzk prove` through a/b/c,
+# The CLI's witness-only path without Node or circom: `cuzk gen` circuits (PoRep-,
+# WindowPoSt- and, by --log, SnapDeals-shaped, random seeds printed), `cuzk setup`, then `cuzk prove` through a/b/c,
 # through the witness from the .r1cs, and through the compact file from `cuzk cs-convert`:
 # the three proofs are the same bytes for the same --seed, and `cuzk verify` accepts them. A
 # witness of another circuit is refused (CUZK_EINVAL, exit 2), so is a corrupted compact file
@@ -15,12 +15,14 @@ fails=0
 ok() { echo "ok - $*"; }
 nok() { echo "not ok - $*"; fails=$((fails + 1)); }
 hex64() { od -An -tx1 -N32 /dev/urandom | tr -d ' \n'; }
-for shape in porep:700 wpost:3000; do
-  s=${shape%%:*} n=${shape##*:}
+for shape in porep:700 wpost:3000 snap:log12; do
+  s=${shape%%:*} n=${shape##*:} size=(--constraints "${shape##*:}")
+  case $n in log*) size=(--log "${n#log}") ;; esac
   GEN=$(hex64) SEED=$(hex64)
-  echo "# $s $n constraints: gen seed $GEN, r/s seed $SEED"
+  echo "# $s ${size[*]}: gen seed $GEN, r/s seed $SEED"
   w=$work/$s
-  "$cuzk" gen --shape "$s" --constraints "$n" --r1cs "$w.r1cs" --wtns "$w.wtns" --seed "$GEN" >/dev/null &&
+  "$cuzk" gen --shape "$s" "${size[@]}" --r1cs "$w.r1cs" --wtns "$w.wtns" --seed "$GEN" >"$w.gen" &&
+    grep -q "seed $GEN" "$w.gen" &&
     "$cuzk" setup --r1cs "$w.r1cs" --params "$w.params" --vk "$w.vk" --seed "$GEN" >/dev/null 2>&1 ||
     { nok "$s: gen and setup"; continue; }
   "$cuzk" prove --params "$w.params" --r1cs "$w.r1cs" --wtns "$w.wtns" --proof "$w.abc" --seed "$SEED" --backend cpu \

@@ -219,3 +219,15 @@ int cli_write_file(const char *path, const void *buf, size_t len)
     if (bad) return cli_fail(CUZK_EIO, "cannot write %s: %s", path, strerror(errno));
     return CLI_OK;
 }
+
+int cli_wait_proof(cuzk_engine *engine, const char *proof_path, cuzk_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->struct_size = sizeof *res;
+    int rc = cuzk_poll_result(engine, res, -1);
+    if (rc) return cli_fail_lib(rc);
+    if (res->status == CUZK_EVERIFY)
+        return cli_fail(res->status, "the proof just made does not verify against the key's vk (%s)", res->detail);
+    if (res->status != CUZK_OK) return cli_fail(res->status, "proving failed: %s", res->detail);
+    return cli_write_file(proof_path, res->proof, sizeof res->proof);
+}

@@ -51,6 +51,9 @@ int cli_public_from_witness(const char *r1cs_path, const char *wtns_path, cuzk_f
 
 int cli_read_file(const char *path, uint8_t **buf, size_t *len); /* malloc'd; CLI_ERROR reported */
 int cli_write_file(const char *path, const void *buf, size_t len);
+/* Waits for the engine's one submitted job and writes its proof to proof_path; *res holds the
+ * result. CLI_OK, or CLI_ERROR reported (a failed job with its detail). */
+int cli_wait_proof(cuzk_engine *engine, const char *proof_path, cuzk_result *res);
 
 /* Subcommands: argv[0] is the subcommand's name. */
 int cmd_setup(int argc, char **argv);

@@ -85,12 +85,24 @@ int cmd_gen(int argc, char **argv)
     uint64_t pa = popcount(part.a_aux_density, part.num_aux),
              pb = popcount(part.b_aux_density, part.num_aux),
              pi = popcount(part.b_input_density, part.num_inputs);
+    uint64_t nnz[3];
+    const cs_lc_rows *rows[3] = {&sys.a, &sys.b, &sys.c};
+    for (int w = 0; w < 3; w++) nnz[w] = rows[w]->off[sys.num_constraints];
+    double rows_n = (double)sys.num_constraints;
     printf("wrote %s and %s (%s shape): %llu constraints, %llu inputs (ONE included), %llu aux; density "
            "a_aux %.1f %%, b_aux %.1f %%, b_input %llu of %llu; domain 2^%u\n",
            r1cs_path, wtns_path, sh->name, (unsigned long long)sys.num_constraints,
            (unsigned long long)sys.num_inputs, (unsigned long long)sys.num_aux,
            100.0 * (double)pa / (double)sys.num_aux, 100.0 * (double)pb / (double)sys.num_aux,
            (unsigned long long)pi, (unsigned long long)sys.num_inputs, cs_log_domain(&sys));
+    /* the circuit's own constraints, as the published figure (not bellperson's per-input rows) */
+    printf("  non-zeros A/B/C %llu/%llu/%llu: %.2f/%.2f/%.2f per constraint (the shape aims at %.2f/%.2f/%.2f)\n",
+           (unsigned long long)nnz[0], (unsigned long long)nnz[1], (unsigned long long)nnz[2], nnz[0] / rows_n,
+           nnz[1] / rows_n, nnz[2] / rows_n, sh->nnz_x100[0] / 100.0, sh->nnz_x100[1] / 100.0,
+           sh->nnz_x100[2] / 100.0);
+    printf("  seed ");
+    for (int i = 0; i < 32; i++) printf("%02x", seed[i]);
+    printf("\n");
     if (part.release) part.release(part.release_user);
     ret = CLI_OK;
 out:

@@ -72,21 +72,7 @@ int cmd_prove(int argc, char **argv)
     }
     part_ours = 0;
     cuzk_result res;
-    memset(&res, 0, sizeof res);
-    res.struct_size = sizeof res;
-    if ((rc = cuzk_poll_result(engine, &res, -1))) {
-        cli_fail_lib(rc);
-        goto out;
-    }
-    if (res.status == CUZK_EVERIFY) {
-        cli_fail(res.status, "the proof just made does not verify against the key's vk (%s)", res.detail);
-        goto out;
-    }
-    if (res.status != CUZK_OK) {
-        cli_fail(res.status, "proving failed: %s", res.detail);
-        goto out;
-    }
-    if (cli_write_file(proof_path, res.proof, sizeof res.proof)) goto out;
+    if (cli_wait_proof(engine, proof_path, &res)) goto out;
     printf("wrote %s (%llu constraints, %llu public inputs, %s r and s; %.1f ms in the engine)\n",
            proof_path, (unsigned long long)constraints, (unsigned long long)npub,
            seed_hex ? "seeded" : "random", res.total_ns / 1e6);

@@ -60,16 +60,8 @@ int cli_prove_witness(const char *params, const char *cs_path, const char *wtns,
         cli_fail_lib(rc);
         goto out;
     }
-    cuzk_result res = {.struct_size = sizeof res};
-    if ((rc = cuzk_poll_result(engine, &res, -1))) {
-        cli_fail_lib(rc);
-        goto out;
-    }
-    if (res.status != CUZK_OK) {
-        cli_fail(res.status, "proving failed: %s", res.detail);
-        goto out;
-    }
-    if (cli_write_file(proof_path, res.proof, sizeof res.proof)) goto out;
+    cuzk_result res;
+    if (cli_wait_proof(engine, proof_path, &res)) goto out;
     printf("wrote %s (%llu constraints, %llu public inputs, %s r and s; witness only: %.1f ms in the engine)\n",
            proof_path, (unsigned long long)info.num_constraints, (unsigned long long)(info.num_inputs - 1),
            seed_hex ? "seeded" : "random", res.total_ns / 1e6);
@@ -89,14 +81,21 @@ int cmd_cs_convert(int argc, char **argv)
     cli_opt opts[] = {{"r1cs", 1, &in}, {"out", 1, &out}, {NULL, 0, NULL}};
     if (cli_parse("cs-convert", argc, argv, opts)) return CLI_ERROR;
     csc c, back;
+    threadpool *tp = threadpool_create(0); /* the loads' checks and reads: every CPU, as cuzk_cs_load */
+    if (!tp) return cli_fail(CUZK_ENOMEM, "cuzk cs-convert: cannot start threads");
     double t0 = now_s();
-    int rc = csc_load_any(in, NULL, &c);
+    int rc = csc_load_any(in, tp, &c);
     double t1 = now_s();
-    if (rc) return cli_fail_lib(rc);
+    if (rc) {
+        threadpool_destroy(tp);
+        return cli_fail_lib(rc);
+    }
     rc = csc_write(out, &c);
     double t2 = now_s();
-    if (rc == CUZK_OK) rc = csc_read(out, NULL, &back);
+    if (rc == CUZK_OK) rc = csc_read(out, tp, &back);
     double t3 = now_s();
+    unsigned threads = threadpool_size(tp);
+    threadpool_destroy(tp);
     if (rc) {
         csc_free(&c);
         return cli_fail_lib(rc);
@@ -112,8 +111,8 @@ int cmd_cs_convert(int argc, char **argv)
            (unsigned long long)c.num_aux, (unsigned long long)c.m[0].nnz, (unsigned long long)c.m[1].nnz,
            (unsigned long long)c.m[2].nnz, c.n_coeffs);
     printf("  %s: %ld bytes, loaded and compacted in %.3f s\n", in, in_bytes, t1 - t0);
-    printf("  %s: %ld bytes (%llu in memory), written in %.3f s, loaded in %.3f s\n", out, out_bytes,
-           (unsigned long long)csc_bytes(&c), t2 - t1, t3 - t2);
+    printf("  %s: %ld bytes (%llu in memory), written in %.3f s, loaded in %.3f s (%u threads)\n", out, out_bytes,
+           (unsigned long long)csc_bytes(&c), t2 - t1, t3 - t2, threads);
     csc_free(&back);
     csc_free(&c);
     return CLI_OK;

@@ -473,9 +473,8 @@ CUZK_API int cuzk_cs_convert(const char *r1cs_path, const char *out_path);
  * circuit a cuzk_cs holds (what a WitnessCS-style synthesis produces: the assignments, no
  * a/b/c). Like cuzk_partition, borrowed, not copied: the engine reads these buffers until
  * it calls release(release_user) — exactly once, on success, failure or cancel — which it
- * does as soon as it no longer reads them: on CUDA once the device has its copy of the
- * witness, on the CPU once the partition's arithmetic is done; always before the job's
- * result can be polled. */
+ * does as soon as it no longer reads them (on the CPU backend once the partition's
+ * arithmetic is done), always before the job's result can be polled. */
 typedef struct cuzk_witness_partition {
     uint32_t struct_size;            /* sizeof(cuzk_witness_partition) as the host compiled it
                                         (>= CUZK_WITNESS_PARTITION_SIZE_V1)                 */
@@ -497,13 +496,13 @@ typedef struct cuzk_witness_partition {
 
 /* Queues a witness-only partition of cs for the key srs and returns at once, like
  * cuzk_submit_partition (same queueing, priorities, budget, result and release rules). The
- * engine evaluates a, b, c from cs and the witness (on the CPU backend on its arithmetic
- * threads) with the witness's range checks, then proves as for an a/b/c partition: the proof
+ * engine evaluates a, b, c from cs and the witness (on CUDA on the device, on the CPU backend on
+ * its arithmetic threads) with the witness's range checks, then proves as for an a/b/c partition: the proof
  * is byte for byte the one cuzk_submit_partition gives for the same witness, r and s.
  * cs and srs must be of this engine and fit each other and the witness.
  * Thread-safe. *out receives the job handle.
- * Errors: as cuzk_submit_partition, and CUZK_EINVAL (cs NULL, released or another engine's),
- * CUZK_EMISMATCH (the witness's counts differ from cs's, or cs does not fit the key: the
+ * Errors: as cuzk_submit_partition, and CUZK_EINVAL (cs NULL, released or another engine's,
+ * a backend that cannot evaluate), CUZK_EMISMATCH (the witness's counts differ from cs's, or cs does not fit the key: the
  * detail gives both counts). A witness value not below r fails the job (its result,
  * CUZK_EINVAL, names it). */
 CUZK_API int cuzk_submit_witness(cuzk_engine *engine, cuzk_srs *srs, cuzk_cs *cs,

@@ -297,6 +297,27 @@ static uint64_t urgent_key_need(const cuda_backend *b, const cuda_key *k, const 
     return b->urgent_workers && k->urgent ? cuda_slot_need(k, 1, 1, in->piece_bytes) : 0;
 }
 
+/* CUZK_EBUDGET: device d cannot hold even one worker that streams k (need: the bytes it would take). */
+static int budget_error(const cuda_dev *d, const cuda_key *k, const pl_input *in, uint64_t need)
+{
+    if (in->slot_bytes) /* the slots exist: each must grow to stream this key */
+        return err_set(CUZK_EBUDGET,
+                       "CUDA backend: device %d cannot hold a streaming worker for this key (2^%u domain): "
+                       "its %u worker slots of %llu bytes must grow to %llu, which needs %llu bytes; %llu are "
+                       "available (device budget %llu, %llu held by other keys and slots, of which keys in use, "
+                       "pinned or that these slots cannot stream do not give way)",
+                       d->ordinal, k->log_m, in->max_slots, (unsigned long long)in->slot_bytes,
+                       (unsigned long long)(in->ws_lean + in->stream_bufs), (unsigned long long)need,
+                       (unsigned long long)in->avail, (unsigned long long)d->cap,
+                       (unsigned long long)(d->cap - in->avail));
+    return err_set(CUZK_EBUDGET,
+                   "CUDA backend: device %d cannot hold even one streaming worker for this key (2^%u domain): "
+                   "it needs %llu bytes, %llu are available (device budget %llu, %llu held by other keys and "
+                   "slots)",
+                   d->ordinal, k->log_m, (unsigned long long)need, (unsigned long long)in->avail,
+                   (unsigned long long)d->cap, (unsigned long long)(d->cap - in->avail));
+}
+
 /* Places k on device i (bookkeeping under the device's lock, then the uploads). With urgent
  * workers the placement leaves CUDA_URGENT_ROOM free for their first slot where only resident
  * bases give way to it, and for a CUZK_SRS_URGENT key also room for the second slot sized for
@@ -370,22 +391,7 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
     if (rc) {
         uint64_t need = kd->pl.need;
         memset(&kd->pl, 0, sizeof kd->pl);
-        if (in.slot_bytes) /* the slots exist: each must grow to stream this key */
-            return err_set(CUZK_EBUDGET,
-                           "CUDA backend: device %d cannot hold a streaming worker for this key (2^%u domain): "
-                           "its %u worker slots of %llu bytes must grow to %llu, which needs %llu bytes; %llu are "
-                           "available (device budget %llu, %llu held by other keys and slots, of which keys in use, "
-                           "pinned or that these slots cannot stream do not give way)",
-                           d->ordinal, k->log_m, in.max_slots, (unsigned long long)in.slot_bytes,
-                           (unsigned long long)(in.ws_lean + in.stream_bufs), (unsigned long long)need,
-                           (unsigned long long)in.avail, (unsigned long long)d->cap,
-                           (unsigned long long)(d->cap - in.avail));
-        return err_set(CUZK_EBUDGET,
-                       "CUDA backend: device %d cannot hold even one streaming worker for this key (2^%u domain): "
-                       "it needs %llu bytes, %llu are available (device budget %llu, %llu held by other keys and "
-                       "slots)",
-                       d->ordinal, k->log_m, (unsigned long long)need, (unsigned long long)in.avail,
-                       (unsigned long long)d->cap, (unsigned long long)(d->cap - in.avail));
+        return budget_error(d, k, &in, need);
     }
     for (int v = 0; v < PL_N && !rc; v++) rc = place_resident(k, kd, d->ordinal, v);
     if (!rc) cuda_make_copies(d, kd);
@@ -402,10 +408,10 @@ static int key_streams(const cuda_key *k)
     return 0;
 }
 
-/* A pinned key (CUZK_SRS_PIN) must be resident on every device: never streamed. */
-static int check_pinned(const cuda_backend *b, const cuda_key *k, uint32_t i)
+/* A pinned key (CUZK_SRS_PIN) must be resident on every device: never streamed (pl: its
+ * placement on device i). */
+static int check_pinned(const cuda_backend *b, const cuda_key *k, uint32_t i, const pl_result *pl)
 {
-    const pl_result *pl = &k->dev[i].pl;
     if (pl->kind == PL_RESIDENT) return CUZK_OK;
     uint64_t all = 0;
     for (int v = 0; v < PL_N; v++) all += k->n[v] * pl_point_bytes(v);
@@ -418,17 +424,60 @@ static int check_pinned(const cuda_backend *b, const cuda_key *k, uint32_t i)
                    (unsigned long long)b->dev[i].cap);
 }
 
+/* Every device's choice before any device's is applied (placement_plan): a load that one of
+ * them cannot take fails here, with nothing evicted and no host copy page-locked on any device
+ * (evicting on the 80 GB card, then finding that the 24 GB one cannot take the key, cost the
+ * first card's victims their bases for nothing). place_key chooses again on each device, from
+ * what it holds then; what changed meanwhile (an urgent slot grown, a victim's partition
+ * started, a victim's host copy that cannot be page-locked) may still refuse it there, past
+ * the devices already done. *streams: whether the plan streams anything. */
+static int plan_key(cuda_backend *b, cuda_key *k, int *streams)
+{
+    pl_device *pd = calloc(b->ndev, sizeof *pd);
+    cuda_key *owners[PL_MAX_VICTIMS]; /* not needed: nothing is applied from the plan */
+    if (!pd) return err_set(CUZK_ENOMEM, "CUDA backend: out of memory");
+    for (uint32_t i = 0; i < b->ndev; i++) /* as place_key does: a released key's room back first */
+        if (gpu_set_device(b->dev[i].ordinal) == CUZK_OK) urgent_room_settle(&b->dev[i]);
+    pthread_mutex_lock(&b->keys_lock);
+    for (uint32_t i = 0; i < b->ndev; i++) {
+        cuda_dev *d = &b->dev[i];
+        pthread_mutex_lock(&d->lock);
+        fill_pl_input(b, d, k, &pd[i].in);
+        pd[i].base_room = winning_room(b, d);
+        const uint64_t own = urgent_key_need(b, k, &pd[i].in);
+        pd[i].own_room = own > d->urgent_bytes[1] ? own - d->urgent_bytes[1] : 0;
+        /* victims whose host copies are not page-locked yet count: place_key pins them */
+        pd[i].n_victims = cuda_evict_candidates(b, k, i, 0, pd[i].victims, owners);
+        pthread_mutex_unlock(&d->lock);
+    }
+    pthread_mutex_unlock(&b->keys_lock);
+    uint32_t f = 0;
+    int rc = placement_plan(pd, b->ndev, k->pinned, &f);
+    *streams = rc == CUZK_OK && placement_plan_streams(pd, b->ndev);
+    if (rc) {
+        /* out: a placement that is not resident (a pinned key: check_pinned names it), or the
+         * bytes one streaming slot would need */
+        const pl_device *p = &pd[f];
+        rc = k->pinned && !p->out.need ? check_pinned(b, k, f, &p->out) : budget_error(&b->dev[f], k, &p->in, p->out.need);
+    }
+    free(pd);
+    return rc;
+}
+
 static int load_common(cuda_backend *b, cuda_key *k, uint32_t flags)
 {
     key_vectors(k);
     k->pinned = (flags & CUZK_SRS_PIN) != 0;
     k->urgent = (flags & CUZK_SRS_URGENT) != 0;
     k->msm_waves = cuda_msm_waves(b->urgent_workers, k->pinned, msm_waves_from_env());
-    int rc = CUZK_OK;
+    int streams = 0;
+    int rc = plan_key(b, k, &streams);
+    /* its host copy before anything is evicted: a failure to page-lock it takes nothing */
+    if (!rc && streams) rc = cuda_key_pin_host(k, b->dev[0].ordinal);
     for (uint32_t i = 0; i < b->ndev && !rc; i++) {
         k->ndev = i + 1;
         if ((rc = gpu_set_device(b->dev[i].ordinal)) == CUZK_OK) rc = place_key(b, k, i);
-        if (!rc && k->pinned) rc = check_pinned(b, k, i);
+        if (!rc && k->pinned) rc = check_pinned(b, k, i, &k->dev[i].pl);
     }
     if (!rc && key_streams(k)) rc = cuda_key_pin_host(k, b->dev[0].ordinal);
     if (!rc) { /* loaded: a later load may take from it */

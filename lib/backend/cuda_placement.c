@@ -217,3 +217,29 @@ int placement_with_rooms(pl_input *in, uint64_t base_room, uint64_t own_room, in
     }
     return rc;
 }
+
+int placement_plan(pl_device *devs, uint32_t ndev, int must_be_resident, uint32_t *failed)
+{
+    *failed = ndev;
+    for (uint32_t i = 0; i < ndev; i++) {
+        pl_device *d = &devs[i];
+        int rc = placement_with_rooms(&d->in, d->base_room, d->own_room, must_be_resident, d->victims, d->n_victims,
+                                      d->ev, &d->n_ev, &d->out, &d->room);
+        if (rc == CUZK_OK) continue;
+        *failed = i;
+        for (uint32_t j = 0; j < ndev; j++) { /* a later device refuses: evict nowhere */
+            for (uint32_t e = 0; j < i && e < devs[j].n_ev; e++)
+                devs[j].in.avail -= devs[j].victims[devs[j].ev[e].victim].resident[devs[j].ev[e].vector];
+            devs[j].n_ev = 0;
+        }
+        return rc;
+    }
+    return CUZK_OK;
+}
+
+int placement_plan_streams(const pl_device *devs, uint32_t ndev)
+{
+    for (uint32_t i = 0; i < ndev; i++)
+        if (devs[i].out.kind != PL_RESIDENT) return 1;
+    return 0;
+}

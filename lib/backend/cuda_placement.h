@@ -107,6 +107,38 @@ int placement_with_rooms(pl_input *in, uint64_t base_room, uint64_t own_room, in
                          const pl_victim *victims, uint32_t n_victims, pl_eviction *out_ev, uint32_t *n_out,
                          pl_result *out, uint64_t *room);
 
+/* A key loaded on several devices (an engine's device mask): each device's placement and
+ * evictions chosen, from what every device holds now, before any is applied. A load that one
+ * device cannot take (not even one streaming slot there, or a pinned key that cannot be
+ * resident there even after its idle keys give way) fails before anything is evicted on any
+ * device: the 80 GB card's victims of a pinned key that a 24 GB card then refuses keep their
+ * bases. Past the plan (an upload or host registration that fails, or room taken meanwhile by
+ * an urgent partition, a victim's partition or a key loaded at the same time), the devices
+ * placed so far keep what they gave: their victims stay evicted, streaming from their
+ * page-locked host copies (docs/api.md, cuzk_srs_load, "Several GPUs"). */
+typedef struct pl_device {
+    pl_input in;                 /* this device's inputs; on return avail grown by its evictions */
+    uint64_t base_room;          /* placement_with_rooms' rooms on this device                 */
+    uint64_t own_room;
+    pl_victim victims[PL_MAX_VICTIMS];
+    uint32_t n_victims;
+    pl_eviction ev[PL_MAX_VICTIMS * PL_N]; /* out: what this device is to evict               */
+    uint32_t n_ev;
+    pl_result out;               /* out: its placement (as placement_with_rooms leaves it)      */
+    uint64_t room;               /* out: the room asked for                                  */
+} pl_device;
+
+/* placement_with_rooms on each of the ndev devices (must_be_resident on every one: a pinned
+ * key). CUZK_OK: every device places the key, each one's evictions and placement as
+ * placement_with_rooms alone gives them. CUZK_EBUDGET: *failed is the first device that cannot;
+ * n_ev is 0 and in.avail as passed on every device (evict nothing anywhere), that device's
+ * out as placement_with_rooms leaves it (out.need, or the placement that is not resident). */
+int placement_plan(pl_device *devs, uint32_t ndev, int must_be_resident, uint32_t *failed);
+
+/* Whether the plan streams any base on any device (the key's host copy is page-locked
+ * before anything is evicted then: a failure to pin it evicts nothing). */
+int placement_plan_streams(const pl_device *devs, uint32_t ndev);
+
 /* "resident" / "partial" / "streamed" */
 const char *placement_kind_name(int32_t kind);
 

@@ -83,7 +83,11 @@ CUZK_API int cuzk_cs_load(cuzk_engine *e, const char *path, uint32_t flags, cuzk
                        (unsigned)CUZK_CS_STREAM);
     csc *sys = calloc(1, sizeof *sys);
     if (!sys) return err_set(CUZK_ENOMEM, "cuzk_cs_load: out of memory");
-    int rc = csc_load_any(path, NULL, sys);
+    /* the load's reads and checks on threads of their own, as many as the engine's CPU threads
+     * (0: every CPU): the backends' pools belong to proving */
+    threadpool *tp = threadpool_create(e->o.cpu_threads);
+    int rc = tp ? csc_load_any(path, tp, sys) : err_set(CUZK_ENOMEM, "cuzk_cs_load: cannot start threads");
+    threadpool_destroy(tp);
     if (rc == CUZK_OK && (rc = engine_cs_adopt(e, sys, flags, out)) != CUZK_OK) csc_free(sys);
     if (rc != CUZK_OK) free(sys);
     return err_done(rc);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "cuzk/r1cs.h"
+#include "threadpool.h"
 #include "field/field.h"
 #include "groth16/cs.h"
 
@@ -66,6 +67,12 @@ struct cuzk_r1cs {
 /* Writers (CUZK_EIO on failure). The .r1cs gets nPubOut = 0, nPubIn = num_inputs - 1 and
  * an identity label map; values are Montgomery and written canonical. */
 int circom_r1cs_write(const char *path, const cs *sys);
+/* A .r1cs read straight into the compact constraint system (csc.h), with cuzk_r1cs_load's
+ * checks and messages: no 40-byte term per non-zero in between, each coefficient's bytes
+ * looked up as they are (canonical) and only the distinct ones converted. The per-input rows
+ * appended and csc_finalize run on tp. */
+struct csc;
+int circom_r1cs_load_csc(const char *path, threadpool *tp, struct csc *out);
 int circom_wtns_write(const char *path, const fr_t *values, uint64_t count);
 
 #endif

@@ -5,6 +5,7 @@
  */
 #include "groth16/csc.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,12 +40,7 @@ uint64_t csc_bytes(const csc *c)
 
 /* ---- the coefficient table: open addressing over the values, slot = table index + 1 ---- */
 
-typedef struct coef_table {
-    uint32_t *slot;
-    uint64_t cap;                /* power of two, kept at most half full */
-    fr_t *vals;
-    uint64_t n, vcap;
-} coef_table;
+typedef csc_coefs coef_table;
 
 static uint64_t fr_hash(const fr_t *x)
 {
@@ -72,7 +68,7 @@ static int coef_grow(coef_table *t)
 }
 
 /* The table index of x, added if new. */
-static int coef_index(coef_table *t, const fr_t *x, uint32_t *idx)
+int csc_coefs_index(csc_coefs *t, const fr_t *x, uint32_t *idx)
 {
     if (2 * (t->n + 1) > t->cap) {
         int rc = coef_grow(t);
@@ -99,6 +95,13 @@ static int coef_index(coef_table *t, const fr_t *x, uint32_t *idx)
     return CUZK_OK;
 }
 
+void csc_coefs_free(csc_coefs *t)
+{
+    free(t->slot);
+    free(t->vals);
+    memset(t, 0, sizeof *t);
+}
+
 int csc_from_cs(const cs *sys, csc *out)
 {
     int rc = cs_validate(sys);
@@ -115,7 +118,7 @@ int csc_from_cs(const cs *sys, csc *out)
     coef_table t = {0};
     uint32_t one_idx = 0;
     /* ONE first: the per-input rows' coefficient, index 0 in every table */
-    if ((rc = coef_index(&t, &FR_ONE, &one_idx))) goto fail;
+    if ((rc = csc_coefs_index(&t, &FR_ONE, &one_idx))) goto fail;
     const cs_lc_rows *rows[3] = {&sys->a, &sys->b, &sys->c};
     for (int w = 0; w < 3 && !rc; w++) {
         const cs_lc_rows *r = rows[w];
@@ -138,7 +141,7 @@ int csc_from_cs(const cs *sys, csc *out)
             for (uint64_t i = r->off[k]; i < r->off[k + 1]; i++) {
                 if (fr_is_zero(&r->terms[i].coeff)) continue;
                 uint32_t idx;
-                if ((rc = coef_index(&t, &r->terms[i].coeff, &idx))) break;
+                if ((rc = csc_coefs_index(&t, &r->terms[i].coeff, &idx))) break;
                 m->col[f] = (uint32_t)r->terms[i].var;
                 m->coef[f++] = idx;
             }
@@ -169,18 +172,11 @@ fail:
 
 static const char side_name[3] = {'A', 'B', 'C'};
 
-int csc_finalize(csc *c, threadpool *tp)
+/* The first bad entry, named as the caller sees it: run only once the parallel pass has
+ * found that there is one, so the message is the same whatever the thread count. */
+static int csc_first_error(const csc *c)
 {
-    (void)tp;
     uint64_t nvars = c->num_inputs + c->num_aux;
-    if (c->num_inputs == 0) return err_set(CUZK_EFORMAT, "constraint system has no inputs (input 0 must be ONE)");
-    if (nvars > UINT32_MAX || nvars < c->num_inputs)
-        return err_set(CUZK_EFORMAT, "constraint system has %llu inputs + %llu aux, beyond 2^32 variables",
-                       (unsigned long long)c->num_inputs, (unsigned long long)c->num_aux);
-    if (c->abc_len != c->num_constraints + c->num_inputs || c->abc_len < c->num_inputs)
-        return err_set(CUZK_EFORMAT, "constraint system has %llu rows, expected %llu constraints + %llu inputs",
-                       (unsigned long long)c->abc_len, (unsigned long long)c->num_constraints,
-                       (unsigned long long)c->num_inputs);
     for (uint32_t i = 0; i < c->n_coeffs; i++) {
         if (fr_is_zero(&c->coeffs[i]))
             return err_set(CUZK_EFORMAT, "coefficient %u of %u is zero (zero terms are dropped)", i, c->n_coeffs);
@@ -213,6 +209,95 @@ int csc_finalize(csc *c, threadpool *tp)
                                w ? "B and C must be empty" : "A must be that input with coefficient 1");
         }
     }
+    return CUZK_OK;
+}
+
+/* The parallel pass: pieces of FIN_CHUNK non-zeros or rows of one matrix each. A piece
+ * checks its entries without a branch per entry (the first bad one is found afterwards by
+ * csc_first_error) and sets the density bits of A's and B's columns: relaxed atomic ORs,
+ * skipped when the bit is already set (most variables appear several times), so threads
+ * rarely write the same word. */
+#define FIN_CHUNK ((uint64_t)1 << 20)
+
+typedef struct fin_job {
+    csc *c;
+    uint64_t nvars;
+    uint64_t pieces[3][2];       /* per matrix: non-zero pieces, row pieces */
+    _Atomic int bad;
+} fin_job;
+
+/* Bits bound for one bitmap word, gathered while the columns stay in that word (columns of
+ * neighbouring rows are mostly neighbours), then set with one atomic OR where not all set:
+ * a locked OR per non-zero costs more than the rest of the pass. */
+typedef struct bit_acc {
+    uint64_t *map;
+    uint64_t word, mask;
+} bit_acc;
+
+static void bit_flush(bit_acc *a)
+{
+    if (!a->mask) return;
+    _Atomic uint64_t *w = (_Atomic uint64_t *)&a->map[a->word];
+    /* relaxed: the bits are read only after threadpool_parallel_for returns, which orders them */
+    if ((atomic_load_explicit(w, memory_order_relaxed) & a->mask) != a->mask)
+        atomic_fetch_or_explicit(w, a->mask, memory_order_relaxed);
+    a->mask = 0;
+}
+
+static void bit_set(bit_acc *a, uint64_t i)
+{
+    if (i / 64 != a->word) {
+        bit_flush(a);
+        a->word = i / 64;
+    }
+    a->mask |= (uint64_t)1 << (i % 64);
+}
+
+static void fin_piece(void *arg, size_t t)
+{
+    fin_job *j = arg;
+    csc *c = j->c;
+    int w = 0;
+    while (w < 2 && t >= j->pieces[w][0] + j->pieces[w][1]) {
+        t -= j->pieces[w][0] + j->pieces[w][1];
+        w++;
+    }
+    const csc_matrix *m = &c->m[w];
+    int bad = 0;
+    if (t < j->pieces[w][0]) { /* non-zeros */
+        uint64_t b = t * FIN_CHUNK, e = b + FIN_CHUNK < m->nnz ? b + FIN_CHUNK : m->nnz;
+        uint32_t nv = (uint32_t)(j->nvars - 1), nc = c->n_coeffs - 1; /* nvars >= 1; n_coeffs checked >= 1 */
+        for (uint64_t i = b; i < e; i++) bad |= (m->col[i] > nv) | (m->coef[i] > nc);
+        if (!bad && w < 2) {
+            uint64_t ni = c->num_inputs;
+            bit_acc aux = {w ? c->b_aux_density : c->a_aux_density, 0, 0}, in = {c->b_input_density, 0, 0};
+            for (uint64_t i = b; i < e; i++) {
+                uint64_t v = m->col[i];
+                if (v >= ni) bit_set(&aux, v - ni);
+                else if (w == 1) bit_set(&in, v);
+            }
+            bit_flush(&aux);
+            bit_flush(&in);
+        }
+    } else { /* row offsets */
+        uint64_t b = (t - j->pieces[w][0]) * FIN_CHUNK, e = b + FIN_CHUNK < c->abc_len ? b + FIN_CHUNK : c->abc_len;
+        for (uint64_t k = b; k < e; k++) bad |= m->row[k + 1] < m->row[k];
+    }
+    /* relaxed: read after the loop returns */
+    if (bad) atomic_store_explicit(&j->bad, 1, memory_order_relaxed);
+}
+
+int csc_finalize(csc *c, threadpool *tp)
+{
+    uint64_t nvars = c->num_inputs + c->num_aux;
+    if (c->num_inputs == 0) return err_set(CUZK_EFORMAT, "constraint system has no inputs (input 0 must be ONE)");
+    if (nvars > UINT32_MAX || nvars < c->num_inputs)
+        return err_set(CUZK_EFORMAT, "constraint system has %llu inputs + %llu aux, beyond 2^32 variables",
+                       (unsigned long long)c->num_inputs, (unsigned long long)c->num_aux);
+    if (c->abc_len != c->num_constraints + c->num_inputs || c->abc_len < c->num_inputs)
+        return err_set(CUZK_EFORMAT, "constraint system has %llu rows, expected %llu constraints + %llu inputs",
+                       (unsigned long long)c->abc_len, (unsigned long long)c->num_constraints,
+                       (unsigned long long)c->num_inputs);
     uint64_t wa = (c->num_aux + 63) / 64, wi = (c->num_inputs + 63) / 64;
     free(c->a_aux_density);
     free(c->b_input_density);
@@ -222,15 +307,32 @@ int csc_finalize(csc *c, threadpool *tp)
     c->b_aux_density = calloc(wa ? wa : 1, 8);
     if (!c->a_aux_density || !c->b_input_density || !c->b_aux_density)
         return err_set(CUZK_ENOMEM, "cannot allocate the density bitmaps");
-    const csc_matrix *A = &c->m[0], *B = &c->m[1];
-    for (uint64_t i = 0; i < A->nnz; i++) {
-        uint64_t v = A->col[i];
-        if (v >= c->num_inputs) c->a_aux_density[(v - c->num_inputs) / 64] |= (uint64_t)1 << ((v - c->num_inputs) % 64);
+    int bad = c->n_coeffs == 0;
+    for (uint32_t i = 0; i < c->n_coeffs; i++) bad |= fr_is_zero(&c->coeffs[i]);
+    fin_job j = {.c = c, .nvars = nvars};
+    uint64_t pieces = 0;
+    for (int w = 0; w < 3; w++) {
+        const csc_matrix *m = &c->m[w];
+        bad |= m->row[0] != 0 || m->row[c->abc_len] != m->nnz;
+        j.pieces[w][0] = (m->nnz + FIN_CHUNK - 1) / FIN_CHUNK;
+        j.pieces[w][1] = (c->abc_len + FIN_CHUNK - 1) / FIN_CHUNK;
+        pieces += j.pieces[w][0] + j.pieces[w][1];
     }
-    for (uint64_t i = 0; i < B->nnz; i++) {
-        uint64_t v = B->col[i];
-        if (v < c->num_inputs) c->b_input_density[v / 64] |= (uint64_t)1 << (v % 64);
-        else c->b_aux_density[(v - c->num_inputs) / 64] |= (uint64_t)1 << ((v - c->num_inputs) % 64);
+    atomic_init(&j.bad, 0);
+    if (!bad) threadpool_parallel_for(tp, (size_t)pieces, fin_piece, &j);
+    /* the per-input rows: a few hundred, and the offsets are monotonic and end at nnz once
+     * the pass found nothing, so every index below is in range */
+    for (int w = 0; w < 3 && !bad && !atomic_load_explicit(&j.bad, memory_order_relaxed); w++) {
+        const csc_matrix *m = &c->m[w];
+        for (uint64_t i = 0; i < c->num_inputs && !bad; i++) {
+            uint64_t k = c->num_constraints + i, b = m->row[k], n = m->row[k + 1] - b;
+            bad = !(w ? n == 0 : n == 1 && m->col[b] == i && fr_is_one(&c->coeffs[m->coef[b]]));
+        }
+    }
+    if (bad || atomic_load_explicit(&j.bad, memory_order_relaxed)) {
+        int rc = csc_first_error(c);
+        /* n_coeffs == 0 with no non-zero is no error of its own: the input rows need ONE */
+        return rc ? rc : err_set(CUZK_EFORMAT, "the coefficient table is empty (bellperson's input rows need 1)");
     }
     return CUZK_OK;
 }

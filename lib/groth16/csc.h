@@ -44,6 +44,18 @@ typedef struct csc {
     uint64_t *b_aux_density;     /* num_aux bits: aux variables in some B row               */
 } csc;
 
+/* A table of distinct coefficients being built (one form throughout, any form: equality is
+ * all it uses): open addressing over the values, slot = table index + 1. Zero it to start. */
+typedef struct csc_coefs {
+    uint32_t *slot;
+    uint64_t cap;                /* power of two, kept at most half full */
+    fr_t *vals;                  /* the n values, in order of first use */
+    uint64_t n, vcap;
+} csc_coefs;
+/* The table index of x, added if new: CUZK_EINVAL past 2^32 - 2 values, CUZK_ENOMEM. */
+int csc_coefs_index(csc_coefs *t, const fr_t *x, uint32_t *idx);
+void csc_coefs_free(csc_coefs *t);
+
 /* From a constraint system in cs.h's form (the .r1cs reader's): the per-input rows are
  * appended, zero coefficients dropped, equal coefficients share one table entry.
  * CUZK_EINVAL where sys is malformed or has more than 2^32 variables or distinct
@@ -68,7 +80,8 @@ int csc_write(const char *path, const csc *c);
 int csc_read(const char *path, threadpool *tp, csc *out);
 /* 1 if the file at path starts with the compact file's magic (0 also when unreadable). */
 int csc_file_is_compact(const char *path);
-/* .r1cs or compact file, told apart by the magic. */
+/* .r1cs or compact file, told apart by the magic; a .r1cs is read straight into the compact
+ * form (circom_r1cs_load_csc), the checks of both on tp. */
 int csc_load_any(const char *path, threadpool *tp, csc *out);
 
 /* ---- evaluation on the CPU (csc_eval.c) ---- */

@@ -10,6 +10,7 @@
 
 #include "error.h"
 #include "groth16/circom_file.h"
+#include "groth16/csc.h"
 
 enum { SEC_HEADER = 1, SEC_CONSTRAINTS = 2, SEC_WIRE2LABEL = 3, SEC_CUSTOM_LIST = 4,
        SEC_CUSTOM_USES = 5 };
@@ -82,13 +83,36 @@ static uint64_t lc_repeat(uint32_t *w, uint32_t n)
     return UINT64_MAX;
 }
 
+/* A coefficient's 32 bytes as canonical limbs; 0 if not below r. Pass 1 needs no more:
+ * the Montgomery form is made once per term in pass 2 (cs rows) or once per distinct value
+ * (the compact form's table). */
+static int le32_canonical(fr_t *out, const uint8_t *p)
+{
+    for (int i = 0; i < 4; i++) out->l[i] = cfile_u64(p + 8 * i);
+    for (int i = 3; i >= 0; i--)
+        if (out->l[i] != FR_MODULUS[i]) return out->l[i] < FR_MODULUS[i];
+    return 0;
+}
+
+/* Pass 2 into the compact form: its arrays (sized by pass 1) and the table being built,
+ * keyed by the canonical values; last caches the previous lookup (runs of 1s). */
+typedef struct csc_fill {
+    csc *c;
+    csc_coefs t;
+    fr_t last;
+    uint32_t last_idx;
+    int have_last;
+} csc_fill;
+
 /* Pass 1 (counts != NULL): check the section's structure and count each side's terms;
  * a wire repeated within one linear combination (which circom never writes and snarkjs
  * would read as its last term only) is found by sorting the combination's wires in scratch.
- * Pass 2: fill the CSR rows. A zero coefficient is dropped: it contributes nothing, and
- * keeping it would put a variable into a density with a zero query point. */
+ * Pass 2: fill the CSR rows, of sys or (cf != NULL) of the compact form. A zero coefficient
+ * is dropped: it contributes nothing, and keeping it would put a variable into a density
+ * with a zero query point. */
 static int walk_constraints(const cfile_map *m, const cfile_section *s, uint32_t n_constraints,
-                            uint32_t n_wires, uint64_t counts[3], lc_scratch *scratch, cs *sys)
+                            uint32_t n_wires, uint64_t counts[3], lc_scratch *scratch, cs *sys,
+                            csc_fill *cf)
 {
     static const char side[3] = {'A', 'B', 'C'};
     const uint8_t *d = m->data + s->off;
@@ -111,6 +135,7 @@ static int walk_constraints(const cfile_map *m, const cfile_section *s, uint32_t
                                k, side[w], nt, (unsigned long long)nt * TERM_BYTES,
                                (unsigned long long)(s->off + pos), (unsigned long long)(end - pos));
             if (rows[w]->off) rows[w]->off[k] = fill[w];
+            if (cf) cf->c->m[w].row[k] = fill[w];
             if (scratch && nt > scratch->cap) { /* nt * 36 bytes exist in the file */
                 uint32_t *g = realloc(scratch->w, (size_t)nt * sizeof *g);
                 if (!g) return err_set(CUZK_ENOMEM, "cannot allocate %u terms' wires", nt);
@@ -128,7 +153,7 @@ static int walk_constraints(const cfile_map *m, const cfile_section *s, uint32_t
                                    k, side[w], t, (unsigned long long)(s->off + pos), wire, n_wires);
                 if (scratch) scratch->w[t] = wire;
                 fr_t coeff;
-                if (!fr_from_le32(&coeff, p + 4))
+                if (!le32_canonical(&coeff, p + 4))
                     return err_set(CUZK_EFORMAT,
                                    ".r1cs constraint %u: %c term %u (offset %llu) has a coefficient "
                                    ">= r",
@@ -136,7 +161,16 @@ static int walk_constraints(const cfile_map *m, const cfile_section *s, uint32_t
                 if (fr_is_zero(&coeff)) continue;
                 if (rows[w]->terms) {
                     rows[w]->terms[fill[w]].var = wire; /* wire w is variable w (cs.h) */
-                    rows[w]->terms[fill[w]].coeff = coeff;
+                    fr_to_mont(&rows[w]->terms[fill[w]].coeff, &coeff);
+                } else if (cf) {
+                    if (!cf->have_last || !fr_eq(&coeff, &cf->last)) {
+                        int rc = csc_coefs_index(&cf->t, &coeff, &cf->last_idx);
+                        if (rc) return rc;
+                        cf->last = coeff;
+                        cf->have_last = 1;
+                    }
+                    cf->c->m[w].col[fill[w]] = wire;
+                    cf->c->m[w].coef[fill[w]] = cf->last_idx;
                 }
                 fill[w]++;
             }
@@ -169,9 +203,9 @@ static int walk_constraints(const cfile_map *m, const cfile_section *s, uint32_t
     return CUZK_OK;
 }
 
-static int load_mapped(const cfile_map *m, struct cuzk_r1cs *r)
+/* The sections and the header, checked; the counts of sys set, *nc = constraints. */
+static int load_head(const cfile_map *m, struct cuzk_r1cs *r, cfile_section sec[CFILE_MAX_ID + 1], uint32_t *nc)
 {
-    cfile_section sec[CFILE_MAX_ID + 1];
     int rc = cfile_parse(m, "r1cs", 1, "r1cs", sec);
     if (rc) return rc;
     if (!sec[SEC_HEADER].off)
@@ -183,22 +217,30 @@ static int load_mapped(const cfile_map *m, struct cuzk_r1cs *r)
                        "only PLONK supports; Groth16 cannot prove it",
                        sec[SEC_CUSTOM_LIST].off ? SEC_CUSTOM_LIST : SEC_CUSTOM_USES,
                        sec[SEC_CUSTOM_LIST].off ? sec[SEC_CUSTOM_LIST].off : sec[SEC_CUSTOM_USES].off);
-    uint32_t nc = 0;
-    rc = parse_header(m, &sec[SEC_HEADER], r, &nc);
+    rc = parse_header(m, &sec[SEC_HEADER], r, nc);
     if (rc) return rc;
     if (sec[SEC_WIRE2LABEL].off && sec[SEC_WIRE2LABEL].size != (uint64_t)r->n_wires * 8)
         return err_set(CUZK_EFORMAT, ".r1cs wire-to-label section (offset %zu) is %llu bytes, "
                        "expected 8 per wire = %llu",
                        sec[SEC_WIRE2LABEL].off, (unsigned long long)sec[SEC_WIRE2LABEL].size,
                        (unsigned long long)r->n_wires * 8);
-
     cs *sys = &r->sys;
     sys->num_inputs = 1 + (uint64_t)r->n_pub_out + r->n_pub_in;
     sys->num_aux = r->n_wires - sys->num_inputs;
-    sys->num_constraints = nc;
+    sys->num_constraints = *nc;
+    return CUZK_OK;
+}
+
+static int load_mapped(const cfile_map *m, struct cuzk_r1cs *r)
+{
+    cfile_section sec[CFILE_MAX_ID + 1];
+    uint32_t nc = 0;
+    int rc = load_head(m, r, sec, &nc);
+    if (rc) return rc;
+    cs *sys = &r->sys;
     uint64_t counts[3];
     lc_scratch scratch = {NULL, 0};
-    rc = walk_constraints(m, &sec[SEC_CONSTRAINTS], nc, r->n_wires, counts, &scratch, sys);
+    rc = walk_constraints(m, &sec[SEC_CONSTRAINTS], nc, r->n_wires, counts, &scratch, sys, NULL);
     free(scratch.w);
     if (rc) return rc;
     cs_lc_rows *rows[3] = {&sys->a, &sys->b, &sys->c};
@@ -209,7 +251,64 @@ static int load_mapped(const cfile_map *m, struct cuzk_r1cs *r)
             return err_set(CUZK_ENOMEM, "cannot allocate %llu constraints' terms",
                            (unsigned long long)nc);
     }
-    return walk_constraints(m, &sec[SEC_CONSTRAINTS], nc, r->n_wires, NULL, NULL, sys);
+    return walk_constraints(m, &sec[SEC_CONSTRAINTS], nc, r->n_wires, NULL, NULL, sys, NULL);
+}
+
+/* The compact form from a mapped .r1cs: pass 1 as cuzk_r1cs_load's, pass 2 into c's arrays. */
+static int load_mapped_csc(const cfile_map *m, threadpool *tp, csc *c)
+{
+    struct cuzk_r1cs r;
+    memset(&r, 0, sizeof r);
+    cfile_section sec[CFILE_MAX_ID + 1];
+    uint32_t nc = 0;
+    int rc = load_head(m, &r, sec, &nc);
+    if (rc) return rc;
+    uint64_t counts[3];
+    lc_scratch scratch = {NULL, 0};
+    rc = walk_constraints(m, &sec[SEC_CONSTRAINTS], nc, r.n_wires, counts, &scratch, &r.sys, NULL);
+    free(scratch.w);
+    if (rc) return rc;
+    c->num_inputs = r.sys.num_inputs;
+    c->num_aux = r.sys.num_aux;
+    c->num_constraints = nc;
+    c->abc_len = (uint64_t)nc + c->num_inputs;
+    counts[0] += c->num_inputs; /* bellperson's rows: A = input i */
+    for (int w = 0; w < 3; w++) {
+        csc_matrix *x = &c->m[w];
+        x->nnz = counts[w];
+        x->row = malloc((c->abc_len + 1) * sizeof *x->row);
+        x->col = malloc((counts[w] ? counts[w] : 1) * sizeof *x->col);
+        x->coef = malloc((counts[w] ? counts[w] : 1) * sizeof *x->coef);
+        if (!x->row || !x->col || !x->coef)
+            return err_set(CUZK_ENOMEM, "cannot allocate %llu non-zeros of the compact constraint system",
+                           (unsigned long long)counts[w]);
+    }
+    csc_fill cf = {.c = c};
+    fr_t one = {{1, 0, 0, 0}}; /* canonical 1 first: index 0, the per-input rows' coefficient */
+    uint32_t one_idx;
+    rc = csc_coefs_index(&cf.t, &one, &one_idx);
+    if (!rc) rc = walk_constraints(m, &sec[SEC_CONSTRAINTS], nc, r.n_wires, NULL, NULL, &r.sys, &cf);
+    if (rc) {
+        csc_coefs_free(&cf.t);
+        return rc;
+    }
+    for (int w = 0; w < 3; w++) {
+        csc_matrix *x = &c->m[w];
+        uint64_t f = x->row[nc] = w ? x->nnz : x->nnz - c->num_inputs;
+        for (uint64_t i = 0; i < c->num_inputs; i++) {
+            x->row[nc + i] = f;
+            if (w == 0) {
+                x->col[f] = (uint32_t)i;
+                x->coef[f++] = one_idx;
+            }
+        }
+        x->row[c->abc_len] = f;
+    }
+    for (uint64_t i = 0; i < cf.t.n; i++) fr_to_mont(&cf.t.vals[i], &cf.t.vals[i]);
+    free(cf.t.slot);
+    c->coeffs = cf.t.vals;
+    c->n_coeffs = (uint32_t)cf.t.n;
+    return csc_finalize(c, tp);
 }
 
 CUZK_API int cuzk_r1cs_load(const char *path, cuzk_r1cs **out)
@@ -235,6 +334,26 @@ CUZK_API int cuzk_r1cs_load(const char *path, cuzk_r1cs **out)
     }
     *out = r;
     return err_done(CUZK_OK);
+}
+
+int circom_r1cs_load_csc(const char *path, threadpool *tp, csc *out)
+{
+    memset(out, 0, sizeof *out);
+    cfile_map m;
+    int rc = cfile_map_open(path, &m);
+    if (rc == CUZK_OK) {
+        rc = load_mapped_csc(&m, tp, out);
+        cfile_map_close(&m);
+    }
+    if (rc) {
+        if (rc == CUZK_EFORMAT) { /* say which file, as cuzk_r1cs_load does */
+            char detail[400];
+            snprintf(detail, sizeof detail, "%s", err_detail());
+            err_set(rc, "%s: %s", path, detail);
+        }
+        csc_free(out);
+    }
+    return rc;
 }
 
 CUZK_API void cuzk_r1cs_free(cuzk_r1cs *r1cs)

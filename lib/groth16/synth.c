@@ -1,23 +1,39 @@
 /*
- * The synthetic PoRep-shaped circuit (synth.h). One generator walks the constraints in order,
- * computing the witness as it goes, and hands each row to a sink: one sink builds a constraint
- * system, the other evaluates a/b/c and the densities directly (no cs held in memory).
+ * The synthetic Filecoin-shaped circuit (synth.h). One generator walks the constraints in
+ * order, computing the witness as it goes, and hands each row to a sink: one sink builds a
+ * constraint system, the other evaluates a/b/c and the densities directly (no cs held in memory).
  *
- * Constraint kinds (ONE = input 0; every kind but PUB adds one aux variable):
- *   BOOL    b·(b − 1) = 0          A {b}        B {b, −ONE}      C {}          b: a fresh bit
- *   XOR     2a·b' = a + b' − c      A {2a}       B {b'}           C {a, b', −c}  c = a ⊕ b'
- *   NONBIT  (w₋ + k)·(b' + 1) = w   A {w₋, k·ONE} B {b', ONE}     C {w}          w: a field value
- *   SBOX    (w₋ + k)·w₋ = w         A {w₋, k·ONE} B {w₋}          C {w}          (a Poseidon-like
- *                                                                                 round: a field
- *                                                                                 value in B)
- *   PACK    (Σ 2^i·bit_i)·1 = x     A {bits}     B {ONE}          C {x}          x < 2^64
- *   PUB     as PACK, into public input i (the last constraints)
- * b' is always a BOOL bit, a is the previous XOR output (a chain), w₋ the previous NONBIT or
- * SBOX value (no wire appears twice in one linear combination, as in circom's files),
+ * Constraint kinds (ONE = input 0; every kind but PUB adds one aux variable), written as
+ * bellperson's gadgets write them, so the non-zeros per matrix follow real circuits too:
+ *   BOOL    (1 − b)·b = 0           A {ONE, −b}    B {b}       C {}            b: a fresh bit
+ *                                   (bellperson's AllocatedBit::alloc)
+ *   XOR     2a·b' = a + b' − c      A {2a}         B {b'}      C {a, b', −c}   c = a ⊕ b'
+ *   NONBIT  (w₋ + k)·b' = w − w₋ − k                                            w: a field value,
+ *           A {w₋, k·ONE}  B {b'}  C {w, −w₋, −k·ONE}    i.e. w = (w₋ + k)(b' + 1)
+ *   SBOX    (w₋ + k)·w₋ = w         A {w₋, k·ONE}  B {w₋}      C {w}           (a Poseidon-like
+ *                                                                               round: a field
+ *                                                                               value in B)
+ *   ADD     (Σ 2^(t mod 32)·bit_t)·1 = x over 128 bits: four 32-bit words summed as SHA-256's
+ *           UInt32::addmany does (its A side: every operand bit, powers of two); x (< 2^34)
+ *           is one more term of the next NONBIT's or SBOX's A (w₋ + x + k; and −x in a
+ *           NONBIT's C), so it is in A as addmany's result bits are
+ *   PACK    (Σ 2^i·bit_i)·1 = x     A {bits}       B {ONE}     C {x}           x < 2^64, in no A
+ *   PUB     w·1 = input i           A {w}          B {ONE}     C {input i}     bellperson's
+ *           inputize of an earlier field value w (the last constraints; as PACK where the
+ *           circuit has no field value yet)
+ * k is one of ROUND_CONSTANTS fixed constants (a hash's round constants), so the circuit's
+ * distinct coefficients stay few: ±1, 2, the powers of two and ±k (csc.h's table).
+ * b' is always a BOOL bit, a is the previous XOR output (a chain), w₋ the previous NONBIT,
+ * SBOX or ADD value (no wire appears twice in one linear combination, as in circom's files),
  * so: B holds BOOL bits, the SBOX inputs and ONE (b_aux ≈ BOOL + SBOX shares: 25.4 % + 0 for
  * PoRep; b_input = 1 of the inputs); every aux variable except PACK outputs and each chain's
- * last link is in some A (≈ 99.7 %). Shares: BOOL = bool_pm, PACK 0.3 %, SBOX = b_aux_pm -
- * bool_pm, NONBIT = the other non-bits, XOR the rest (bits = BOOL + XOR ≈ bit_share_pm).
+ * last link is in some A (≈ 99.7 %). Shares: BOOL = bool_pm, PACK 0.3 %, ADD = add_pcm (taken
+ * from the non-bits), SBOX = b_aux_pm − bool_pm, NONBIT = the other non-bits, XOR the rest
+ * (bits = BOOL + XOR ≈ bit_share_pm).
+ * Non-zeros per row, PoRep's shares (BOOL 25.4 %, XOR 64.3 %, NONBIT 9.34 %, ADD 0.656 %,
+ * PACK 0.3 %): A 2·.254 + .643 + 2·.0934 + 128·.00656 + 64·.003 = 2.37, B 1.00 (one term in
+ * every row), C 3·.643 + 3·.0934 + .0096 = 2.22: 5.59 per row against the published 5.54
+ * (722 M / 130.3 M), whose split FORMATS.md gives as A 2.4, B 1.0, C 2.2 (synth_shape.c).
  */
 #include "groth16/synth.h"
 
@@ -26,8 +42,10 @@
 
 #include "error.h"
 
-enum { K_BOOL, K_XOR, K_NONBIT, K_PACK, K_SBOX, K_COUNT };
+enum { K_BOOL, K_XOR, K_NONBIT, K_PACK, K_SBOX, K_ADD, K_COUNT };
 #define PACK_BITS 64
+#define ADD_BITS 128       /* four 32-bit operands */
+#define ROUND_CONSTANTS 256
 #define FRAC_ONE 100000 /* kind shares are in 1/100000 */
 
 typedef struct sink sink;
@@ -43,9 +61,12 @@ typedef struct gen {
     fr_t *in, *aux;            /* witness, Montgomery */
     uint8_t *bitv;             /* value of each bit aux (0/1) */
     uint32_t *bits, *bbits;    /* aux indices of all bits, of BOOL bits */
-    uint64_t nbits, nbbits, next_aux;
+    uint32_t *ws;              /* aux indices of the field values (NONBIT, SBOX, ADD) */
+    uint64_t nbits, nbbits, nws, next_aux;
     int64_t last_xor, last_w;  /* aux index, -1 if none yet */
+    int64_t last_add;          /* an ADD output no row has used yet, -1 if none */
     fr_t one, mone, two, pow2[PACK_BITS];
+    fr_t rc[ROUND_CONSTANTS], nrc[ROUND_CONSTANTS]; /* k and −k */
 } gen;
 
 /* ---- randomness: xoshiro256** seeded from the 32-byte seed through splitmix64 ---- */
@@ -98,6 +119,24 @@ static void add_bit(gen *g, uint64_t j, int v, int is_bool)
     if (is_bool) g->bbits[g->nbbits++] = (uint32_t)j;
 }
 
+static void add_w(gen *g, uint64_t j)
+{
+    g->ws[g->nws++] = (uint32_t)j;
+    g->last_w = (int64_t)j;
+}
+
+/* The pending ADD output as one more A term of a NONBIT or SBOX (its sum's consumer), added
+ * to *t; 1 if there was one (its aux index in *j). */
+static int take_add(gen *g, cs_term *a, int *na, fr_t *t, uint64_t *j)
+{
+    if (g->last_add < 0) return 0;
+    *j = (uint64_t)g->last_add;
+    a[(*na)++] = T(g->ni + *j, &g->one);
+    fr_add(t, t, &g->aux[*j]);
+    g->last_add = -1;
+    return 1;
+}
+
 /* Up to 64 distinct random bits packed into one value; *x gets Σ 2^i·bit_i. */
 static int pick_pack(gen *g, cs_term *a, fr_t *x)
 {
@@ -122,15 +161,15 @@ static int pick_pack(gen *g, cs_term *a, fr_t *x)
 
 static int emit(gen *g, sink *s, uint64_t k, int kind)
 {
-    cs_term a[PACK_BITS + 2], b[2], c[3];
+    cs_term a[ADD_BITS + 2], b[2], c[4];
     int na = 0, nb = 0, nc = 0;
     switch (kind) {
     case K_BOOL: {
         uint64_t j = new_aux(g);
         add_bit(g, j, (int)(rnd(g) & 1), 1);
-        a[na++] = T(g->ni + j, &g->one);
+        a[na++] = T(0, &g->one);
+        a[na++] = T(g->ni + j, &g->mone);
         b[nb++] = T(g->ni + j, &g->one);
-        b[nb++] = T(0, &g->mone);
         break;
     }
     case K_XOR: {
@@ -150,34 +189,53 @@ static int emit(gen *g, sink *s, uint64_t k, int kind)
     }
     case K_NONBIT: {
         uint64_t bj = g->bbits[rnd_below(g, g->nbbits)];
-        fr_t kc, t, u;
-        rnd_fr(g, &kc);
-        t = kc;
+        unsigned ki = (unsigned)rnd_below(g, ROUND_CONSTANTS);
+        fr_t t = g->rc[ki], u;
+        uint64_t j = new_aux(g);
+        c[nc++] = T(g->ni + j, &g->one);
         if (g->last_w >= 0) {
             a[na++] = T(g->ni + (uint64_t)g->last_w, &g->one);
+            c[nc++] = T(g->ni + (uint64_t)g->last_w, &g->mone);
             fr_add(&t, &t, &g->aux[g->last_w]);
         }
-        a[na++] = T(0, &kc);
+        uint64_t xj;
+        if (take_add(g, a, &na, &t, &xj)) c[nc++] = T(g->ni + xj, &g->mone);
+        a[na++] = T(0, &g->rc[ki]);
+        c[nc++] = T(0, &g->nrc[ki]);
         b[nb++] = T(g->ni + bj, &g->one);
-        b[nb++] = T(0, &g->one);
         fr_add(&u, &g->aux[bj], &g->one);
-        uint64_t j = new_aux(g);
         fr_mul(&g->aux[j], &t, &u);
-        g->last_w = (int64_t)j;
-        c[nc++] = T(g->ni + j, &g->one);
+        add_w(g, j);
         break;
     }
     case K_SBOX: { /* the first one has a NONBIT before it (gen_run) */
         uint64_t wj = (uint64_t)g->last_w;
-        fr_t kc, t;
-        rnd_fr(g, &kc);
-        fr_add(&t, &kc, &g->aux[wj]);
+        unsigned ki = (unsigned)rnd_below(g, ROUND_CONSTANTS);
+        fr_t t;
+        fr_add(&t, &g->rc[ki], &g->aux[wj]);
         a[na++] = T(g->ni + wj, &g->one);
-        a[na++] = T(0, &kc);
+        uint64_t xj;
+        take_add(g, a, &na, &t, &xj);
+        a[na++] = T(0, &g->rc[ki]);
         b[nb++] = T(g->ni + wj, &g->one);
         uint64_t j = new_aux(g);
         fr_mul(&g->aux[j], &t, &g->aux[wj]);
-        g->last_w = (int64_t)j;
+        add_w(g, j);
+        c[nc++] = T(g->ni + j, &g->one);
+        break;
+    }
+    case K_ADD: { /* ADD_BITS consecutive entries of the bit list: distinct bits */
+        uint64_t w = g->nbits < ADD_BITS ? g->nbits : ADD_BITS, s0 = rnd_below(g, g->nbits), v = 0;
+        for (uint64_t t = 0; t < w; t++) {
+            uint32_t bj = g->bits[(s0 + t) % g->nbits];
+            a[na++] = T(g->ni + bj, &g->pow2[t % 32]);
+            v += (uint64_t)g->bitv[bj] << (t % 32);
+        }
+        uint64_t j = new_aux(g);
+        fr_from_u64(&g->aux[j], v);
+        g->ws[g->nws++] = (uint32_t)j;
+        g->last_add = (int64_t)j;
+        b[nb++] = T(0, &g->one);
         c[nc++] = T(g->ni + j, &g->one);
         break;
     }
@@ -190,7 +248,13 @@ static int emit(gen *g, sink *s, uint64_t k, int kind)
     }
     default: { /* public input number kind - K_COUNT + 1 */
         uint64_t i = (uint64_t)(kind - K_COUNT) + 1;
-        na = pick_pack(g, a, &g->in[i]);
+        if (g->nws) { /* bellperson's inputize: an earlier field value, times ONE */
+            uint64_t wj = g->ws[rnd_below(g, g->nws)];
+            a[na++] = T(g->ni + wj, &g->one);
+            g->in[i] = g->aux[wj];
+        } else {
+            na = pick_pack(g, a, &g->in[i]);
+        }
         b[nb++] = T(0, &g->one);
         c[nc++] = T(i, &g->one);
         break;
@@ -212,8 +276,11 @@ static void kind_shares(const synth_cfg *cfg, int64_t share[K_COUNT])
     share[K_BOOL] = (int64_t)bool_pm(cfg) * unit;
     share[K_PACK] = 300;
     share[K_SBOX] = ((int64_t)b_aux_pm(cfg) - (int64_t)bool_pm(cfg)) * unit;
-    share[K_NONBIT] = nonbits - share[K_SBOX];
-    share[K_XOR] = FRAC_ONE - share[K_BOOL] - share[K_PACK] - share[K_NONBIT] - share[K_SBOX];
+    /* ADD rows are non-bits too: taken from the NONBIT rows, as many as there are */
+    int64_t room = nonbits - share[K_SBOX];
+    share[K_ADD] = (int64_t)cfg->add_pcm < room ? (int64_t)cfg->add_pcm : (room > 0 ? room : 0);
+    share[K_NONBIT] = nonbits - share[K_SBOX] - share[K_ADD];
+    share[K_XOR] = FRAC_ONE - share[K_BOOL] - share[K_PACK] - share[K_NONBIT] - share[K_SBOX] - share[K_ADD];
 }
 
 static int cfg_counts(const synth_cfg *cfg, uint64_t *pub)
@@ -244,6 +311,7 @@ static void gen_free(gen *g)
     free(g->bitv);
     free(g->bits);
     free(g->bbits);
+    free(g->ws);
 }
 
 /* Sets up g (allocating in/aux unless the caller did) and runs every row through s. */
@@ -266,14 +334,19 @@ static int gen_run(gen *g, const synth_cfg *cfg, sink *s)
     fr_neg(&g->mone, &FR_ONE);
     fr_add(&g->two, &FR_ONE, &FR_ONE);
     for (int i = 0; i < PACK_BITS; i++) fr_from_u64(&g->pow2[i], (uint64_t)1 << i);
+    for (int i = 0; i < ROUND_CONSTANTS; i++) {
+        rnd_fr(g, &g->rc[i]);
+        fr_neg(&g->nrc[i], &g->rc[i]);
+    }
     g->bitv = calloc(g->na, 1);
     g->bits = malloc(g->na * sizeof(uint32_t));
     g->bbits = malloc(g->na * sizeof(uint32_t));
-    if (!g->bitv || !g->bits || !g->bbits)
+    g->ws = malloc(g->na * sizeof(uint32_t));
+    if (!g->bitv || !g->bits || !g->bbits || !g->ws)
         return err_set(CUZK_ENOMEM, "synth: cannot allocate %llu aux variables",
                        (unsigned long long)g->na);
     g->in[0] = FR_ONE;
-    g->last_xor = g->last_w = -1;
+    g->last_xor = g->last_w = g->last_add = -1;
 
     int64_t share[K_COUNT]; /* cfg_counts checked they are all >= 0 */
     kind_shares(cfg, share);
@@ -308,6 +381,7 @@ void synth_cfg_default(synth_cfg *cfg, uint64_t n, const uint8_t seed[32])
     cfg->constraints = n;
     cfg->num_public = SYNTH_PUBLIC_DEFAULT;
     cfg->bit_share_pm = 900;
+    cfg->add_pcm = SYNTH_ADD_POREP;
     if (seed) memcpy(cfg->seed, seed, 32);
 }
 

@@ -1,7 +1,8 @@
 /*
  * A synthetic circuit shaped like one Filecoin partition (FORMATS.md): by default PoRep's —
  * mostly boolean aux variables from bit decompositions and XOR chains, a_aux density ~99.7 %,
- * b_aux ~25.4 %, only ONE among the inputs in B, a few hundred public inputs; the shape table
+ * b_aux ~25.4 %, only ONE among the inputs in B, a few hundred public inputs, ≈ 5.5 non-zeros
+ * per constraint over A, B, C as PoRep's published 722 M for 130.3 M; the shape table
  * (synth_shape_find) gives SnapDeals', WindowPoSt's and WinningPoSt's proportions too.
  * Deterministic from a seed. Used by `cuzk gen`, the benches, the demo and the tests.
  */
@@ -25,9 +26,19 @@ typedef struct synth_cfg {
                               0 = bool_pm (only bits in B, as PoRep). Needs
                               bool_pm <= b_aux_pm <= bool_pm + non-bits and
                               bool_pm + 3 + non-bits <= 1000 (non-bits = 1000 - bit_share_pm) */
+    uint32_t add_pcm;      /* per 100,000 rows: SHA-256 additions (128 bit terms in A), taken
+                              from the non-bits that are not SBOX; SYNTH_ADD_POREP by default,
+                              what brings A to PoRep's 2.37 non-zeros per row (synth.c) */
 } synth_cfg;
 
+#define SYNTH_ADD_POREP 656
+
 #define SYNTH_PUBLIC_DEFAULT UINT32_MAX
+
+/* Bumped whenever the same cfg makes a different circuit, so that keys cached for a circuit
+ * (the benches' key cache) name the generator they were made for: 2 = issue 27's rows
+ * (bellperson's booleanity, SHA-256 additions, round constants). */
+#define SYNTH_GENERATION 2
 
 /* constraints = n, default public count, 90 % bits (FORMATS.md's benchmark default). */
 void synth_cfg_default(synth_cfg *cfg, uint64_t n, const uint8_t seed[32]);
@@ -47,6 +58,9 @@ typedef struct synth_shape {
     uint32_t num_public;    /* public inputs besides ONE at full size */
     uint32_t fill_pct;      /* (constraints + inputs) / domain at full size, rounded */
     uint32_t bit_share_pm, bool_pm, b_aux_pm; /* as in synth_cfg */
+    uint32_t add_pcm;       /* as in synth_cfg */
+    uint32_t nnz_x100[3];   /* non-zeros per constraint in A, B, C (x 100) the circuit aims at:
+                               published (PoRep) or this generator's model (synth_shape.c) */
     uint32_t partitions;    /* per proof (PoRep, SnapDeals) or per request (PoSt) */
     int urgent;             /* 1: latency-critical (proven as the daemons' CRITICAL/HIGH work) */
 } synth_shape;

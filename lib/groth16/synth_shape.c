@@ -16,16 +16,40 @@
  *   winning  the same circuit family for 1 sector x 66 challenges (67 public inputs); the
  *            constraint count, 400,000 in 2^19, is derived from its key (~184 MiB .params)
  *            with the same densities: 96 B x 2^19 + 96 B x 2n + 288 B x 0.56 n = 184 MiB.
+ * Non-zeros per constraint (nnz_x100, A/B/C; synth.c's kinds say what each row holds):
+ *   porep    published: 722 M over A, B, C for 130.3 M constraints = 5.54 per row; FORMATS.md
+ *            splits it A 2.4, B 1.0, C 2.2 (rounded: 5.6), scaled to 5.54: A 2.37, B 0.99,
+ *            C 2.18. Why this split, from bellperson's SHA-256 gadgets, which PoRep's ~90 %
+ *            bits come from: every bit is allocated with (1 − b)·b = 0 (A 2, B 1, C 0); XOR,
+ *            AND, ch and maj rows have one bit in A and B and up to three terms in C; the rows
+ *            that carry many terms are SHA-256's 32-bit additions (UInt32::addmany: every
+ *            operand bit, with its power of two, in A; ONE in B), ≈ 0.65 % of the rows (≈ 176
+ *            additions in a compression's ≈ 27 k constraints) with ≈ 128 terms each: +0.83 in
+ *            A. B has one term in nearly every row (a bit, ONE or a field value), hence 1.0.
+ *            The generator gives A 2.37, B 1.00, C 2.22 (5.59, +0.9 %) with add_pcm 656.
+ *   snap     not published: assumed PoRep's rows (SHA-256 TreeD openings dominate), so PoRep's
+ *            5.54 per row.
+ *   wpost    not published: Poseidon Merkle openings, 99 % field values. Assumed rows: the
+ *            S-box rows (x + k)·x = y (A 2, B 1, C 1) and the non-bit rows as in PoRep
+ *            (A 2, B 1, C 3), no additions: A 2.18, B 1.00, C 1.87 = 5.05 per row. Neptune
+ *            may keep the MDS mix as a linear combination in A and B (up to the width, 9 or
+ *            12 terms), which would make real WindowPoSt rows wider: an assumption to check
+ *            against an extracted circuit.
+ *   winning  wpost's rows.
  */
 #include <string.h>
 
 #include "groth16/synth.h"
 
 static const synth_shape shapes[] = {
-    {"porep", "PoRep 32 GiB (C2), one of 10 partitions", 27, 130278869, 327, 97, 900, 254, 254, 10, 0},
-    {"snap", "SnapDeals 32 GiB, one of 16 partitions", 27, 81000000, 5, 60, 900, 254, 254, 16, 0},
-    {"wpost", "WindowPoSt 32 GiB, one partition (2349 sectors)", 27, 125000000, 25839, 93, 10, 5, 560, 1, 1},
-    {"winning", "WinningPoSt 32 GiB (1 sector, 66 challenges)", 19, 400000, 67, 76, 10, 5, 560, 1, 1},
+    {"porep", "PoRep 32 GiB (C2), one of 10 partitions", 27, 130278869, 327, 97, 900, 254, 254,
+     SYNTH_ADD_POREP, {237, 99, 218}, 10, 0},
+    {"snap", "SnapDeals 32 GiB, one of 16 partitions", 27, 81000000, 5, 60, 900, 254, 254,
+     SYNTH_ADD_POREP, {237, 99, 218}, 16, 0},
+    {"wpost", "WindowPoSt 32 GiB, one partition (2349 sectors)", 27, 125000000, 25839, 93, 10, 5, 560,
+     0, {218, 100, 187}, 1, 1},
+    {"winning", "WinningPoSt 32 GiB (1 sector, 66 challenges)", 19, 400000, 67, 76, 10, 5, 560,
+     0, {218, 100, 187}, 1, 1},
 };
 
 const synth_shape *synth_shape_find(const char *name)
@@ -46,6 +70,7 @@ void synth_cfg_for_shape(synth_cfg *cfg, const synth_shape *sh, uint64_t n, cons
     cfg->bit_share_pm = sh->bit_share_pm;
     cfg->bool_pm = sh->bool_pm;
     cfg->b_aux_pm = sh->b_aux_pm;
+    cfg->add_pcm = sh->add_pcm;
 }
 
 void synth_cfg_for_shape_log(synth_cfg *cfg, const synth_shape *sh, unsigned log_m, unsigned fill_pct,

@@ -6,7 +6,9 @@
  * CUZK_EBUDGET naming the bytes, and the same engine still proves a smaller key.
  * Synthetic keys (bases made on the device, the same points in every placement) at 2^16,
  * 2^20 and 2^22; a real key at 2^12 streamed, with every proof verified; a pinned key that
- * fits only where an idle key gives way some of its resident bases (issue 17: eviction).
+ * fits only where an idle key gives way some of its resident bases (issue 17: eviction); on
+ * two GPUs (issue 29, skipped with one), a load the second GPU refuses evicting nothing on the
+ * first, and one failing past the plan leaving its victims evicted on both.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,7 +89,7 @@ static void make_part_b(rand_part *rp, unsigned log_m, unsigned b_pct)
 
 static void make_part(rand_part *rp, unsigned log_m) { make_part_b(rp, log_m, 25); }
 
-static cuzk_engine *engine_with_urgent(uint64_t budget, int workers, int verify, int urgent_priority)
+static cuzk_engine *engine_on(uint64_t mask, uint64_t budget, int workers, int verify, int urgent_priority)
 {
     cuzk_config *cfg;
     cuzk_engine *e = NULL;
@@ -96,13 +98,18 @@ static cuzk_engine *engine_with_urgent(uint64_t budget, int workers, int verify,
     assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_BACKEND, CUZK_BACKEND_CUDA), CUZK_OK);
     assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_VERIFY, verify), CUZK_OK);
     assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_WORKERS_PER_DEVICE, workers), CUZK_OK);
-    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_DEVICE_MASK, 1), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_DEVICE_MASK, (int64_t)mask), CUZK_OK);
     if (budget) assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_DEVICE_BUDGET_BYTES, (int64_t)budget), CUZK_OK);
     int rc = cuzk_engine_create(cfg, &e);
     if (rc) fprintf(stderr, "engine: %s\n", cuzk_last_error());
     assert_int_equal(rc, CUZK_OK);
     cuzk_config_free(cfg);
     return e;
+}
+
+static cuzk_engine *engine_with_urgent(uint64_t budget, int workers, int verify, int urgent_priority)
+{
+    return engine_on(1, budget, workers, verify, urgent_priority);
 }
 
 static cuzk_engine *engine_with(uint64_t budget, int workers, int verify)
@@ -325,7 +332,7 @@ static uint64_t evict_setup(test_key *big, test_key *small)
     assert_int_equal(pb.kind, CUZK_PLACEMENT_RESIDENT);
     assert_int_equal(ps.kind, CUZK_PLACEMENT_RESIDENT);
     assert_true(pb.slot_bytes == ps.slot_bytes); /* the small key grew nothing */
-    assert_true(pb.vector_bytes[0] > ps.resident_bytes); /* the big key's H alone makes room */
+    assert_true(pb.vector_bytes[0] > ps.resident_bytes / 2); /* the big key's H alone makes room */
     cuzk_srs_release(ss);
     cuzk_srs_release(sb);
     cuzk_engine_destroy(e);
@@ -541,6 +548,168 @@ static void test_urgent_key_room(void **state)
     gpu_host_free(rp.block);
 }
 
+/* ---- two GPUs (issue 29) ---- */
+
+/* Where synthetic key `shape` lands on device 0 of a one-GPU engine with this budget (0: the
+ * whole device); pinned: CUZK_SRS_PIN. The load's status, *pl its placement. */
+static int probe_one(const groth16_params *shape, uint64_t budget, uint32_t flags, cuzk_placement *pl, char *msg,
+                     size_t msg_len)
+{
+    cuzk_engine *e = engine_with(budget, 2, 0);
+    cuzk_srs *srs;
+    int rc = engine_srs_load_synthetic(e, shape, flags, &srs);
+    if (msg) snprintf(msg, msg_len, "%s", rc ? cuzk_last_error() : "");
+    if (!rc) {
+        *pl = (cuzk_placement){.struct_size = sizeof *pl};
+        assert_int_equal(cuzk_srs_placement(srs, 0, pl), CUZK_OK);
+        cuzk_srs_release(srs);
+    }
+    cuzk_engine_destroy(e);
+    return rc;
+}
+
+static cuzk_placement placement_of(cuzk_srs *srs, uint32_t dev)
+{
+    cuzk_placement pl = {.struct_size = sizeof pl};
+    assert_int_equal(cuzk_srs_placement(srs, dev, &pl), CUZK_OK);
+    return pl;
+}
+
+/* Two GPUs' keys: a big 2^21 one and a small 2^19 one, where each lands alone on one GPU
+ * (pb, ps), and the budget where the small one, pinned, is resident beside the big one only
+ * once the big one's H gives way. 0: one GPU, nothing to test (skip). */
+static int two_device_keys(rand_part *big, rand_part *small, cuzk_placement *pb, cuzk_placement *ps, uint64_t *budget)
+{
+    if (gpu_device_count() < 2) {
+        printf("one GPU: nothing to test across devices\n");
+        return 0;
+    }
+    make_part(big, 21);
+    make_part(small, 19);
+    assert_int_equal(probe_one(&big->shape, 0, 0, pb, NULL, 0), CUZK_OK);
+    assert_int_equal(probe_one(&small->shape, 0, CUZK_SRS_PIN, ps, NULL, 0), CUZK_OK);
+    assert_true(pb->vector_bytes[0] > ps->resident_bytes / 2); /* the big key's H alone makes room */
+    *budget = pb->resident_bytes + (uint64_t)pb->slots * pb->slot_bytes + ps->resident_bytes / 2;
+    return 1;
+}
+
+/* Two GPUs of different sizes (the second one's memory mostly held by this test before the
+ * engine starts: what the engine may use there is just what a big 2^21 key's one streaming
+ * worker needs plus half of what a small 2^19 key takes resident). The big key: resident on
+ * the first GPU, streamed on the second. A pinned small key: the first GPU could hold it
+ * resident once the big key's H gives way, the second cannot at all, so the load fails with
+ * CUZK_EBUDGET naming the second GPU and the big key keeps every base on the first (before
+ * issue 29 its H was evicted there for a load that then failed). Its partitions still prove
+ * on both GPUs with the bytes they gave before. */
+static void test_two_devices_plan_first(void **state)
+{
+    (void)state;
+    rand_part big, small;
+    cuzk_placement pb, ps;
+    uint64_t budget;
+    char msg[512];
+    if (!two_device_keys(&big, &small, &pb, &ps, &budget)) skip();
+    assert_int_equal(probe_one(&big.shape, (uint64_t)1 << 20, 0, &pb, msg, sizeof msg), CUZK_EBUDGET);
+    const unsigned long long need = strtoull(strstr(msg, "needs ") + 6, NULL, 10);
+    /* the second GPU made small: what the engine finds free there (less its 640 MiB margin) */
+    size_t fr = 0, total = 0;
+    void *hold = NULL;
+    const uint64_t want_free = need + ps.resident_bytes / 2 + ((uint64_t)640 << 20);
+    assert_int_equal(gpu_set_device(1), 0);
+    assert_int_equal(gpu_mem_info(&fr, &total), 0);
+    assert_true(fr > want_free);
+    assert_int_equal(gpu_malloc(&hold, fr - want_free), 0);
+    assert_int_equal(gpu_set_device(0), 0);
+
+    enum { N = 4 };
+    fr_t r[N], s[N];
+    ft_rand_fr(&r[0]), ft_rand_fr(&s[0]);
+    for (int i = 1; i < N; i++) r[i] = r[0], s[i] = s[0]; /* one r, s: equal proofs on either GPU */
+    uint8_t before[N][192], after[N][192];
+    cuzk_engine *e = engine_on(3, budget, 2, 0, 0);
+    cuzk_srs *sb, *ss;
+    assert_int_equal(engine_srs_load_synthetic(e, &big.shape, 0, &sb), CUZK_OK);
+    cuzk_placement b0 = placement_of(sb, 0), b1 = placement_of(sb, 1);
+    printf("big key: device 0 %s (budget %llu), device 1 %s (budget %llu)\n",
+           b0.kind == CUZK_PLACEMENT_RESIDENT ? "resident" : "not resident", (unsigned long long)b0.device_budget_bytes,
+           b1.kind == CUZK_PLACEMENT_STREAMED ? "streamed" : b1.kind == CUZK_PLACEMENT_PARTIAL ? "partial" : "resident",
+           (unsigned long long)b1.device_budget_bytes);
+    assert_int_equal(b0.kind, CUZK_PLACEMENT_RESIDENT);
+    assert_true(b1.kind != CUZK_PLACEMENT_RESIDENT);
+    prove_n(e, sb, &big.p, r, s, N, before);
+    const int rc = engine_srs_load_synthetic(e, &small.shape, CUZK_SRS_PIN, &ss);
+    snprintf(msg, sizeof msg, "%s", rc ? cuzk_last_error() : "");
+    printf("pinned small key: %s: %s\n", cuzk_strerror(rc), msg);
+    assert_int_equal(rc, CUZK_EBUDGET);
+    assert_non_null(strstr(msg, "device 1"));
+    b0 = placement_of(sb, 0);
+    assert_int_equal(b0.kind, CUZK_PLACEMENT_RESIDENT); /* nothing evicted on device 0 */
+    assert_int_equal(b0.vector_resident_bytes[0], b0.vector_bytes[0]);
+    prove_n(e, sb, &big.p, r, s, N, after);
+    for (int i = 0; i < N; i++) assert_memory_equal(after[i], before[0], 192), assert_memory_equal(before[i], before[0], 192);
+    cuzk_srs_release(sb);
+    cuzk_engine_destroy(e);
+    gpu_free(hold);
+    gpu_mem_trim();
+    gpu_host_free(big.block);
+    gpu_host_free(small.block);
+}
+
+/* A load that fails past the plan (the first upload of its bases on the second GPU fails:
+ * FAULT_CUDA_ALLOC), on two GPUs of one size: the pinned small key took the big key's H on
+ * both GPUs before the upload failed, and those stay evicted (docs/api.md, "Several GPUs"):
+ * the big key is partial on both, still proving the same bytes (streaming H from its host
+ * copy), and a second load of the small key succeeds evicting nothing more and restoring
+ * nothing. */
+static void test_two_devices_failed_upload(void **state)
+{
+    (void)state;
+    rand_part big, small;
+    cuzk_placement pb, ps;
+    uint64_t budget;
+    if (!two_device_keys(&big, &small, &pb, &ps, &budget)) skip();
+    uint32_t uploads = 0; /* the small key's non-empty vectors: one upload each per GPU */
+    for (int v = 0; v < 5; v++) uploads += ps.vector_resident_bytes[v] != 0;
+    enum { N = 4 };
+    fr_t r[N], s[N];
+    ft_rand_fr(&r[0]), ft_rand_fr(&s[0]);
+    for (int i = 1; i < N; i++) r[i] = r[0], s[i] = s[0];
+    uint8_t before[N][192], after[N][192];
+    cuzk_engine *e = engine_on(3, budget, 2, 0, 0);
+    cuzk_srs *sb, *ss;
+    assert_int_equal(engine_srs_load_synthetic(e, &big.shape, 0, &sb), CUZK_OK);
+    for (uint32_t d = 0; d < 2; d++) assert_int_equal(placement_of(sb, d).kind, CUZK_PLACEMENT_RESIDENT);
+    prove_n(e, sb, &big.p, r, s, N, before);
+    fault_arm(FAULT_CUDA_ALLOC, uploads + 1, 1); /* device 0's uploads pass, device 1's first fails */
+    const int rc = engine_srs_load_synthetic(e, &small.shape, CUZK_SRS_PIN, &ss);
+    const uint64_t hits = fault_hits(FAULT_CUDA_ALLOC);
+    fault_disarm_all();
+    printf("pinned small key, an upload on device 1 failing: %s: %s\n", cuzk_strerror(rc), rc ? cuzk_last_error() : "");
+    assert_int_equal(hits, 1);
+    assert_int_equal(rc, CUZK_EDEVICE);
+    for (uint32_t d = 0; d < 2; d++) {
+        cuzk_placement p = placement_of(sb, d);
+        assert_int_equal(p.kind, CUZK_PLACEMENT_PARTIAL);  /* stays evicted: H */
+        assert_int_equal(p.vector_resident_bytes[0], 0);
+        assert_int_equal(p.vector_resident_bytes[1], p.vector_bytes[1]);
+        assert_true(p.pinned_host_bytes > 0);
+    }
+    prove_n(e, sb, &big.p, r, s, N, after);
+    for (int i = 0; i < N; i++) assert_memory_equal(after[i], before[i], 192);
+    assert_int_equal(engine_srs_load_synthetic(e, &small.shape, CUZK_SRS_PIN, &ss), CUZK_OK);
+    for (uint32_t d = 0; d < 2; d++) {
+        cuzk_placement p = placement_of(sb, d);
+        assert_int_equal(p.kind, CUZK_PLACEMENT_PARTIAL); /* not restored, nothing more taken */
+        assert_int_equal(p.vector_resident_bytes[1], p.vector_bytes[1]);
+        assert_int_equal(placement_of(ss, d).kind, CUZK_PLACEMENT_RESIDENT);
+    }
+    cuzk_srs_release(ss);
+    cuzk_srs_release(sb);
+    cuzk_engine_destroy(e);
+    gpu_host_free(big.block);
+    gpu_host_free(small.block);
+}
+
 int main(void)
 {
     if (gpu_test_begin()) return 77;
@@ -552,6 +721,8 @@ int main(void)
         cmocka_unit_test(test_pinned_evicts_idle_key),
         cmocka_unit_test(test_key_in_use_not_evicted),
         cmocka_unit_test(test_urgent_key_room),
+        cmocka_unit_test(test_two_devices_plan_first),
+        cmocka_unit_test(test_two_devices_failed_upload),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
