@@ -23,7 +23,8 @@
                        "         [--events out.jsonl] [--fill PCT] [--pageable] [--synthetic-key] [--warmup K]\n" \
                        "         [--device-memory GIB] [--witness [--cs-stream]] [--distinct]"
 #define PIPELINE_WHAT "a backlog of partitions through the engine: busy %, gaps, stage medians, a Chrome trace, an " \
-                      "SVG timeline, the events as JSON Lines (for cuzk trace)"
+                      "SVG timeline, the events as JSON Lines (for cuzk trace); the host memory per partition in " \
+                      "flight, and with --distinct (each partition in its own buffers) the RSS before and the peak"
 
 /* What the trace does not say: the results' device time, the measured partitions' wall time
  * and the host memory they took. */
