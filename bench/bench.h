@@ -52,9 +52,20 @@ int bench_shape_cfg(const char *name, int log_m, int fill, bench_circuit *out);
 int bench_shape_key(const bench_circuit *c, threadpool *tp, double *setup_s);
 
 /* bench_part.c: partitions and keys for the engine benches. */
+/* The host buffers of one partition as the benches lay them out, each 64-byte aligned in one
+ * block: a, b, c (abc_len scalars each), inputs, aux, the densities (b_input, a_aux, b_aux
+ * bitmaps). Witness-only (cuzk_submit_witness): inputs and aux alone, a, b, c and the
+ * densities being the engine's and the constraint system's. */
+enum { BP_A, BP_B, BP_C, BP_INPUTS, BP_AUX, BP_DENS, BP_N };
+/* sz[BP_*] = each array's bytes; returns the block's bytes (what bench_place_partition
+ * allocates: the host memory one partition in flight keeps). */
+uint64_t bench_part_layout(uint64_t num_inputs, uint64_t abc_len, uint64_t num_aux, int witness_only,
+                           uint64_t sz[BP_N]);
 typedef struct bench_part {
     void *block;                 /* one block holding every buffer of p */
     int pageable;                /* malloc'd (else cuzk_host_alloc of the engine) */
+    uint64_t bytes;              /* the block's size (bench_part_layout) */
+    uint64_t sizes[BP_N];        /* its arrays' bytes */
     cuzk_partition p;            /* release does nothing: the block is the bench's */
 } bench_part;
 /* c's partition (Montgomery form), synthesized at 2^20 and to be tiled when c->log_m > 22:
@@ -62,15 +73,27 @@ typedef struct bench_part {
 int bench_circuit_partition(const bench_circuit *c, threadpool *tp, cuzk_partition *p0, uint64_t *abc_len,
                             uint64_t *num_aux, double *synth_s);
 /* src copied into one block of e's cuzk_host_alloc memory (pinned on CUDA; malloc if
- * pageable), tiled up to abc_len / num_aux (same shape and value mix, not a satisfied
- * circuit: for the synthetic key only). 0 or 2. */
+ * pageable, e may then be NULL), tiled up to abc_len / num_aux (same shape and value mix, not a
+ * satisfied circuit: for the synthetic key only). witness_only: inputs and aux alone (p's a, b,
+ * c and densities NULL, abc_len kept). 0 or 2. */
 int bench_place_partition(cuzk_engine *e, threadpool *tp, const cuzk_partition *src, int pageable,
-                          uint64_t abc_len, uint64_t num_aux, bench_part *out);
+                          uint64_t abc_len, uint64_t num_aux, int witness_only, bench_part *out);
 void bench_part_free(cuzk_engine *e, bench_part *bp);
 /* The key for p: key_path, or with synthetic a key of p's shape whose bases are random valid
  * points generated on the device (proofs do not verify). 0 or 2 after printing the error. */
 int bench_load_key(cuzk_engine *e, const char *key_path, const cuzk_partition *p, int synthetic, uint32_t flags,
                    cuzk_srs **srs);
+/* bench_mem.c: this process's and this machine's memory, from /proc. */
+/* A "Key:   N kB" line of /proc/self/status (VmRSS, VmHWM) or /proc/meminfo (MemAvailable) in
+ * bytes; -1 if absent or unreadable. */
+int64_t bench_proc_bytes(const char *file, const char *key);
+/* b bytes as "x.xxx GiB", "x.xx MiB" or "x.x KiB", whichever reads best; returns buf. */
+const char *bench_bytes(char buf[32], double b);
+/* Resets VmHWM to the current RSS (writes 5 to /proc/self/clear_refs, Linux >= 4.0): 0 or -1. */
+int bench_reset_peak_rss(void);
+/* 0 if need bytes fit in MemAvailable; otherwise prints "cuzk-bench CMD: WHAT needs X GiB but
+ * MemAvailable is Y GiB: refused (HINT)" and returns 2. An unreadable MemAvailable passes. */
+int bench_check_mem_available(const char *cmd, uint64_t need, const char *what, const char *hint);
 uint64_t bench_popcount(const uint64_t *bits, uint64_t n);
 /* Where srs's bases live on each of the engine's devices (cuzk_srs_placement), one line
  * each; nothing on the CPU backend. */
@@ -83,5 +106,12 @@ int bench_hold_device_memory(uint64_t mask, double gib, void **held, int *nheld)
 void bench_release_device_memory(void **held, int nheld);
 /* "0,2,3" -> a device mask; 0 if malformed. */
 uint64_t bench_parse_devices(const char *s);
+
+/* bench_witness.c: c's constraint system for witness-only partitions (cuzk-bench pipeline
+ * --witness): synthesized, or tiled like the partition above 2^22, to abc_len rows and num_aux
+ * aux; *out calloc'd and finalized (engine_cs_adopt takes it). 0, or 2 after printing. */
+struct csc;
+int bench_witness_cs(const bench_circuit *c, threadpool *tp, uint64_t abc_len, uint64_t num_aux, struct csc **out,
+                     double *build_s);
 
 #endif

@@ -268,7 +268,7 @@ static int prepare_kind(kind_t *k, cuzk_engine *e, threadpool *tp, uint32_t flag
     if (bench_circuit_partition(&k->circ, tp, &k->p0, &abc_len, &num_aux, &synth_s)) return 2;
     k->synthetic = k->circ.log_m > 22;
     if (!k->synthetic && bench_shape_key(&k->circ, tp, &setup_s)) return 2;
-    if (bench_place_partition(e, tp, &k->p0, 0, abc_len, num_aux, &k->part)) return 2;
+    if (bench_place_partition(e, tp, &k->p0, 0, abc_len, num_aux, 0, &k->part)) return 2;
     return bench_load_key(e, k->circ.key_path, &k->part.p, k->synthetic, flags, &k->srs);
 }
 

@@ -34,9 +34,13 @@ static void tile_chunk(void *arg, size_t ci)
     const tile_job *j = arg;
     const cuzk_partition *s = j->src;
     uint64_t lo = ci * TILE_CHUNK;
-    for (uint64_t i = lo; i < lo + TILE_CHUNK && i < j->abc_len; i++) {
+    for (uint64_t i = lo; j->a && i < lo + TILE_CHUNK && i < j->abc_len; i++) {
         uint64_t k = i < s->abc_len ? i : s->num_inputs + (i - s->num_inputs) % (s->abc_len - s->num_inputs);
         j->a[i] = s->a[k], j->b[i] = s->b[k], j->c[i] = s->c[k];
+    }
+    if (!j->a_dens) { /* witness-only: inputs and aux alone */
+        for (uint64_t i = lo; i < lo + TILE_CHUNK && i < j->num_aux; i++) j->aux[i] = s->aux[i % s->num_aux];
+        return;
     }
     for (uint64_t i = lo; i < lo + TILE_CHUNK && i < j->num_aux; i++) {
         uint64_t k = i % s->num_aux, bit = (uint64_t)1 << (i % 64);
@@ -47,38 +51,56 @@ static void tile_chunk(void *arg, size_t ci)
     }
 }
 
-int bench_place_partition(cuzk_engine *e, threadpool *tp, const cuzk_partition *src, int pageable,
-                          uint64_t abc_len, uint64_t num_aux, bench_part *out)
+uint64_t bench_part_layout(uint64_t num_inputs, uint64_t abc_len, uint64_t num_aux, int witness_only,
+                           uint64_t sz[BP_N])
 {
-    uint64_t fr = sizeof(cuzk_fr), wi = (src->num_inputs + 63) / 64, wa = (num_aux + 63) / 64;
-    size_t sz[6] = {abc_len * fr, abc_len * fr, abc_len * fr, src->num_inputs * fr, num_aux * fr, (wi + 2 * wa) * 8};
-    size_t total = 0;
-    for (int i = 0; i < 6; i++) total += (sz[i] + 63) & ~(size_t)63;
+    const uint64_t fr = sizeof(cuzk_fr), wi = (num_inputs + 63) / 64, wa = (num_aux + 63) / 64;
+    const uint64_t abc = witness_only ? 0 : abc_len * fr;
+    sz[BP_A] = sz[BP_B] = sz[BP_C] = abc;
+    sz[BP_INPUTS] = num_inputs * fr;
+    sz[BP_AUX] = num_aux * fr;
+    sz[BP_DENS] = witness_only ? 0 : (wi + 2 * wa) * 8; /* witness-only: the constraint system's */
+    uint64_t total = 0;
+    for (int i = 0; i < BP_N; i++) total += (sz[i] + 63) & ~(uint64_t)63;
+    return total;
+}
+
+int bench_place_partition(cuzk_engine *e, threadpool *tp, const cuzk_partition *src, int pageable,
+                          uint64_t abc_len, uint64_t num_aux, int witness_only, bench_part *out)
+{
+    uint64_t wi = (src->num_inputs + 63) / 64, wa = (num_aux + 63) / 64, sz[BP_N];
+    const uint64_t total = bench_part_layout(src->num_inputs, abc_len, num_aux, witness_only, sz);
     void *blk = NULL;
     if (pageable) blk = malloc(total);
     else if (cuzk_host_alloc(e, total, &blk)) blk = NULL;
     if (!blk) {
-        fprintf(stderr, "cuzk-bench: cannot allocate %zu bytes for the partition: %s\n", total, cuzk_last_error());
+        fprintf(stderr, "cuzk-bench: cannot allocate %llu bytes for the partition: %s\n", (unsigned long long)total,
+                pageable ? "malloc failed" : cuzk_last_error());
         return 2;
     }
     uint8_t *q = blk;
-    void *to[6];
-    for (int i = 0; i < 6; i++) {
-        to[i] = q;
-        q += (sz[i] + 63) & ~(size_t)63;
+    void *to[BP_N];
+    for (int i = 0; i < BP_N; i++) {
+        to[i] = sz[i] ? (void *)q : NULL;
+        q += (sz[i] + 63) & ~(uint64_t)63;
     }
-    uint64_t *dens = to[5];
-    memcpy(to[3], src->inputs, sz[3]);
-    memcpy(dens, src->b_input_density, wi * 8);
-    tile_job j = {src, to[0], to[1], to[2], to[4], dens + wi, dens + wi + wa, abc_len, num_aux};
+    uint64_t *dens = to[BP_DENS];
+    memcpy(to[BP_INPUTS], src->inputs, sz[BP_INPUTS]);
+    if (dens) memcpy(dens, src->b_input_density, wi * 8);
+    tile_job j = {src, to[BP_A], to[BP_B], to[BP_C], to[BP_AUX], dens ? dens + wi : NULL,
+                  dens ? dens + wi + wa : NULL, abc_len, num_aux};
     uint64_t big = abc_len > num_aux ? abc_len : num_aux;
     threadpool_parallel_for(tp, (big + TILE_CHUNK - 1) / TILE_CHUNK, tile_chunk, &j);
     out->block = blk;
     out->pageable = pageable;
+    out->bytes = total;
+    memcpy(out->sizes, sz, sizeof sz);
     out->p = *src;
     out->p.abc_len = abc_len, out->p.num_aux = num_aux;
-    out->p.a = to[0], out->p.b = to[1], out->p.c = to[2], out->p.inputs = to[3], out->p.aux = to[4];
-    out->p.b_input_density = dens, out->p.a_aux_density = dens + wi, out->p.b_aux_density = dens + wi + wa;
+    out->p.a = to[BP_A], out->p.b = to[BP_B], out->p.c = to[BP_C], out->p.inputs = to[BP_INPUTS];
+    out->p.aux = to[BP_AUX];
+    out->p.b_input_density = dens, out->p.a_aux_density = dens ? dens + wi : NULL;
+    out->p.b_aux_density = dens ? dens + wi + wa : NULL;
     out->p.release = no_release;
     out->p.release_user = NULL;
     out->p.r = out->p.s = NULL;
@@ -87,6 +109,7 @@ int bench_place_partition(cuzk_engine *e, threadpool *tp, const cuzk_partition *
 
 void bench_part_free(cuzk_engine *e, bench_part *bp)
 {
+    if (!bp->block) return;
     if (bp->pageable) free(bp->block);
     else cuzk_host_free(e, bp->block);
     bp->block = NULL;

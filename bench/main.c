@@ -10,6 +10,7 @@
 
 /* Subcommands, one line each (defined in bench_<what>.c): keep the list sorted. */
 #define BENCH_COMMANDS(X) \
+    X("cs-eval", bench_cs_eval, "CPU evaluation of a, b, c (csc_eval) on pipeline --witness's system: --shape porep --log N [--threads T] [--reps R]") \
     X("engine", bench_engine, "the engine's overhead with a trivial prover: latency, throughput, tracing") \
     X("field", bench_field, "Fp/Fr/Fp2 arithmetic, G1/G2 add and double (one thread)") \
     X("gather", bench_gather, "host gather of the bases a streamed MSM needs vs copying all: --log N --threads T --keep F --pcie-gbs G") \

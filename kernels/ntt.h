@@ -75,6 +75,18 @@ int gpu_h_step_from_host_checked(void *d_a, void *d_b, void *d_c, const void *a,
 int gpu_h_step_from_host_lean(void *d_x, void *d_y, const void *a, const void *b, const void *c, uint64_t len,
                               unsigned log_n, int canonical, gpu_prep_result *d_res, const struct gpu_gate *gate,
                               void *stream, void *copy_stream);
+/* The H step over inputs made on the device (witness-only partitions: a = A·w etc., evaluated
+ * by kernels/spmv): fill(user, i, d, stream) enqueues on stream the len values of input i
+ * (0 a, 1 b, 2 c; Montgomery form) into device buffer d, which this zero-pads to 2^log_n;
+ * each input is filled just before its transforms, so the lean form needs only two
+ * buffers (c is filled into d_x once A·B has been formed in d_y). fill returns CUZK_OK or an
+ * error, which ends the step. Outputs as gpu_h_step (full: h in d_a) and
+ * gpu_h_step_from_host_lean (lean: h in d_x); gate as gpu_h_step_from_host_checked. */
+typedef int (*gpu_h_fill_fn)(void *user, int input, void *d, void *stream);
+int gpu_h_step_filled(void *d_a, void *d_b, void *d_c, uint64_t len, unsigned log_n, gpu_h_fill_fn fill,
+                      void *user, const struct gpu_gate *gate, void *stream);
+int gpu_h_step_filled_lean(void *d_x, void *d_y, uint64_t len, unsigned log_n, gpu_h_fill_fn fill, void *user,
+                           const struct gpu_gate *gate, void *stream);
 /* For benches and tests: n pseudo-random Fr elements (< 2^253) from seed, on the stream. */
 int gpu_fr_fill_random(void *d, uint64_t n, uint64_t seed, void *stream);
 

@@ -63,6 +63,30 @@ static void winning_fits_the_urgent_room(void **state)
     printf("unpinned, %u waves: full slot %.3f GiB\n", k.msm_waves, cuda_slot_need(&k, 0, 0, 0) / GiB);
 }
 
+/* Witness-only PoRep partitions (issue 27) on a 16 GiB card: the key streamed, the constraint
+ * system streamed (CUZK_CS_STREAM), one lean slot holding the witness beside its two domain
+ * vectors and two system pieces must fit what the card leaves libcuzk. */
+static void porep_witness_fits_16_gib(void **state)
+{
+    (void)state;
+    static cuda_key k;
+    static groth16_params pk;
+    const uint64_t m = (uint64_t)1 << 27, na = 130300000, ni = 328; /* PoRep's counts, rounded */
+    memset(&pk, 0, sizeof pk);
+    memset(&k, 0, sizeof k);
+    pk.n_h = (uint32_t)(m - 1), pk.n_l = (uint32_t)na, pk.n_a = (uint32_t)(na - na / 300);
+    pk.n_b_g1 = pk.n_b_g2 = (uint32_t)(na / 4);
+    pk.vk.n_ic = (uint32_t)ni;
+    k.pk = &pk;
+    k.n[PL_H] = pk.n_h, k.n[PL_L] = pk.n_l, k.n[PL_A] = pk.n_a, k.n[PL_B_G1] = pk.n_b_g1, k.n[PL_B_G2] = pk.n_b_g2;
+    k.log_m = 27, k.msm_waves = 1;
+    const uint64_t piece = cuda_piece_bytes(&k), slot = cuda_slot_need(&k, 1, 1, piece);
+    const uint64_t wit = (ni + na) * 32, cs = 2 * CUDA_CS_PIECE_MAX, cap = ((uint64_t)16 << 30) - CUDA_DEVICE_MARGIN;
+    printf("PoRep 2^27 witness-only, 16 GiB: lean streaming slot %.2f GiB + witness %.2f GiB + pieces %.2f GiB = "
+           "%.2f GiB of %.2f GiB\n", slot / GiB, wit / GiB, cs / GiB, (slot + wit + cs) / GiB, cap / GiB);
+    assert_true(slot + wit + cs <= cap);
+}
+
 static void waves_by_key_and_engine(void **state)
 {
     (void)state;
@@ -78,6 +102,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(winning_fits_the_urgent_room),
         cmocka_unit_test(waves_by_key_and_engine),
+        cmocka_unit_test(porep_witness_fits_16_gib),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

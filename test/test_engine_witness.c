@@ -148,7 +148,17 @@ static void proofs_identical_to_abc_path(void **state)
             assert_int_equal(cuzk_cs_load(e, workers == 1 ? c.cs_path : c.r1cs_path, 0, &cs), CUZK_OK);
             cuzk_cs_info info = {.struct_size = sizeof info};
             assert_int_equal(cuzk_cs_get_info(cs, &info), CUZK_OK);
-            assert_int_equal(info.struct_size, CUZK_CS_INFO_SIZE_V1);
+            assert_int_equal(info.struct_size, sizeof info);
+            /* the CPU backend holds nothing on a device */
+            assert_int_equal(info.device_bytes, 0);
+            assert_int_equal(info.resident_devices + info.streamed_devices, 0);
+            /* a host compiled against 0.4's first layout gets exactly that */
+            uint8_t v1[CUZK_CS_INFO_SIZE_V1 + 8];
+            memset(v1, 0xa5, sizeof v1);
+            ((cuzk_cs_info *)v1)->struct_size = CUZK_CS_INFO_SIZE_V1;
+            assert_int_equal(cuzk_cs_get_info(cs, (cuzk_cs_info *)v1), CUZK_OK);
+            assert_int_equal(((cuzk_cs_info *)v1)->struct_size, CUZK_CS_INFO_SIZE_V1);
+            assert_int_equal(v1[CUZK_CS_INFO_SIZE_V1], 0xa5);
             assert_int_equal(info.num_inputs, c.sys.num_inputs);
             assert_int_equal(info.num_aux, c.sys.num_aux);
             assert_int_equal(info.num_constraints, c.sys.num_constraints);
@@ -158,6 +168,7 @@ static void proofs_identical_to_abc_path(void **state)
             cuzk_stats st = {.struct_size = sizeof st};
             assert_int_equal(cuzk_engine_stats(e, &st), CUZK_OK);
             assert_int_equal(st.cs_host_bytes, info.host_bytes);
+            assert_int_equal(st.cs_device_bytes, 0);
             printf("%llu constraints, %d worker(s): %llu + %llu + %llu non-zeros, %u coefficients, %llu bytes\n",
                    (unsigned long long)sizes[t], workers, (unsigned long long)info.nnz[0],
                    (unsigned long long)info.nnz[1], (unsigned long long)info.nnz[2], info.num_coeffs,
@@ -229,8 +240,12 @@ static void mismatches_and_bad_values(void **state)
     assert_int_equal(cuzk_cs_load(e, c.cs_path, 0, &cs), CUZK_OK);
     assert_int_equal(cuzk_cs_load(e, d.r1cs_path, 0, &other), CUZK_OK);
     cuzk_cs *none = (cuzk_cs *)&none;
-    assert_int_equal(cuzk_cs_load(e, c.cs_path, 1, &none), CUZK_EINVAL);
+    assert_int_equal(cuzk_cs_load(e, c.cs_path, 2, &none), CUZK_EINVAL);
     assert_null(none);
+    /* CUZK_CS_STREAM is a device placement: the CPU backend takes it and places nothing */
+    cuzk_cs *streamed = NULL;
+    assert_int_equal(cuzk_cs_load(e, c.cs_path, CUZK_CS_STREAM, &streamed), CUZK_OK);
+    cuzk_cs_release(streamed);
     assert_int_equal(cuzk_cs_load(e, "/nonexistent.cuzkcs", 0, &(cuzk_cs *){NULL}), CUZK_EIO);
 
     cuzk_fr *w = witness_in_form(&c, c.in, c.aux, CUZK_FR_MONTGOMERY);

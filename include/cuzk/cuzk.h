@@ -407,16 +407,29 @@ CUZK_API void cuzk_srs_release(cuzk_srs *srs);
  * the bytes per partition (PoRep: 3.9 GiB of aux instead of 16 GiB with a, b, c). */
 typedef struct cuzk_cs cuzk_cs;
 
+/* cuzk_cs_load flags. */
+enum {
+    CUZK_CS_STREAM = 1           /* CUDA: keep only the coefficient table on the devices and
+                                    stream the matrices from page-locked host memory at each
+                                    evaluation, whatever fits (on a card too small for the key
+                                    and the system: load the system first with this flag, so
+                                    the key's placement leaves room for what its witness-only
+                                    partitions add). Ignored by the CPU backend.             */
+};
+
 /* Loads a constraint system for this engine from path: a circom .r1cs file (as
  * cuzk_r1cs_load reads it) or libcuzk's compact constraint system file (docs/formats.md,
  * made by cuzk_cs_convert or `cuzk cs-convert`), told apart by the file's first bytes. The
  * rows are bellperson's: the circuit's constraints, then one row per input (A = that input,
  * B = C = 0), so abc_len = constraints + inputs; the three density bitmaps are derived here,
- * once. flags must be 0. path is borrowed for the call; *out is owned by the caller until
+ * once. flags: 0 or CUZK_CS_STREAM. On CUDA it is placed on each device through the device
+ * budget like a key: resident where its matrices fit beside what is loaded, else streamed.
+ * path is borrowed for the call; *out is owned by the caller until
  * cuzk_cs_release. Its host memory is reported by cuzk_cs_get_info and in cuzk_stats
  * (cs_host_bytes). Thread-safe.
- * Errors: CUZK_EINVAL (NULL argument, flags not 0), CUZK_EIO (cannot read the file),
- * CUZK_EFORMAT (a malformed file; the detail names the offset or entry), CUZK_ENOMEM. */
+ * Errors: CUZK_EINVAL (NULL argument, unknown flags), CUZK_EIO (cannot read the file),
+ * CUZK_EFORMAT (a malformed file; the detail names the offset or entry), CUZK_ENOMEM, and on
+ * CUDA CUZK_EBUDGET (not even streamed it fits: the detail gives the bytes), CUZK_EDEVICE. */
 CUZK_API int cuzk_cs_load(cuzk_engine *engine, const char *path, uint32_t flags, cuzk_cs **out);
 
 /* Gives up the caller's hold on a constraint system; it lives on while submitted
@@ -434,6 +447,12 @@ typedef struct cuzk_cs_info {
     uint64_t abc_len;                /* num_constraints + num_inputs                          */
     uint64_t nnz[3];                 /* non-zeros of A, B, C (A's per-input rows included)   */
     uint64_t host_bytes;             /* host memory it takes                                 */
+    /* --- end of CUZK_CS_INFO_SIZE_V1; also 0.4 (CUDA; 0 on the CPU backend): --- */
+    uint64_t device_bytes;           /* device memory it holds, every device together         */
+    uint32_t resident_devices;       /* devices holding its matrices whole                   */
+    uint32_t streamed_devices;       /* devices that copy them in pieces from page-locked host
+                                        memory at each evaluation (only the coefficient table
+                                        stays there)                                         */
 } cuzk_cs_info;
 
 /* The size of cuzk_cs_info as first published (0.4), the smallest struct_size accepted. */
@@ -477,13 +496,11 @@ typedef struct cuzk_witness_partition {
 
 /* Queues a witness-only partition of cs for the key srs and returns at once, like
  * cuzk_submit_partition (same queueing, priorities, budget, result and release rules). The
- * engine evaluates a, b, c from cs and the witness (on the CPU backend on its arithmetic
- * threads) with the witness's range checks, then proves as for an a/b/c partition: the proof
+ * engine evaluates a, b, c from cs and the witness (on CUDA on the device, on the CPU backend on
+ * its arithmetic threads) with the witness's range checks, then proves as for an a/b/c partition: the proof
  * is byte for byte the one cuzk_submit_partition gives for the same witness, r and s.
  * cs and srs must be of this engine and fit each other and the witness.
  * Thread-safe. *out receives the job handle.
- * In 0.4 the CPU backend evaluates; a CUDA engine refuses witness partitions (CUZK_EINVAL
- * saying so) until its device evaluation lands.
  * Errors: as cuzk_submit_partition, and CUZK_EINVAL (cs NULL, released or another engine's,
  * a backend that cannot evaluate), CUZK_EMISMATCH (the witness's counts differ from cs's, or cs does not fit the key: the
  * detail gives both counts). A witness value not below r fails the job (its result,
@@ -655,6 +672,8 @@ typedef struct cuzk_stats {
     /* --- end of CUZK_STATS_SIZE_V1 (0.1.0); added in 0.4: --- */
     uint64_t cs_host_bytes;          /* host memory of the loaded constraint systems         */
                                      /* (cuzk_cs_load), not counted in the host budget        */
+    uint64_t cs_device_bytes;        /* their device memory (CUDA: resident matrices and       */
+                                     /* coefficient tables), within the device budget          */
 } cuzk_stats;
 
 /* The size of cuzk_stats as published in 0.1.0, the smallest struct_size accepted. */

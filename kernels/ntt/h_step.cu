@@ -253,3 +253,73 @@ extern "C" int gpu_h_step_from_host_lean(void *d_x, void *d_y, const void *a, co
         if (ev[i]) cudaEventDestroy(ev[i]); /* released once the recorded work completes */
     return rc;
 }
+
+/* One input of a filled H step: fill's values, zero-padded to the domain, on st. */
+static int h_fill(void *d, int input, uint64_t len, unsigned log_n, gpu_h_fill_fn fill, void *user, cudaStream_t st)
+{
+    const uint64_t n = 1ull << log_n;
+    GPU_TRY(fill(user, input, d, (void *)st));
+    if (len < n) {
+        cudaError_t e = cudaMemsetAsync((fr_gpu *)d + len, 0, (n - len) * sizeof(fr_gpu), st);
+        if (e != cudaSuccess) return gpu_error(e, "H step padding", __FILE__, __LINE__);
+    }
+    return 0;
+}
+
+/* A filled H step's arguments, and the domain's tables. */
+static int filled_ctx(uint64_t len, unsigned log_n, gpu_h_fill_fn fill, const ntt_device_ctx **ctx,
+                      const ntt_size_ctx **sz)
+{
+    if (!fill) return err_set(CUZK_EINVAL, "H step: no fill function");
+    if (len > (1ull << log_n))
+        return err_set(CUZK_EINVAL, "H step: %llu values do not fit the domain 2^%u", (unsigned long long)len, log_n);
+    return ntt_ctx_get(log_n, ctx, sz);
+}
+
+extern "C" int gpu_h_step_filled(void *d_a, void *d_b, void *d_c, uint64_t len, unsigned log_n, gpu_h_fill_fn fill,
+                                 void *user, const gpu_gate *gate, void *stream)
+{
+    GPU_TRY(check(d_a, d_b, d_c, log_n));
+    const ntt_device_ctx *ctx;
+    const ntt_size_ctx *sz;
+    GPU_TRY(filled_ctx(len, log_n, fill, &ctx, &sz));
+    cudaStream_t st = (cudaStream_t)stream;
+    fr_gpu *a = (fr_gpu *)d_a, *b = (fr_gpu *)d_b, *c = (fr_gpu *)d_c;
+    GPU_TRY(h_fill(a, 0, len, log_n, fill, user, st));
+    GPU_TRY(h_run_a(a, ctx, sz, log_n, st));
+    GPU_TRY(h_pause(gate, st));
+    GPU_TRY(h_fill(b, 1, len, log_n, fill, user, st));
+    GPU_TRY(h_run_b(b, a, a, c, false, NTT_CHAIN_HEAD | NTT_CHAIN_MID, ctx, sz, log_n, st));
+    GPU_TRY(h_pause(gate, st));
+    GPU_TRY(h_fill(c, 2, len, log_n, fill, user, st));
+    GPU_TRY(h_run_c(c, ctx, sz, log_n, st));
+    GPU_TRY(h_pause(gate, st));
+    return h_run_b(b, a, a, c, false, NTT_CHAIN_LAST, ctx, sz, log_n, st);
+}
+
+extern "C" int gpu_h_step_filled_lean(void *d_x, void *d_y, uint64_t len, unsigned log_n, gpu_h_fill_fn fill,
+                                      void *user, const gpu_gate *gate, void *stream)
+{
+    if (log_n < 1 || log_n > NTT_MAX_LOG) return err_set(CUZK_EINVAL, "H step domain 2^%u is outside 2^1..2^%d", log_n, NTT_MAX_LOG);
+    if (!d_x || !d_y || d_x == d_y) return err_set(CUZK_EINVAL, "H step: two distinct device buffers are needed");
+    const ntt_device_ctx *ctx;
+    const ntt_size_ctx *sz;
+    GPU_TRY(filled_ctx(len, log_n, fill, &ctx, &sz));
+    cudaStream_t st = (cudaStream_t)stream;
+    fr_gpu *x = (fr_gpu *)d_x, *y = (fr_gpu *)d_y;
+    /* as gpu_h_step_from_host_lean, everything on one stream: x = A on the coset, y = A·B on
+     * the coset, then c into x (free once the pass that multiplies by A has run) */
+    GPU_TRY(h_fill(x, 0, len, log_n, fill, user, st));
+    GPU_TRY(h_run_a(x, ctx, sz, log_n, st));
+    GPU_TRY(h_pause(gate, st));
+    GPU_TRY(h_fill(y, 1, len, log_n, fill, user, st));
+    GPU_TRY(h_run_b(y, x, x, x, true, NTT_CHAIN_HEAD, ctx, sz, log_n, st));
+    GPU_TRY(h_pause(gate, st));
+    GPU_TRY(h_run_b(y, x, x, x, true, NTT_CHAIN_MID, ctx, sz, log_n, st));
+    GPU_TRY(h_fill(x, 2, len, log_n, fill, user, st));
+    GPU_TRY(h_pause(gate, st));
+    GPU_TRY(h_run_c(x, ctx, sz, log_n, st));
+    GPU_TRY(ntt_bitrev_permute(x, log_n, st));
+    GPU_TRY(h_pause(gate, st));
+    return h_run_b(y, x, x, x, true, NTT_CHAIN_LAST, ctx, sz, log_n, st);
+}

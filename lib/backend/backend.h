@@ -100,6 +100,7 @@ struct backend_job {
      * Then p->a, p->b, p->c are NULL, p->abc_len is cs->abc_len, the densities are cs's, and
      * start computes a, b, c from cs and p's inputs and aux (groth16/csc.h). */
     const struct csc *cs;
+    void *cs_be;                 /* the backend's placement of cs (ops->cs_place), or NULL */
     void *key;                   /* the backend's key (from key_load)                      */
     const backend_services *svc; /* the engine's services (set at engine creation)         */
     int32_t device;              /* set by start: the device ordinal, -1 = CPU             */
@@ -162,7 +163,16 @@ typedef struct backend_ops {
     int (*check)(void *be, void *key, const cuzk_partition *p, backend_estimate *est);
     /* The same for a witness-only partition of cs (p as in backend_job.cs). NULL: the
      * backend cannot evaluate a, b, c, and cuzk_submit_witness says so (CUZK_EINVAL). */
-    int (*check_witness)(void *be, void *key, const struct csc *cs, const cuzk_partition *p, backend_estimate *est);
+    int (*check_witness)(void *be, void *key, const struct csc *cs, void *cs_be, const cuzk_partition *p,
+                         backend_estimate *est);
+    /* Optional: places a constraint system on the backend's devices at cuzk_cs_load (CUDA:
+     * resident or streamed, through the device budget) into *out (cs_be, passed back to
+     * check_witness and in backend_job.cs_be); cs outlives it. cs_unplace gives it back once
+     * no job uses it; cs_device_bytes: what it holds on the devices (summed), and on how many
+     * devices it is resident (whole) and streamed. */
+    int (*cs_place)(void *be, const struct csc *cs, uint32_t flags, void **out); /* CUZK_CS_* */
+    void (*cs_unplace)(void *be, void *cs_be);
+    void (*cs_device)(void *be, void *cs_be, uint64_t *device_bytes, uint32_t *resident, uint32_t *streamed);
 
     /* Per worker state, created on the worker thread itself; flags: BACKEND_WORKER_*. */
     int (*worker_init)(void *be, uint32_t device, uint32_t worker, uint32_t flags, void **ws);

@@ -93,8 +93,10 @@ static int cpu_check(void *be, void *key, const cuzk_partition *p, backend_estim
 
 /* A witness-only partition: the a, b, c it evaluates live in its heap until the H step is
  * done, so they join the a/b/c share given back then. */
-static int cpu_check_witness(void *be, void *key, const csc *cs, const cuzk_partition *p, backend_estimate *est)
+static int cpu_check_witness(void *be, void *key, const csc *cs, void *cs_be, const cuzk_partition *p,
+                             backend_estimate *est)
 {
+    (void)cs_be;
     const groth16_params *pk = key;
     int rc = groth16_check_witness(pk, p);
     if (rc) return rc;

@@ -111,11 +111,12 @@ static int pinned_or_empty(const void *p, size_t bytes);
  * already; counting them again made a backlog of such partitions wait for budget that no
  * job would give back (a PoRep partition's 15.5 GiB beside two streamed 2^27 keys' pinned
  * bases on a 128 GiB host: a silent stall). The worker's buffer grows to it once, then stays. */
-static uint64_t stage_bytes(const cuzk_partition *p)
+static uint64_t stage_bytes(const cuzk_partition *p, int witness)
 {
     const uint64_t fr = sizeof(fr_t), len = p->abc_len, na = p->num_aux, nw = (na + 63) / 64;
     uint64_t b = (2 * (uint64_t)p->num_inputs + 1) * fr + 4 * 32 + ((uint64_t)1 << 20);
-    if (!pinned_or_empty(p->a, len * fr) || !pinned_or_empty(p->b, len * fr) || !pinned_or_empty(p->c, len * fr))
+    if (!witness &&
+        (!pinned_or_empty(p->a, len * fr) || !pinned_or_empty(p->b, len * fr) || !pinned_or_empty(p->c, len * fr)))
         b += 3 * len * fr;
     if (!pinned_or_empty(p->aux, na * fr)) b += na * fr;
     if (!pinned_or_empty(p->a_aux_density, nw * 8) || !pinned_or_empty(p->b_aux_density, nw * 8)) b += 2 * nw * 8;
@@ -129,7 +130,26 @@ static int cuda_check(void *be, void *key, const cuzk_partition *p, backend_esti
     int rc = groth16_check_partition(k->pk, p);
     if (rc) return rc;
     est->host_abc_bytes = 0;
-    est->host_bytes = stage_bytes(p);
+    est->host_bytes = stage_bytes(p, 0);
+    est->device_bytes = 0;
+    return CUZK_OK;
+}
+
+/* A witness-only partition: the key's and the system's counts, and its staging (its a, b, c
+ * are made on the device; the slots were sized for them when the system was placed). */
+static int cuda_check_witness(void *be, void *key, const csc *c, void *cs_be, const cuzk_partition *p,
+                              backend_estimate *est)
+{
+    (void)be;
+    const cuda_key *k = key;
+    if (!cs_be) return err_set(CUZK_EINVAL, "CUDA backend: the constraint system is not placed on the devices");
+    int rc = groth16_check_witness(k->pk, p);
+    if (rc) return rc;
+    if (p->abc_len != c->abc_len)
+        return err_set(CUZK_EMISMATCH, "the partition has %llu rows, its constraint system %llu",
+                       (unsigned long long)p->abc_len, (unsigned long long)c->abc_len);
+    est->host_abc_bytes = 0;
+    est->host_bytes = stage_bytes(p, 1);
     est->device_bytes = 0;
     return CUZK_OK;
 }
@@ -212,7 +232,7 @@ static const void *stage_or_direct(threadpool *tp, uint8_t **at, const void *src
 
 /* The host half of a partition, before any device work: what is not page-locked is copied
  * into the worker's pinned staging, and the inputs' A and B prefixes are gathered. */
-static int stage_inputs(cuda_worker *w, const cuda_key *k, const cuzk_partition *p, cuda_inputs *in)
+static int stage_inputs(cuda_worker *w, const cuda_key *k, const cuzk_partition *p, int witness, cuda_inputs *in)
 {
     const groth16_params *pk = k->pk;
     const uint64_t fr = sizeof(fr_t), len = p->abc_len, ni = p->num_inputs, na = p->num_aux, nw = (na + 63) / 64;
@@ -222,8 +242,8 @@ static int stage_inputs(cuda_worker *w, const cuda_key *k, const cuzk_partition 
         return err_set(CUZK_EINVAL, "partition's %llu inputs (%llu B-selected) exceed the key's %llu A and %llu B scalars",
                        (unsigned long long)ni, (unsigned long long)kb0, (unsigned long long)pk->n_a,
                        (unsigned long long)pk->n_b_g1);
-    size_t abc = pinned_or_empty(p->a, len * fr) && pinned_or_empty(p->b, len * fr) && pinned_or_empty(p->c, len * fr)
-                     ? 0 : 3 * len * fr;
+    size_t abc = witness || (pinned_or_empty(p->a, len * fr) && pinned_or_empty(p->b, len * fr) &&
+                             pinned_or_empty(p->c, len * fr)) ? 0 : 3 * len * fr;
     size_t aux = pinned_or_empty(p->aux, na * fr) ? 0 : na * fr;
     size_t dens = pinned_or_empty(p->a_aux_density, nw * 8) && pinned_or_empty(p->b_aux_density, nw * 8) ? 0 : 2 * nw * 8;
     int rc = ensure_stage(w, abc + aux + dens + (ni + kb0 + 1) * fr + 4 * 32);
@@ -251,6 +271,14 @@ static int stage_inputs(cuda_worker *w, const cuda_key *k, const cuzk_partition 
     if (ni) memcpy(h_in, p->inputs, ni * fr);
     for (uint64_t i = 0, kb = ni; i < ni; i++)
         if (p->b_input_density[i / 64] >> (i % 64) & 1) h_in[kb++] = *(const fr_t *)&p->inputs[i];
+    /* a witness-only partition's scalars are all brought to Montgomery form (its witness on the
+     * device, by the range check); B's input prefix, copied from here, here (one not below r
+     * fails that check) */
+    if (witness && p->scalar_form == CUZK_FR_CANONICAL)
+        for (uint64_t j = ni; j < ni + kb0; j++) {
+            fr_t canonical = h_in[j];
+            (void)fr_to_mont(&h_in[j], &canonical);
+        }
     in->in_ab = h_in;
     in->len = len, in->ni = ni, in->kb0 = kb0, in->na = na, in->n_a = pk->n_a, in->n_b = pk->n_b_g1;
     in->log_m = backend_log2_ceil(len);
@@ -263,7 +291,8 @@ static int stage_inputs(cuda_worker *w, const cuda_key *k, const cuzk_partition 
  * full bulk slot), lean[j] that layout. *prefer: the second slot for a CUZK_SRS_URGENT key
  * (its load committed it for it), the first for others (WinningPoSt's room, the highest
  * stream priority): a slot that keeps its layout reallocates nothing. */
-static uint32_t urgent_fits(cuda_dev *d, const cuda_key *k, const cuda_key_dev *kd, int lean[], uint32_t *prefer)
+static uint32_t urgent_fits(cuda_dev *d, const cuda_key *k, const cuda_key_dev *kd, const cuda_cs *wcs, uint32_t i,
+                            int lean[], uint32_t *prefer)
 {
     const int streamed = kd->pl.kind != PL_RESIDENT;
     uint32_t fits = 0;
@@ -271,7 +300,7 @@ static uint32_t urgent_fits(cuda_dev *d, const cuda_key *k, const cuda_key_dev *
     const uint64_t used = cuda_dev_used(d), free_now = d->cap > used ? d->cap - used : 0;
     for (int j = 0; j < CUDA_URGENT_SLOTS; j++)
         for (int l = kd->pl.ws == PL_LEAN; l <= 1; l++) {
-            const uint64_t need = cuda_slot_need(k, l, streamed, d->piece_bytes);
+            const uint64_t need = cuda_slot_need(k, l, streamed, d->piece_bytes) + (wcs ? cuda_cs_job_extra(wcs, i, l) : 0);
             if (need > free_now + d->urgent_bytes[j]) continue;
             fits |= 1u << j, lean[j] = l;
             break;
@@ -283,9 +312,11 @@ static uint32_t urgent_fits(cuda_dev *d, const cuda_key *k, const cuda_key_dev *
 
 /* Commits urgent slot j's bytes for a partition of k in layout lean; 0 when another urgent
  * partition took the room it would grow into after urgent_fits looked. */
-static int urgent_commit(cuda_dev *d, const cuda_key *k, const cuda_key_dev *kd, int j, int lean)
+static int urgent_commit(cuda_dev *d, const cuda_key *k, const cuda_key_dev *kd, const cuda_cs *wcs, uint32_t i, int j,
+                         int lean)
 {
-    const uint64_t need = cuda_slot_need(k, lean, kd->pl.kind != PL_RESIDENT, d->piece_bytes);
+    const uint64_t need = cuda_slot_need(k, lean, kd->pl.kind != PL_RESIDENT, d->piece_bytes) +
+                          (wcs ? cuda_cs_job_extra(wcs, i, lean) : 0);
     pthread_mutex_lock(&d->lock);
     const uint64_t used = cuda_dev_used(d), free_now = d->cap > used ? d->cap - used : 0;
     const int ok = need <= free_now + d->urgent_bytes[j];
@@ -304,6 +335,8 @@ static int cuda_start(void *ws, backend_job *job)
     const cuda_key *k = job->key;
     cuda_key_dev *kd = &((cuda_key *)job->key)->dev[w->device_index];
     cuda_job *st = job->priv;
+    const cuda_cs *wcs = job->cs_be; /* a witness-only partition's constraint system, or NULL */
+    const uint32_t di = w->device_index;
     job->device = w->ordinal;
     int rc;
     if ((rc = gpu_set_device(w->ordinal))) return rc;
@@ -313,7 +346,7 @@ static int cuda_start(void *ws, backend_job *job)
         return rc;
     if (bjob_canceled(job)) return CUZK_ECANCELED;
     cuda_inputs in;
-    if ((rc = stage_inputs(w, k, job->p, &in))) return rc;
+    if ((rc = stage_inputs(w, k, job->p, wcs != NULL, &in))) return rc;
     uint64_t t1 = bjob_now_ns();
     bjob_trace(job, CUZK_TRACE_HOST_PREP, t0, t1, 0);
 
@@ -335,16 +368,17 @@ static int cuda_start(void *ws, backend_job *job)
     int own_lean[CUDA_URGENT_SLOTS];
     cuda_slot *s;
     for (uint32_t lost = 0;;) { /* an urgent slot whose room another took meanwhile: the other, or a shared one */
-        uint32_t prefer = 0, own_fits = w->urgent ? urgent_fits(d, k, kd, own_lean, &prefer) & ~lost : 0;
+        uint32_t prefer = 0, own_fits = w->urgent ? urgent_fits(d, k, kd, wcs, di, own_lean, &prefer) & ~lost : 0;
         s = slot_acquire(d, w->urgent != 0, own_fits, prefer, &own);
-        if (!own || urgent_commit(d, k, kd, own - 1, own_lean[own - 1])) break;
+        if (!own || urgent_commit(d, k, kd, wcs, di, own - 1, own_lean[own - 1])) break;
         lost |= 1u << (own - 1);
         slot_release(d, s);
     }
     if (own) lean = own_lean[own - 1];
     uint64_t t2 = bjob_now_ns();
     if (t2 - t1 > 20000) /* waited for a slot: its bytes */
-        bjob_trace(job, CUZK_TRACE_BUDGET_WAIT, t1, t2, cuda_slot_need(k, lean, streamed, d->piece_bytes));
+        bjob_trace(job, CUZK_TRACE_BUDGET_WAIT, t1, t2,
+                   cuda_slot_need(k, lean, streamed, d->piece_bytes) + (wcs ? cuda_cs_job_extra(wcs, di, lean) : 0));
     /* an ordinary partition paces its work (gpu_gate_pass at its stage boundaries, window groups
      * and transforms) and gives way there while an urgent one runs. An urgent one (by its
      * priority, on whichever worker) raises the count once its slot is ready: from then on it
@@ -352,6 +386,9 @@ static int cuda_start(void *ws, backend_job *job)
      * ordinary partitions' waits always end */
     rc = slot_prepare(s, w->ordinal, lean, streamed, cuda_work_bytes(&in, lean), cuda_prep_bytes(in.na), d->piece_bytes,
                       own);
+    if (!rc && wcs) /* the witness beside a lean layout's two vectors; the system's pieces where it streams */
+        rc = slot_prepare_witness(s, w->ordinal, lean ? wcs->wit_bytes : 0,
+                                  wcs->dev[di].resident ? 0 : wcs->piece_bytes);
     s->pace.word = &d->urgent_running;
     s->gate = urgent_job || !d->paced || !s->ready ? NULL : &s->pace;
     if (s->ctx) msm_gpu_ctx_set_gate(s->ctx, s->gate); /* and inside its MSMs, between window groups */
@@ -360,7 +397,10 @@ static int cuda_start(void *ws, backend_job *job)
     uint64_t t_ref = 0;
     if (!rc && !(rc = gpu_event_record(s->ev_ref, s->stream)) && !(rc = gpu_event_sync(s->ev_ref))) {
         t_ref = bjob_now_ns();
-        rc = lean ? cuda_flow_lean(s, k, kd, w->ordinal, &in, job) : cuda_flow_full(s, k, kd, w->ordinal, &in, job);
+        if (wcs)
+            rc = lean ? cuda_flow_witness_lean(s, k, kd, wcs, di, w->ordinal, &in, job)
+                      : cuda_flow_witness_full(s, k, kd, wcs, di, w->ordinal, &in, job);
+        else rc = lean ? cuda_flow_lean(s, k, kd, w->ordinal, &in, job) : cuda_flow_full(s, k, kd, w->ordinal, &in, job);
     }
     /* whatever happened, nothing on the device may still read the staging, the host's
      * buffers or the slot once start returns */
@@ -424,6 +464,10 @@ const backend_ops backend_cuda_ops = {
     .key_host_reserved = cuda_key_host_reserved,
     .key_placement = cuda_key_placement,
     .check = cuda_check,
+    .check_witness = cuda_check_witness,
+    .cs_place = cuda_cs_place_all,
+    .cs_unplace = cuda_cs_unplace_all,
+    .cs_device = cuda_cs_device,
     .worker_init = cuda_worker_init,
     .worker_fini = cuda_worker_fini,
     .start = cuda_start,

@@ -19,7 +19,6 @@
 #include "prep.h"
 
 #define FR 32ull
-#define PREP_SCRATCH_OFF (256 + CUDA_SMALL_BYTES) /* d_prep: result, piece flags, then this */
 
 static const char *const array_names[5] = {"a", "b", "c", "inputs", "aux"};
 
@@ -38,7 +37,7 @@ static uint64_t msm_scratch(const cuda_key *k, size_t entries, uint64_t piece_by
 
 /* Lean layout, in scalars: h at [0, m); aux at [m, m + na); inputs at [0, ni), B after them,
  * later A over B — inside [0, m) when they fit there, else after aux. */
-static uint64_t lean_hi(uint64_t m, uint64_t ni, uint64_t n_a, uint64_t n_b)
+uint64_t cuda_lean_hi(uint64_t m, uint64_t ni, uint64_t n_a, uint64_t n_b)
 {
     return ni + n_b <= m && n_a <= m ? 0 : (ni + n_b > n_a ? ni + n_b : n_a);
 }
@@ -48,7 +47,7 @@ static uint64_t work_scalars(int lean, unsigned log_m, uint64_t na, uint64_t n_a
 {
     uint64_t m = (uint64_t)1 << log_m;
     if (!lean) return 3 * m + na + n_a + n_b + 1;
-    uint64_t hi = lean_hi(m, ni, n_a, n_b);
+    uint64_t hi = cuda_lean_hi(m, ni, n_a, n_b);
     return 2 * m > m + na + hi ? 2 * m : m + na + hi;
 }
 
@@ -98,10 +97,10 @@ uint64_t cuda_work_bytes(const cuda_inputs *in, int lean)
     return work_scalars(lean, in->log_m, in->na, in->n_a, in->n_b, in->ni) * FR;
 }
 
-uint64_t cuda_prep_bytes(uint64_t na) { return PREP_SCRATCH_OFF + gpu_prep_scratch_bytes(na); }
+uint64_t cuda_prep_bytes(uint64_t na) { return CUDA_PREP_SCRATCH_OFF + gpu_prep_scratch_bytes(na); }
 
 /* The check result: the first bad scalar, or the densities against the key. */
-static int prep_verdict(const gpu_prep_result *r, const cuda_inputs *in, int want_a, int want_b)
+int cuda_prep_verdict(const gpu_prep_result *r, const cuda_inputs *in, int want_a, int want_b)
 {
     if (r->bad != GPU_PREP_OK) {
         unsigned arr = (unsigned)(r->bad >> 56);
@@ -117,7 +116,7 @@ static int prep_verdict(const gpu_prep_result *r, const cuda_inputs *in, int wan
 
 /* Reads the check result back (a small synchronous copy on the compute stream), and `extra`
  * bytes after it at d_prep + 256 (the full flow's MSM class counts) into h_small + 256. */
-static int read_result(cuda_slot *s, gpu_prep_result *h_res, size_t extra)
+int cuda_read_result(cuda_slot *s, gpu_prep_result *h_res, size_t extra)
 {
     _Static_assert(sizeof(gpu_prep_result) <= 256, "the prep result fits before the flags");
     int rc;
@@ -127,13 +126,10 @@ static int read_result(cuda_slot *s, gpu_prep_result *h_res, size_t extra)
     return CUZK_OK;
 }
 
-/* The full flow's MSM scalars: H, L, A, B (B_G1 and B_G2 share theirs). */
-enum { CNT_H, CNT_L, CNT_A, CNT_B, CNT_N };
-
 /* The class counts of each MSM's scalars, counted on the device before the check result is
  * read back and carried back with it: the MSMs then read nothing back until the last one
  * ends (every host round trip lets a backlog's long kernels take the SMs back). */
-static int count_msm_classes(cuda_slot *s, const void *const sc[CNT_N], const uint64_t n[CNT_N], const int form[CNT_N])
+int cuda_count_classes(cuda_slot *s, const void *const sc[CNT_N], const uint64_t n[CNT_N], const int form[CNT_N])
 {
     uint32_t *d_cnt = (uint32_t *)((uint8_t *)s->d_prep + 256);
     int rc = gpu_memset_async(d_cnt, 0, CNT_N * 2 * sizeof(uint32_t), s->stream);
@@ -144,11 +140,10 @@ static int count_msm_classes(cuda_slot *s, const void *const sc[CNT_N], const ui
 int cuda_flow_full(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, const cuda_inputs *in,
                    backend_job *job)
 {
-    cuda_job *st = job->priv;
     const uint64_t m = (uint64_t)1 << in->log_m, len = in->len, ni = in->ni, kb0 = in->kb0, na = in->na;
     uint8_t *d = s->d_work;
     fr_t *d_aux = (fr_t *)(d + 3 * m * FR), *d_a = d_aux + na, *d_b = d_a + in->n_a;
-    gpu_prep_result *h_res = (gpu_prep_result *)s->h_small, *d_res = s->d_prep;
+    gpu_prep_result *d_res = s->d_prep;
     int rc;
     /* a, b, c are checked (and made Montgomery) on the device as they arrive; the transforms
      * are harmless on values >= r and nothing reads their output before the host has seen
@@ -173,22 +168,32 @@ int cuda_flow_full(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int 
     if (gpu_stream_wait_event(s->stream, s->ev[2 * ST_COPY + 1]) || gpu_prep_check(d_a, ni, 3, 0, d_res, s->stream) ||
         gpu_prep_check(d_aux, na, 4, 0, d_res, s->stream) ||
         gpu_prep_compact(d_a + ni, in->n_a - ni, d_b + kb0, in->n_b - kb0, d_aux, na, in->dens_a, in->dens_b,
-                         (uint8_t *)s->d_prep + PREP_SCRATCH_OFF, s->d_prep_bytes - PREP_SCRATCH_OFF, d_res, s->stream))
+                         (uint8_t *)s->d_prep + CUDA_PREP_SCRATCH_OFF, s->d_prep_bytes - CUDA_PREP_SCRATCH_OFF, d_res,
+                         s->stream))
         return slot_fail(ordinal, "the scalar preparation");
-    int form = in->canon ? CUZK_FR_CANONICAL : CUZK_FR_MONTGOMERY;
+    return cuda_flow_full_msms(s, k, kd, ordinal, in, job, d, d_aux, d_a, d_b,
+                               in->canon ? CUZK_FR_CANONICAL : CUZK_FR_MONTGOMERY);
+}
+
+int cuda_flow_full_msms(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, const cuda_inputs *in,
+                        backend_job *job, const void *d_h, const fr_t *d_aux, const fr_t *d_a, const fr_t *d_b, int form)
+{
+    cuda_job *st = job->priv;
+    gpu_prep_result *h_res = (gpu_prep_result *)s->h_small;
+    int rc;
     const groth16_params *pk = k->pk;
-    const void *const sc[CNT_N] = {d, d_aux, d_a, d_b};
-    const uint64_t cn[CNT_N] = {pk->n_h, na, in->n_a, in->n_b};
+    const void *const sc[CNT_N] = {d_h, d_aux, d_a, d_b};
+    const uint64_t cn[CNT_N] = {pk->n_h, in->na, in->n_a, in->n_b};
     const int cf[CNT_N] = {CUZK_FR_MONTGOMERY, form, form, form};
-    if (count_msm_classes(s, sc, cn, cf) || read_result(s, h_res, CNT_N * 2 * sizeof(uint32_t)))
+    if (cuda_count_classes(s, sc, cn, cf) || cuda_read_result(s, h_res, CNT_N * 2 * sizeof(uint32_t)))
         return slot_fail(ordinal, "the scalar preparation");
     bjob_release_abc(job);
-    if ((rc = prep_verdict(h_res, in, 1, 1))) return rc;
+    if ((rc = cuda_prep_verdict(h_res, in, 1, 1))) return rc;
     if (bjob_canceled(job)) return CUZK_ECANCELED;
     const uint32_t *cnt = (const uint32_t *)(s->h_small + 256);
-    if ((rc = slot_msm(s, k, kd, ordinal, PL_H, ST_MSM_H, d, pk->n_h, CUZK_FR_MONTGOMERY, -1, cnt + 2 * CNT_H,
+    if ((rc = slot_msm(s, k, kd, ordinal, PL_H, ST_MSM_H, d_h, pk->n_h, CUZK_FR_MONTGOMERY, -1, cnt + 2 * CNT_H,
                        &st->msm.h, sizeof st->msm.h)) ||
-        (rc = slot_msm(s, k, kd, ordinal, PL_L, ST_MSM_L, d_aux, na, form, -1, cnt + 2 * CNT_L, &st->msm.l,
+        (rc = slot_msm(s, k, kd, ordinal, PL_L, ST_MSM_L, d_aux, in->na, form, -1, cnt + 2 * CNT_L, &st->msm.l,
                        sizeof st->msm.l)) ||
         (rc = slot_msm(s, k, kd, ordinal, PL_A, ST_MSM_A, d_a, in->n_a, form, -1, cnt + 2 * CNT_A, &st->msm.a,
                        sizeof st->msm.a)) ||
@@ -206,10 +211,8 @@ int cuda_flow_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int 
     cuda_job *st = job->priv;
     const uint64_t m = (uint64_t)1 << in->log_m, len = in->len, ni = in->ni, kb0 = in->kb0, na = in->na;
     fr_t *w = s->d_work, *h = w, *d_aux = w + m;
-    fr_t *d_lo = w + (lean_hi(m, ni, in->n_a, in->n_b) ? m + na : 0); /* inputs, then B, later A */
-    gpu_prep_result *h_res = (gpu_prep_result *)s->h_small, *d_res = s->d_prep;
-    uint8_t *scratch = (uint8_t *)s->d_prep + PREP_SCRATCH_OFF;
-    size_t scratch_bytes = s->d_prep_bytes - PREP_SCRATCH_OFF;
+    fr_t *d_lo = w + (cuda_lean_hi(m, ni, in->n_a, in->n_b) ? m + na : 0); /* inputs, then B, later A */
+    gpu_prep_result *d_res = s->d_prep;
     int form = in->canon ? CUZK_FR_CANONICAL : CUZK_FR_MONTGOMERY, rc;
     const groth16_params *pk = k->pk;
     /* H's first pieces cross PCIe while the H step runs (they are needed whatever h is) */
@@ -239,12 +242,26 @@ int cuda_flow_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int 
     /* inputs (A's prefix) and B's input prefix after them, then B compacted from aux */
     if ((ni + kb0 && gpu_memcpy_async(d_lo, in->in_ab, (ni + kb0) * FR, s->stream)) ||
         gpu_prep_check(d_lo, ni, 3, 0, d_res, s->stream) || gpu_stream_wait_event(s->stream, s->ev[2 * ST_COPY + 1]) ||
-        gpu_prep_check(d_aux, na, 4, 0, d_res, s->stream) ||
-        gpu_prep_compact(NULL, 0, d_lo + ni + kb0, in->n_b - kb0, d_aux, na, in->dens_a, in->dens_b, scratch,
-                         scratch_bytes, d_res, s->stream) ||
-        read_result(s, h_res, 0))
+        gpu_prep_check(d_aux, na, 4, 0, d_res, s->stream))
         return slot_fail(ordinal, "the scalar preparation");
-    if ((rc = prep_verdict(h_res, in, 0, 1))) return rc;
+    return cuda_flow_lean_rest(s, k, kd, ordinal, in, job, d_lo, d_aux, form);
+}
+
+int cuda_flow_lean_rest(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, const cuda_inputs *in,
+                        backend_job *job, fr_t *d_lo, const fr_t *d_aux, int form)
+{
+    cuda_job *st = job->priv;
+    const uint64_t ni = in->ni, kb0 = in->kb0, na = in->na;
+    gpu_prep_result *h_res = (gpu_prep_result *)s->h_small, *d_res = s->d_prep;
+    uint8_t *scratch = (uint8_t *)s->d_prep + CUDA_PREP_SCRATCH_OFF;
+    size_t scratch_bytes = s->d_prep_bytes - CUDA_PREP_SCRATCH_OFF;
+    int rc;
+    /* B compacted from aux after its input prefix */
+    if (gpu_prep_compact(NULL, 0, d_lo + ni + kb0, in->n_b - kb0, d_aux, na, in->dens_a, in->dens_b, scratch,
+                         scratch_bytes, d_res, s->stream) ||
+        cuda_read_result(s, h_res, 0))
+        return slot_fail(ordinal, "the scalar preparation");
+    if ((rc = cuda_prep_verdict(h_res, in, 0, 1))) return rc;
     if ((rc = slot_msm(s, k, kd, ordinal, PL_B_G1, ST_MSM_B_G1, d_lo + ni, in->n_b, form, PL_B_G2, NULL, &st->msm.b_g1,
                        sizeof st->msm.b_g1)) ||
         (rc = slot_msm(s, k, kd, ordinal, PL_B_G2, ST_MSM_B_G2, d_lo + ni, in->n_b, form, PL_L, NULL, &st->msm.b_g2,
@@ -255,9 +272,9 @@ int cuda_flow_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int 
     /* A over B (B is done): the inputs stay in front of it */
     if (gpu_prep_compact(d_lo + ni, in->n_a - ni, NULL, 0, d_aux, na, in->dens_a, in->dens_b, scratch, scratch_bytes,
                          d_res, s->stream) ||
-        read_result(s, h_res, 0))
+        cuda_read_result(s, h_res, 0))
         return slot_fail(ordinal, "the scalar preparation");
-    if ((rc = prep_verdict(h_res, in, 1, 0))) return rc;
+    if ((rc = cuda_prep_verdict(h_res, in, 1, 0))) return rc;
     return slot_msm(s, k, kd, ordinal, PL_A, ST_MSM_A, d_lo, in->n_a, form, -1, NULL, &st->msm.a, sizeof st->msm.a);
 }
 #endif

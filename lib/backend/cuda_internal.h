@@ -14,12 +14,14 @@
 #include <stdint.h>
 
 #include "backend/backend.h"
+#include "backend/cuda_cs.h"
 #include "backend/cuda_placement.h"
 #include "backend/slot_pool.h"
 #include "cuda_util.h"
 #include "field/field.h"
 #include "groth16/groth16.h"
 #include "msm.h"
+#include "prep.h"
 #include "threadpool.h"
 
 #define CUDA_BE_MAX_DEV 64
@@ -50,7 +52,9 @@ _Static_assert(CUDA_MAX_SLOTS <= SLOT_POOL_MAX, "the slot pool indexes every slo
 #define CUDA_COPY_EVENTS 256
 
 /* Device stages timed with CUDA events (a begin/end pair each, on the slot's streams). */
-enum { ST_H, ST_COPY, ST_MSM_H, ST_MSM_L, ST_MSM_A, ST_MSM_B_G1, ST_MSM_B_G2, ST_N };
+enum { ST_H, ST_COPY, ST_MSM_H, ST_MSM_L, ST_MSM_A, ST_MSM_B_G1, ST_MSM_B_G2,
+       ST_CS_A, ST_CS_B, ST_CS_C, /* a witness-only partition's a = A·w, b = B·w, c = C·w */
+       ST_N };
 
 /* One key on one device: its placement and its resident bases (prefixes). */
 typedef struct cuda_key_dev {
@@ -133,6 +137,13 @@ typedef struct cuda_slot {
     uint32_t copy_len[CUDA_COPY_EVENTS]; /* bytes of each timed copy */
     uint32_t ncopy;
     uint64_t copy_bytes;
+    /* witness-only partitions (cuda_witness.c): the witness where the layout has no room for
+     * it (lean), and the constraint system's two piece buffers where it streams */
+    void *d_wit;
+    size_t d_wit_bytes;
+    void *cs_piece[2];
+    size_t cs_piece_bytes;
+    uint64_t cs_h2d;             /* this partition's constraint-system bytes copied          */
 } cuda_slot;
 
 typedef struct cuda_dev {
@@ -158,6 +169,11 @@ typedef struct cuda_dev {
     uint32_t urgent_running;
     int paced;
     _Atomic uint64_t h2d_bytes, copy_busy_ns; /* statistics: bases streamed, copy-stream busy */
+    /* constraint systems (cuda_witness.c), under lock: their device bytes (tables, resident
+     * matrices), and what every slot keeps for witness-only partitions (the largest witness,
+     * counted in lean slots; two pieces of the largest streamed system), which only grows */
+    uint64_t cs_resident;
+    uint64_t cs_wit, cs_pieces;
 } cuda_dev;
 
 typedef struct cuda_backend {
@@ -190,6 +206,20 @@ typedef struct cuda_job {
     fr_t r, s;
 } cuda_job;
 
+/* A constraint system on the backend's devices (cuda_witness.c; backend_job.cs_be). */
+typedef struct cuda_cs {
+    const struct csc *sys;
+    /* what the streamed evaluations copy from: sys itself, its arrays page-locked in place, or
+     * (where that fails: arrays sharing a page) the same system over a page-locked copy */
+    struct csc host;
+    void *pinned_copy;           /* that copy's block (gpu_host_alloc), or NULL             */
+    uint64_t piece_bytes;        /* each of a slot's two piece buffers where it streams     */
+    uint64_t wit_bytes;          /* its witness on the device: (inputs + aux) × 32          */
+    int registered;              /* sys's arrays page-locked in place                       */
+    uint32_t ndev;
+    cuda_cs_dev dev[CUDA_BE_MAX_DEV];
+} cuda_cs;
+
 /* The partition's inputs as the device flows read them: page-locked host pointers. */
 typedef struct cuda_inputs {
     const void *a, *b, *c, *aux;
@@ -217,8 +247,8 @@ void cuda_key_free(void *be, void *key);
 void *cuda_key_params(void *key);
 uint64_t cuda_key_host_reserved(void *key);
 int cuda_key_placement(void *be, void *key, uint32_t device_index, cuzk_placement *out);
-/* Device bytes the keys' bases, the shared slots and the urgent slots hold or have committed
- * (the device's lock held). */
+/* Device bytes the keys' bases, the constraint systems, the shared slots and the urgent slots
+ * hold or have committed (the device's lock held). */
 uint64_t cuda_dev_used(const cuda_dev *d);
 
 /* ---- cuda_evict.c: room for a key being loaded, from idle keys' resident bases ---- */
@@ -243,6 +273,9 @@ void slot_release(cuda_dev *d, cuda_slot *s);
 int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_bytes, size_t prep_bytes,
                  size_t piece_bytes, int urgent);
 void slot_destroy(cuda_slot *s);
+/* A witness-only partition's buffers, after slot_prepare: its witness (wit_bytes, 0: none, the
+ * layout has room for it) and two constraint-system pieces (piece_bytes each, 0: resident). */
+int slot_prepare_witness(cuda_slot *s, int ordinal, size_t wit_bytes, size_t piece_bytes);
 /* An urgent slot's streams, events, pinned result buffer and MSM context made ahead (at engine
  * start): made at its first partition they would allocate page-locked memory (tens of ms). */
 int slot_warm(cuda_slot *s, int ordinal, int urgent);
@@ -270,11 +303,43 @@ int slot_prefetch(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int v
 /* Stages and copies as trace events, device_ns on the job; the device's copy statistics. */
 void slot_report(cuda_slot *s, cuda_dev *d, backend_job *job, uint64_t t_ref);
 
+/* ---- cuda_witness.c: constraint systems and witness-only partitions ---- */
+/* The largest piece of a streamed constraint system (two per slot; cuda_witness.c says why). */
+#define CUDA_CS_PIECE_MAX ((uint64_t)64 << 20)
+int cuda_cs_place_all(void *be, const struct csc *c, uint32_t flags, void **out);
+void cuda_cs_unplace_all(void *be, void *cs_be);
+void cuda_cs_device(void *be, void *cs_be, uint64_t *bytes, uint32_t *resident, uint32_t *streamed);
+/* What every slot of device d keeps for witness-only partitions, in layout lean (d->lock). */
+uint64_t cuda_cs_slot_extra(const cuda_dev *d, int lean);
+/* What one slot needs beyond cuda_slot_need for a witness-only partition of cs on device i. */
+uint64_t cuda_cs_job_extra(const cuda_cs *cs, uint32_t i, int lean);
+int cuda_flow_witness_full(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, const cuda_cs *cs, uint32_t i,
+                           int ordinal, const cuda_inputs *in, backend_job *job);
+int cuda_flow_witness_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, const cuda_cs *cs, uint32_t i,
+                           int ordinal, const cuda_inputs *in, backend_job *job);
+/* Shared with cuda_flow.c: the prep area's layout, the check's verdict and read-back, the
+ * full flow's class counts, the lean layout's high region. */
+#define CUDA_PREP_SCRATCH_OFF (256 + CUDA_SMALL_BYTES) /* d_prep: result, piece flags, then scratch */
+enum { CNT_H, CNT_L, CNT_A, CNT_B, CNT_N };
+int cuda_prep_verdict(const gpu_prep_result *r, const cuda_inputs *in, int want_a, int want_b);
+int cuda_read_result(cuda_slot *s, gpu_prep_result *h_res, size_t extra);
+int cuda_count_classes(cuda_slot *s, const void *const sc[CNT_N], const uint64_t n[CNT_N], const int form[CNT_N]);
+uint64_t cuda_lean_hi(uint64_t m, uint64_t ni, uint64_t n_a, uint64_t n_b);
+
 /* ---- cuda_flow.c: the device work of one partition in a slot ---- */
 int cuda_flow_full(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, const cuda_inputs *in,
                    backend_job *job);
 int cuda_flow_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, const cuda_inputs *in,
                    backend_job *job);
+/* What the two flows and their witness-only twins share. Full: once the H step, the check and
+ * the compaction are enqueued (h in d_h, aux, A and B with their input prefixes), the class
+ * counts and the check's verdict read back, then the five MSMs (form: the scalars' but h's).
+ * Lean: once the H MSM is done and the inputs sit at d_lo with B's input prefix after them,
+ * B compacted, the B and L MSMs, A compacted over B, A's MSM. */
+int cuda_flow_full_msms(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, const cuda_inputs *in,
+                        backend_job *job, const void *d_h, const fr_t *d_aux, const fr_t *d_a, const fr_t *d_b, int form);
+int cuda_flow_lean_rest(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, const cuda_inputs *in,
+                        backend_job *job, fr_t *d_lo, const fr_t *d_aux, int form);
 /* Working-set bytes of one slot for a key (placement inputs). */
 uint64_t cuda_ws_full(const cuda_key *k);
 uint64_t cuda_ws_lean(const cuda_key *k, uint64_t piece_bytes);

@@ -174,10 +174,9 @@ int cuda_key_pin_host(cuda_key *k, int ordinal)
     return CUZK_OK;
 }
 
-/* Device bytes the keys' bases, the shared slots and the urgent slots hold or have committed. */
 uint64_t cuda_dev_used(const cuda_dev *d)
 {
-    uint64_t used = d->resident + (uint64_t)d->nslots * d->slot_bytes;
+    uint64_t used = d->resident + d->cs_resident + (uint64_t)d->nslots * d->slot_bytes;
     for (int j = 0; j < CUDA_URGENT_SLOTS; j++) used += d->urgent_bytes[j];
     return used;
 }
@@ -188,8 +187,9 @@ static void fill_pl_input(const cuda_backend *b, const cuda_dev *d, const cuda_k
     for (int v = 0; v < PL_N; v++) in->base_bytes[v] = k->n[v] * pl_point_bytes(v);
     uint64_t piece = d->nslots ? d->piece_bytes : cuda_piece_bytes(k);
     in->piece_bytes = piece;
-    in->ws_full = cuda_ws_full(k);
-    in->ws_lean = cuda_ws_lean(k, piece);
+    /* slots hold witness-only partitions of the loaded constraint systems too */
+    in->ws_full = cuda_ws_full(k) + cuda_cs_slot_extra(d, 0);
+    in->ws_lean = cuda_ws_lean(k, piece) + cuda_cs_slot_extra(d, 1);
     in->stream_bufs = 2 * piece;
     uint64_t used = cuda_dev_used(d);
     in->avail = d->cap > used ? d->cap - used : 0;

@@ -47,7 +47,9 @@ void slot_destroy(cuda_slot *s)
     if (s->ctx) msm_gpu_ctx_free(s->ctx);
     gpu_free(s->d_work);
     gpu_free(s->d_prep);
+    gpu_free(s->d_wit);
     for (int i = 0; i < 2; i++) {
+        gpu_free(s->cs_piece[i]);
         gpu_free(s->buf[i].d);
         gpu_event_destroy(s->buf[i].ready);
         gpu_event_destroy(s->buf[i].free);
@@ -136,10 +138,23 @@ static void free_stream_bufs(cuda_slot *s)
     s->buf_bytes = 0;
 }
 
+static void free_witness_bufs(cuda_slot *s)
+{
+    gpu_free(s->d_wit);
+    s->d_wit = NULL;
+    s->d_wit_bytes = 0;
+    for (int i = 0; i < 2; i++) {
+        gpu_free(s->cs_piece[i]);
+        s->cs_piece[i] = NULL;
+    }
+    s->cs_piece_bytes = 0;
+}
+
 void slot_shrink(cuda_slot *s)
 {
     if (s->ctx && msm_gpu_ctx_trim(s->ctx)) err_clear(); /* a device error: the next partition meets it */
     free_work(s);
+    free_witness_bufs(s);
     free_stream_bufs(s);
     gpu_free(s->d_prep);
     s->d_prep = NULL;
@@ -195,6 +210,26 @@ int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_
     memset(s->stage_used, 0, sizeof s->stage_used);
     s->ncopy = 0;
     s->copy_bytes = 0;
+    s->cs_h2d = 0;
+    return CUZK_OK;
+}
+
+int slot_prepare_witness(cuda_slot *s, int ordinal, size_t wit_bytes, size_t piece_bytes)
+{
+    int rc;
+    if (wit_bytes && (rc = grow(&s->d_wit, &s->d_wit_bytes, wit_bytes, ordinal, "the witness"))) return rc;
+    if (piece_bytes && s->cs_piece_bytes < piece_bytes) {
+        for (int i = 0; i < 2; i++) {
+            size_t have = 0;
+            gpu_free(s->cs_piece[i]);
+            s->cs_piece[i] = NULL;
+            if ((rc = grow(&s->cs_piece[i], &have, piece_bytes, ordinal, "a constraint system piece"))) {
+                free_witness_bufs(s);
+                return rc;
+            }
+        }
+        s->cs_piece_bytes = piece_bytes;
+    }
     return CUZK_OK;
 }
 
@@ -391,7 +426,8 @@ int slot_msm_collect(cuda_slot *s, int ordinal)
 
 static const int32_t stage_kind[ST_N] = {CUZK_TRACE_H_STEP, CUZK_TRACE_H2D_COPY, CUZK_TRACE_MSM_H,
                                          CUZK_TRACE_MSM_L, CUZK_TRACE_MSM_A, CUZK_TRACE_MSM_B_G1,
-                                         CUZK_TRACE_MSM_B_G2};
+                                         CUZK_TRACE_MSM_B_G2, CUZK_TRACE_CS_EVAL, CUZK_TRACE_CS_EVAL,
+                                         CUZK_TRACE_CS_EVAL};
 
 /* ev_ref was recorded on an idle stream and seen complete at t_ref, so an event e happened at
  * t_ref + (e - ev_ref) on the host clock. */
@@ -409,6 +445,14 @@ void slot_report(cuda_slot *s, cuda_dev *d, backend_job *job, uint64_t t_ref)
                    s->stage_bytes[st]);
     }
     if (first >= 0) job->device_ns = (uint64_t)((double)(last - first) * 1e6);
+    /* a streamed constraint system's pieces: one copy event over the evaluations (they are
+     * copied on the compute stream, between its kernels), bytes = the pieces' */
+    float cb, ce;
+    if (s->cs_h2d && s->stage_used[ST_CS_A] && s->stage_used[ST_CS_C] &&
+        !gpu_event_elapsed_ms(&cb, s->ev_ref, s->ev[2 * ST_CS_A]) &&
+        !gpu_event_elapsed_ms(&ce, s->ev_ref, s->ev[2 * ST_CS_C + 1]))
+        bjob_trace(job, CUZK_TRACE_H2D_COPY, t_ref + (uint64_t)((double)cb * 1e6), t_ref + (uint64_t)((double)ce * 1e6),
+                   s->cs_h2d);
     /* the bases' copies: one event each (H2D_COPY, bytes = the piece's), busy time summed */
     uint64_t busy = 0;
     uint32_t timed = s->ncopy < CUDA_COPY_EVENTS ? s->ncopy : CUDA_COPY_EVENTS;
@@ -422,7 +466,7 @@ void slot_report(cuda_slot *s, cuda_dev *d, backend_job *job, uint64_t t_ref)
         busy += te - tb;
         bjob_trace(job, CUZK_TRACE_H2D_COPY, tb, te, s->copy_len[i]);
     }
-    atomic_fetch_add_explicit(&d->h2d_bytes, s->copy_bytes, memory_order_relaxed); /* statistics */
+    atomic_fetch_add_explicit(&d->h2d_bytes, s->copy_bytes + s->cs_h2d, memory_order_relaxed); /* statistics */
     atomic_fetch_add_explicit(&d->copy_busy_ns, busy, memory_order_relaxed);
 }
 #endif

@@ -431,7 +431,7 @@ static void retry_on_cpu(cuzk_engine *e, job *j)
     void *key = e->ops->key_params(j->srs->key);
     backend_estimate est = {0, 0, 0};
     if (!key) return;
-    int checked = j->cs ? cpu->check_witness ? cpu->check_witness(e->retry_be, key, j->bj.cs, &j->p, &est) : CUZK_EINVAL
+    int checked = j->cs ? cpu->check_witness ? cpu->check_witness(e->retry_be, key, j->bj.cs, NULL, &j->p, &est) : CUZK_EINVAL
                         : cpu->check(e->retry_be, key, &j->p, &est);
     if (checked != CUZK_OK) return;
     if (!j->holds_host) { /* counted before it reserves (host_reserve); finish_job uncounts */

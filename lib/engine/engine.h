@@ -61,7 +61,10 @@ struct cuzk_cs {
     uint64_t magic;
     cuzk_engine *engine;
     struct csc *sys;
+    void *be_cs;                 /* the backend's placement (ops->cs_place), or NULL   */
     uint64_t host_bytes;
+    uint64_t device_bytes;       /* what the placement holds on the devices (stats)   */
+    uint32_t resident_devices, streamed_devices;
     _Atomic uint32_t refs;
     _Atomic uint32_t released;
     cuzk_cs *next, *prev;        /* engine->cs_list, under srs_lock                  */
@@ -146,6 +149,7 @@ struct cuzk_engine {
     cuzk_srs *srs_list;
     cuzk_cs *cs_list;            /* live constraint systems, under srs_lock  */
     _Atomic uint64_t cs_bytes;   /* their host bytes (stats)                 */
+    _Atomic uint64_t cs_device_bytes; /* their device bytes (stats)        */
     _Atomic(cuzk_srs *) srs_dead;
     pthread_mutex_t alloc_lock;  /* cuzk_host_alloc bookkeeping, not a hot path  */
     struct host_block *allocs;
@@ -170,6 +174,9 @@ void engine_srs_reap(cuzk_engine *e); /* frees dead keys' structs; srs_lock held
 /* engine_cs.c: one job's or the host's hold on a constraint system; the last frees it */
 void engine_cs_unref(cuzk_cs *cs);
 void engine_cs_free_all(cuzk_engine *e); /* at destroy: every job is done */
+/* cuzk_cs_load of a system already in memory (benches and tests): sys (calloc'd, finalized)
+ * becomes the handle's; on failure it stays the caller's. flags: CUZK_CS_*. */
+int engine_cs_adopt(cuzk_engine *e, struct csc *sys, uint32_t flags, cuzk_cs **out);
 /* engine_api.c, for engine_cs.c: queues a checked partition copy (its struct_size is this
  * library's) with its estimate; srs and cs (may be NULL) get one more reference for the
  * job. *out: the job's handle. CUZK_EBUDGET or CUZK_EAGAIN as cuzk_submit_partition. */

@@ -264,6 +264,7 @@ int engine_submit_checked(cuzk_engine *e, cuzk_srs *srs, cuzk_cs *cs, const cuzk
     j->worker = NULL;
     j->bj.p = &j->p;
     j->bj.cs = cs ? cs->sys : NULL;
+    j->bj.cs_be = cs ? cs->be_cs : NULL;
     j->bj.key = srs->key;
     j->bj.device = -1;
     j->bj.worker = -1;
@@ -390,6 +391,7 @@ CUZK_API int cuzk_engine_stats(cuzk_engine *e, cuzk_stats *out)
     s.arena_collects = atomic_load_explicit(&e->hk.collects, memory_order_relaxed);
     s.arena_bytes = arena_size();
     s.cs_host_bytes = atomic_load_explicit(&e->cs_bytes, memory_order_relaxed);
+    s.cs_device_bytes = atomic_load_explicit(&e->cs_device_bytes, memory_order_relaxed);
     /* a host built against a smaller (older) cuzk_stats gets the prefix it knows */
     size_t fill = size < sizeof s ? size : sizeof s;
     s.struct_size = (uint32_t)fill;

@@ -14,6 +14,8 @@ static void cs_destroy(cuzk_cs *cs)
 {
     cuzk_engine *e = cs->engine;
     atomic_fetch_sub_explicit(&e->cs_bytes, cs->host_bytes, memory_order_relaxed); /* a statistic */
+    atomic_fetch_sub_explicit(&e->cs_device_bytes, cs->device_bytes, memory_order_relaxed);
+    if (cs->be_cs) e->ops->cs_unplace(e->be, cs->be_cs);
     csc_free(cs->sys);
     free(cs->sys);
     cs->magic = 0;
@@ -42,27 +44,19 @@ void engine_cs_free_all(cuzk_engine *e)
     }
 }
 
-CUZK_API int cuzk_cs_load(cuzk_engine *e, const char *path, uint32_t flags, cuzk_cs **out)
+int engine_cs_adopt(cuzk_engine *e, struct csc *sys, uint32_t flags, cuzk_cs **out)
 {
-    if (out) *out = NULL;
-    if (!engine_ok(e) || !path || !out)
-        return err_set(CUZK_EINVAL, "cuzk_cs_load: engine, path and out must not be NULL");
-    if (flags) return err_set(CUZK_EINVAL, "cuzk_cs_load: flags 0x%x (none are defined yet; pass 0)", flags);
+    int rc;
     cuzk_cs *cs = calloc(1, sizeof *cs);
-    csc *sys = calloc(1, sizeof *sys);
-    if (!cs || !sys) {
-        free(cs), free(sys);
-        return err_set(CUZK_ENOMEM, "cuzk_cs_load: out of memory");
-    }
-    /* the load's reads and checks on threads of their own, as many as the engine's CPU threads
-     * (0: every CPU): the backends' pools belong to proving */
-    threadpool *tp = threadpool_create(e->o.cpu_threads);
-    int rc = tp ? csc_load_any(path, tp, sys) : err_set(CUZK_ENOMEM, "cuzk_cs_load: cannot start threads");
-    threadpool_destroy(tp);
-    if (rc != CUZK_OK) {
-        free(cs), free(sys);
+    if (!cs) return err_set(CUZK_ENOMEM, "cuzk_cs_load: out of memory");
+    void *be_cs = NULL; /* on the devices, through their budget (CUDA), before it is visible */
+    if (e->ops->cs_place && (rc = e->ops->cs_place(e->be, sys, flags, &be_cs)) != CUZK_OK) {
+        free(cs);
         return rc;
     }
+    cs->be_cs = be_cs;
+    if (be_cs) e->ops->cs_device(e->be, be_cs, &cs->device_bytes, &cs->resident_devices, &cs->streamed_devices);
+    atomic_fetch_add_explicit(&e->cs_device_bytes, cs->device_bytes, memory_order_relaxed); /* a statistic */
     cs->magic = CS_MAGIC;
     cs->engine = e;
     cs->sys = sys;
@@ -76,7 +70,27 @@ CUZK_API int cuzk_cs_load(cuzk_engine *e, const char *path, uint32_t flags, cuzk
     e->cs_list = cs;
     pthread_mutex_unlock(&e->srs_lock);
     *out = cs;
-    return err_done(CUZK_OK);
+    return CUZK_OK;
+}
+
+CUZK_API int cuzk_cs_load(cuzk_engine *e, const char *path, uint32_t flags, cuzk_cs **out)
+{
+    if (out) *out = NULL;
+    if (!engine_ok(e) || !path || !out)
+        return err_set(CUZK_EINVAL, "cuzk_cs_load: engine, path and out must not be NULL");
+    if (flags & ~(uint32_t)CUZK_CS_STREAM)
+        return err_set(CUZK_EINVAL, "cuzk_cs_load: flags 0x%x (only CUZK_CS_STREAM = 0x%x is defined)", flags,
+                       (unsigned)CUZK_CS_STREAM);
+    csc *sys = calloc(1, sizeof *sys);
+    if (!sys) return err_set(CUZK_ENOMEM, "cuzk_cs_load: out of memory");
+    /* the load's reads and checks on threads of their own, as many as the engine's CPU threads
+     * (0: every CPU): the backends' pools belong to proving */
+    threadpool *tp = threadpool_create(e->o.cpu_threads);
+    int rc = tp ? csc_load_any(path, tp, sys) : err_set(CUZK_ENOMEM, "cuzk_cs_load: cannot start threads");
+    threadpool_destroy(tp);
+    if (rc == CUZK_OK && (rc = engine_cs_adopt(e, sys, flags, out)) != CUZK_OK) csc_free(sys);
+    if (rc != CUZK_OK) free(sys);
+    return err_done(rc);
 }
 
 CUZK_API void cuzk_cs_release(cuzk_cs *cs)
@@ -108,6 +122,9 @@ CUZK_API int cuzk_cs_get_info(cuzk_cs *cs, cuzk_cs_info *out)
     i.abc_len = c->abc_len;
     for (int w = 0; w < 3; w++) i.nnz[w] = c->m[w].nnz;
     i.host_bytes = cs->host_bytes;
+    i.device_bytes = cs->device_bytes;
+    i.resident_devices = cs->resident_devices;
+    i.streamed_devices = cs->streamed_devices;
     size_t fill = out->struct_size < sizeof i ? out->struct_size : sizeof i;
     i.struct_size = (uint32_t)fill;
     memcpy(out, &i, fill);
@@ -201,7 +218,7 @@ CUZK_API int cuzk_submit_witness(cuzk_engine *e, cuzk_srs *srs, cuzk_cs *cs, con
     int rc = witness_to_partition(w, cs->sys, &p);
     if (rc != CUZK_OK) return rc;
     backend_estimate est = {0, 0, 0};
-    if ((rc = e->ops->check_witness(e->be, srs->key, cs->sys, &p, &est)) != CUZK_OK) return rc;
+    if ((rc = e->ops->check_witness(e->be, srs->key, cs->sys, cs->be_cs, &p, &est)) != CUZK_OK) return rc;
     uint64_t h = 0;
     if ((rc = engine_submit_checked(e, srs, cs, &p, &est, t0, &h)) != CUZK_OK) return rc;
     *out = h;

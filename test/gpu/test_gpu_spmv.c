@@ -22,7 +22,9 @@
 #include "groth16/csc.h"
 #include "groth16/synth.h"
 #include "prep.h"
+#include "field/field.h"
 #include "support/csrand.h"
+#include "support/fieldtest.h"
 #include "support/gputest.h"
 #include "support/testutil.h"
 
@@ -84,6 +86,61 @@ static void random_systems(void **state)
         csc_free(&c);
         cs_free(&s);
     }
+}
+
+/* Row k's length in wide_rows' A: rows longer than the kernel's 16 are summed by their warp,
+ * so: three neighbours of one warp wide (17, 32, 33), a warp's last lane at 1000, every lane
+ * of the third warp wide (17..48), the last row (a partial warp) at 5000; else 0..4. */
+static uint64_t wide_len(uint64_t k, uint64_t nc)
+{
+    if (k == 5) return 17;
+    if (k == 6) return 32;
+    if (k == 7) return 33;
+    if (k == 31) return 1000;
+    if (k >= 64 && k < 96) return 17 + (k - 64);
+    if (k == nc - 1) return 5000;
+    return test_rand64() % 5;
+}
+
+/* Wide rows (kernels/spmv: a warp sums each) against the CPU, resident and streamed, in A
+ * and B (B's wide rows where A's are short: the warp's ballot differs by matrix). */
+static void wide_rows(void **state)
+{
+    (void)state;
+    const uint64_t ni = 3, na = 6000, nc = 700;
+    cs s;
+    random_cs(&s, ni, na, nc);
+    for (int w = 0; w < 2; w++) {
+        cs_lc_rows *r = w ? &s.b : &s.a;
+        free(r->off), free(r->terms);
+        r->off = malloc((nc + 1) * sizeof(uint64_t));
+        r->terms = malloc((nc * 48 + 6000 + 1000 + 5000) * sizeof(cs_term));
+        uint64_t f = 0;
+        for (uint64_t k = 0; k < nc; k++) {
+            r->off[k] = f;
+            const uint64_t len = w ? (k % 97 == 3 ? 20 + k % 40 : test_rand64() % 3) : wide_len(k, nc);
+            const uint64_t first = test_rand64() % (ni + na);
+            for (uint64_t t = 0; t < len; t++, f++) {
+                r->terms[f].var = (first + t) % (ni + na); /* distinct: len <= ni + na */
+                switch (test_rand64() % 4) {
+                case 0: r->terms[f].coeff = FR_ONE; break;
+                case 1: fr_neg(&r->terms[f].coeff, &FR_ONE); break;
+                case 2: fr_from_u64(&r->terms[f].coeff, (uint64_t)1 << (test_rand64() % 64)); break;
+                default: ft_rand_fr(&r->terms[f].coeff); break;
+                }
+            }
+        }
+        r->off[nc] = f;
+    }
+    csc c;
+    assert_int_equal(csc_from_cs(&s, &c), CUZK_OK);
+    fr_t *in = malloc(ni * sizeof(fr_t)), *aux = malloc((na + 1) * sizeof(fr_t));
+    random_witness(in, aux, ni, na);
+    compare(&c, in, aux, 1, 0);
+    compare(&c, in, aux, 0, 1 << 16);
+    free(in), free(aux);
+    csc_free(&c);
+    cs_free(&s);
 }
 
 static void synthetic_circuits(void **state)
@@ -160,6 +217,7 @@ int main(void)
     if (gpu_test_begin()) return 77;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(random_systems),
+        cmocka_unit_test(wide_rows),
         cmocka_unit_test(synthetic_circuits),
         cmocka_unit_test(small_pieces_and_range_check),
     };

@@ -30,6 +30,9 @@ type CSInfo struct {
 	AbcLen         uint64    // NumConstraints + NumInputs
 	NNZ            [3]uint64 // non-zeros of A, B, C
 	HostBytes      uint64    // host memory it takes
+	DeviceBytes    uint64    // device memory it holds, every device together (CUDA)
+	// devices holding its matrices whole, and streaming them from host memory (CUDA)
+	ResidentDevices, StreamedDevices uint32
 }
 
 // LoadCS loads a constraint system: a circom .r1cs file or libcuzk's compact file
@@ -75,7 +78,9 @@ func (cs *CS) Info() (CSInfo, error) {
 	}
 	return CSInfo{NumCoeffs: uint32(r.num_coeffs), NumInputs: uint64(r.num_inputs), NumAux: uint64(r.num_aux),
 		NumConstraints: uint64(r.num_constraints), AbcLen: uint64(r.abc_len),
-		NNZ: [3]uint64{uint64(r.nnz[0]), uint64(r.nnz[1]), uint64(r.nnz[2])}, HostBytes: uint64(r.host_bytes)}, nil
+		NNZ: [3]uint64{uint64(r.nnz[0]), uint64(r.nnz[1]), uint64(r.nnz[2])}, HostBytes: uint64(r.host_bytes),
+		DeviceBytes: uint64(r.device_bytes), ResidentDevices: uint32(r.resident_devices),
+		StreamedDevices: uint32(r.streamed_devices)}, nil
 }
 
 // Close gives up this hold; jobs that use the constraint system keep it alive inside the

@@ -31,6 +31,7 @@ type Stats struct {
 	ArenaCollects    uint64
 	ArenaBytes       uint64
 	CSHostBytes      uint64 // host memory of the loaded constraint systems (LoadCS), not in the budget
+	CSDeviceBytes    uint64 // their device memory (CUDA), within the device budget
 
 	raw C.cuzk_stats
 }
@@ -57,7 +58,7 @@ func (e *Engine) Stats() (Stats, error) {
 	s.HostAllocBytes, s.BudgetWaits = uint64(r.host_alloc_bytes), uint64(r.budget_waits)
 	s.TraceEvents, s.TraceDropped = uint64(r.trace_events), uint64(r.trace_dropped)
 	s.ArenaCollects, s.ArenaBytes = uint64(r.arena_collects), uint64(r.arena_bytes)
-	s.CSHostBytes = uint64(r.cs_host_bytes)
+	s.CSHostBytes, s.CSDeviceBytes = uint64(r.cs_host_bytes), uint64(r.cs_device_bytes)
 	return s, nil
 }
 

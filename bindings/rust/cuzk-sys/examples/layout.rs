@@ -23,10 +23,11 @@ fn main() {
         cuzk_stats { struct_size, backend, devices, workers, submitted, completed, failed, canceled,
                      verify_failed, queued, running, unpolled, queue_capacity, host_budget_bytes,
                      host_reserved_bytes, host_reserved_peak, host_alloc_bytes, budget_waits, trace_events,
-                     trace_dropped, arena_collects, arena_bytes, cs_host_bytes }
+                     trace_dropped, arena_collects, arena_bytes, cs_host_bytes, cs_device_bytes }
         cuzk_placement { struct_size, device, kind, working_set, slots, reserved, slot_bytes, device_budget_bytes,
                          resident_bytes, streamed_bytes, pinned_host_bytes, vector_bytes, vector_resident_bytes }
-        cuzk_cs_info { struct_size, num_coeffs, num_inputs, num_aux, num_constraints, abc_len, nnz, host_bytes }
+        cuzk_cs_info { struct_size, num_coeffs, num_inputs, num_aux, num_constraints, abc_len, nnz, host_bytes,
+                       device_bytes, resident_devices, streamed_devices }
         cuzk_witness_partition { struct_size, scalar_form, inputs, num_inputs, aux, num_aux, r, s, priority, reserved,
                                  user_tag, release, release_user }
     }

@@ -246,11 +246,14 @@ pub struct cuzk_stats {
     pub arena_bytes: u64,
     /// Host memory of the loaded constraint systems (0.4; not in the host budget).
     pub cs_host_bytes: u64,
+    pub cs_device_bytes: u64,
 }
 
 // ---- constraint systems and witness-only partitions (0.4) ----------------------------------
 pub const CUZK_CS_INFO_SIZE_V1: u32 = 72;
 pub const CUZK_WITNESS_PARTITION_SIZE_V1: u32 = 88;
+/// cuzk_cs_load flag: stream the matrices from host memory on CUDA, whatever fits.
+pub const CUZK_CS_STREAM: u32 = 1;
 
 /// What a loaded constraint system holds (cuzk_cs_get_info).
 #[repr(C)]
@@ -264,6 +267,9 @@ pub struct cuzk_cs_info {
     pub abc_len: u64,
     pub nnz: [u64; 3],
     pub host_bytes: u64,
+    pub device_bytes: u64,
+    pub resident_devices: u32,
+    pub streamed_devices: u32,
 }
 
 /// A partition given as its witness only (cuzk_submit_witness): borrowed until `release`.

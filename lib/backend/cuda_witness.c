@@ -1,0 +1,337 @@
+/*
+ * Witness-only partitions on the CUDA backend: the constraint system placed on each device
+ * through the device budget (resident where it fits beside the keys and the slots, else its
+ * matrices streamed in pieces from page-locked host memory), and the device work of one such
+ * partition — the witness copied once, range-checked on the device, a, b, c evaluated straight
+ * into the H step's vectors, then the a/b/c path's MSMs over the device's copy of the witness.
+ */
+#if CUZK_HAVE_CUDA
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend_common.h"
+#include "backend/cuda_internal.h"
+#include "cuda_util.h"
+#include "error.h"
+#include "fault.h"
+#include "groth16/csc.h"
+#include "ntt.h"
+#include "prep.h"
+
+#define FR 32ull
+/* A streamed system's pieces: an eighth of its largest matrix, within these bounds (and at
+ * least its longest row), so small systems stream in several pieces too. The pieces are copied
+ * between the evaluation's kernels on one stream, so larger ones would not copy faster; what
+ * they cost is room: PoRep (2^27) on a 16 GiB card needs its lean streaming slot (11.02 GiB),
+ * the witness (3.88 GiB) and two pieces within the 15.38 GiB the card leaves libcuzk. */
+#define CS_PIECE_MIN ((uint64_t)64 << 10)
+#define CS_PIECE_MAX CUDA_CS_PIECE_MAX
+
+static uint64_t cs_piece_bytes(const csc *c)
+{
+    uint64_t big = 0, longest = 0;
+    for (int w = 0; w < 3; w++) {
+        const csc_matrix *m = &c->m[w];
+        if (csc_matrix_bytes(c, w) > big) big = csc_matrix_bytes(c, w);
+        for (uint64_t r = 0; r < c->abc_len; r++)
+            if (m->row[r + 1] - m->row[r] > longest) longest = m->row[r + 1] - m->row[r];
+    }
+    uint64_t p = big / 8;
+    p = p < CS_PIECE_MIN ? CS_PIECE_MIN : p > CS_PIECE_MAX ? CS_PIECE_MAX : p;
+    if (p < 16 + longest * 8) p = 16 + longest * 8; /* cuda_cs_eval's one-row piece */
+    return (p + 7) & ~(uint64_t)7;
+}
+
+uint64_t cuda_cs_slot_extra(const cuda_dev *d, int lean) { return (lean ? d->cs_wit : 0) + d->cs_pieces; }
+
+uint64_t cuda_cs_job_extra(const cuda_cs *cs, uint32_t i, int lean)
+{
+    return (lean ? cs->wit_bytes : 0) + (cs->dev[i].resident ? 0 : 2 * cs->piece_bytes);
+}
+
+/* The matrices copied into one page-locked block, x->host pointing there. */
+static int cs_pinned_copy(cuda_cs *x)
+{
+    const csc *c = x->sys;
+    uint64_t total = 0;
+    for (int w = 0; w < 3; w++) total += ((c->abc_len + 1) * 8 + 2 * c->m[w].nnz * 4 + 7) & ~(uint64_t)7;
+    uint8_t *at = NULL;
+    if (gpu_host_alloc((void **)&at, total)) return CUZK_ENOMEM;
+    x->pinned_copy = at;
+    for (int w = 0; w < 3; w++) {
+        const csc_matrix *m = &c->m[w];
+        csc_matrix *h = &x->host.m[w];
+        h->row = (uint64_t *)at;
+        memcpy(h->row, m->row, (c->abc_len + 1) * 8);
+        h->col = (uint32_t *)(at + (c->abc_len + 1) * 8);
+        h->coef = h->col + m->nnz;
+        if (m->nnz) memcpy(h->col, m->col, m->nnz * 4), memcpy(h->coef, m->coef, m->nnz * 4);
+        at += ((c->abc_len + 1) * 8 + 2 * m->nnz * 4 + 7) & ~(uint64_t)7;
+    }
+    return CUZK_OK;
+}
+
+/* The host arrays the pieces are copied from, page-locked (once): in place, else a copy. */
+static int cs_register(cuda_cs *x)
+{
+    if (x->registered || x->pinned_copy) return CUZK_OK;
+    const csc *c = x->sys;
+    void *done[9];
+    int n = 0, rc = CUZK_OK;
+    for (int w = 0; w < 3 && !rc; w++) {
+        const csc_matrix *m = &c->m[w];
+        void *arr[3] = {m->row, m->col, m->coef};
+        const uint64_t bytes[3] = {(c->abc_len + 1) * 8, m->nnz * 4, m->nnz * 4};
+        for (int j = 0; j < 3 && !rc; j++)
+            if (bytes[j] && !(rc = gpu_host_register(arr[j], bytes[j]))) done[n++] = arr[j];
+    }
+    if (!rc) {
+        x->registered = 1;
+        return CUZK_OK;
+    }
+    while (n--) gpu_host_unregister(done[n]);
+    if (cs_pinned_copy(x) == CUZK_OK) return err_clear(), CUZK_OK;
+    return err_set(CUZK_ENOMEM, "CUDA backend: cannot page-lock the constraint system's matrices for streaming: %s",
+                   cuzk_last_error());
+}
+
+static void cs_unregister(cuda_cs *x)
+{
+    if (x->pinned_copy) gpu_host_free(x->pinned_copy);
+    x->pinned_copy = NULL;
+    if (!x->registered) return;
+    for (int w = 0; w < 3; w++) {
+        const csc_matrix *m = &x->sys->m[w];
+        gpu_host_unregister(m->row);
+        if (m->nnz) gpu_host_unregister(m->col), gpu_host_unregister(m->coef);
+    }
+    x->registered = 0;
+}
+
+/* Decides resident or streamed on device i and commits the bytes (b->keys_lock, then the
+ * device's lock): the system's own bytes, and what every existing slot grows by so that a
+ * witness-only partition fits it (the witness in a lean slot, two pieces where it streams).
+ * *resident: the choice; *own: the device bytes it committed for itself. */
+static int cs_commit(cuda_backend *b, const cuda_cs *x, uint32_t i, int stream, int *resident, uint64_t *own)
+{
+    cuda_dev *d = &b->dev[i];
+    const csc *c = x->sys;
+    pthread_mutex_lock(&b->keys_lock);
+    int lean = 0; /* a lean slot holds the witness beside its two domain vectors */
+    for (const cuda_key *k = b->keys; k; k = k->next)
+        if (i < k->ndev && k->dev[i].pl.ws == PL_LEAN) lean = 1;
+    pthread_mutex_lock(&d->lock);
+    const uint64_t used = cuda_dev_used(d), avail = d->cap > used ? d->cap - used : 0, n = d->nslots;
+    const uint64_t old = cuda_cs_slot_extra(d, lean);
+    const uint64_t wit = d->cs_wit > x->wit_bytes ? d->cs_wit : x->wit_bytes;
+    const uint64_t pieces = d->cs_pieces > 2 * x->piece_bytes ? d->cs_pieces : 2 * x->piece_bytes;
+    const uint64_t ex_res = (lean ? wit : 0) + d->cs_pieces, ex_str = (lean ? wit : 0) + pieces;
+    const uint64_t grow_res = ex_res > old ? ex_res - old : 0, grow_str = ex_str > old ? ex_str - old : 0;
+    const uint64_t res = cuda_cs_resident_bytes(c), table = (uint64_t)c->n_coeffs * FR;
+    int rc = CUZK_OK;
+    if (!stream && res + n * grow_res <= avail) *resident = 1, *own = res;
+    else if (table + n * grow_str <= avail) *resident = 0, *own = table;
+    else
+        rc = err_set(CUZK_EBUDGET,
+                     "CUDA backend: device %d cannot hold the constraint system even streamed: its coefficient "
+                     "table (%llu bytes) and %llu worker slots grown by %llu bytes each (the witness in a lean "
+                     "slot, two %llu-byte pieces) need %llu bytes, %llu are available (device budget %llu; a key "
+                     "placed partly resident takes what is left: load the system first, with CUZK_CS_STREAM where "
+                     "the key and the system do not both fit)",
+                     d->ordinal, (unsigned long long)table, (unsigned long long)n, (unsigned long long)grow_str,
+                     (unsigned long long)x->piece_bytes, (unsigned long long)(table + n * grow_str),
+                     (unsigned long long)avail, (unsigned long long)d->cap);
+    if (!rc) {
+        d->cs_wit = wit;
+        if (!*resident) d->cs_pieces = pieces;
+        if (n) d->slot_bytes += *resident ? grow_res : grow_str; /* later keys size slots with it */
+        d->cs_resident += *own;
+    }
+    pthread_mutex_unlock(&d->lock);
+    pthread_mutex_unlock(&b->keys_lock);
+    return rc;
+}
+
+int cuda_cs_place_all(void *be, const csc *c, uint32_t flags, void **out)
+{
+    cuda_backend *b = be;
+    cuda_cs *x = calloc(1, sizeof *x);
+    if (!x) return err_set(CUZK_ENOMEM, "CUDA backend: out of memory");
+    x->sys = c;
+    x->host = *c;
+    x->piece_bytes = cs_piece_bytes(c);
+    x->wit_bytes = (c->num_inputs + c->num_aux) * FR;
+    int rc = CUZK_OK;
+    for (uint32_t i = 0; i < b->ndev && !rc; i++) {
+        int resident = 0;
+        uint64_t own = 0;
+        if ((rc = gpu_set_device(b->dev[i].ordinal)) || (rc = cs_commit(b, x, i, (flags & CUZK_CS_STREAM) != 0, &resident, &own))) break;
+        x->ndev = i + 1;
+        if (!(rc = cuda_cs_place(c, resident ? UINT64_MAX : 0, &x->dev[i])) && x->dev[i].resident != resident)
+            rc = err_set(CUZK_EDEVICE, "CUDA backend: the constraint system's placement on device %d changed",
+                         b->dev[i].ordinal);
+        if (rc) { /* nothing placed here: give back what was committed */
+            pthread_mutex_lock(&b->dev[i].lock);
+            b->dev[i].cs_resident -= own;
+            pthread_mutex_unlock(&b->dev[i].lock);
+            memset(&x->dev[i], 0, sizeof x->dev[i]);
+        } else if (!resident) rc = cs_register(x);
+    }
+    if (rc) {
+        char msg[600];
+        snprintf(msg, sizeof msg, "%s", cuzk_last_error());
+        cuda_cs_unplace_all(b, x);
+        return err_set(rc == CUZK_EBUDGET || rc == CUZK_ENOMEM ? rc : CUZK_EDEVICE,
+                       "CUDA backend: cannot place the constraint system: %s", msg);
+    }
+    *out = x;
+    return CUZK_OK;
+}
+
+void cuda_cs_unplace_all(void *be, void *cs_be)
+{
+    cuda_backend *b = be;
+    cuda_cs *x = cs_be;
+    if (!x) return;
+    for (uint32_t i = 0; i < x->ndev; i++) {
+        cuda_dev *d = &b->dev[i];
+        gpu_set_device(d->ordinal);
+        pthread_mutex_lock(&d->lock);
+        d->cs_resident -= x->dev[i].device_bytes;
+        pthread_mutex_unlock(&d->lock);
+        cuda_cs_unplace(&x->dev[i]); /* no job uses it: nothing on the device reads it */
+    }
+    cs_unregister(x);
+    free(x);
+}
+
+void cuda_cs_device(void *be, void *cs_be, uint64_t *bytes, uint32_t *resident, uint32_t *streamed)
+{
+    (void)be;
+    const cuda_cs *x = cs_be;
+    *bytes = 0, *resident = *streamed = 0;
+    for (uint32_t i = 0; i < x->ndev; i++) {
+        *bytes += x->dev[i].device_bytes;
+        if (x->dev[i].resident) ++*resident;
+        else ++*streamed;
+    }
+}
+
+/* ---- one partition ---- */
+
+/* gpu_h_step_filled's fill: matrix `input` times the device's witness, timed as a stage. */
+typedef struct wit_fill {
+    cuda_slot *s;
+    const cuda_cs *cs;
+    const cuda_cs_dev *cd;
+    const void *d_inputs, *d_aux;
+} wit_fill;
+
+static int fill_abc(void *user, int input, void *d, void *stream)
+{
+    wit_fill *f = user;
+    const csc *c = &f->cs->host; /* the page-locked arrays when it streams */
+    int rc;
+    if ((rc = slot_stage_begin(f->s, ST_CS_A + input, stream)) ||
+        (rc = cuda_cs_eval(c, f->cd, input, f->d_inputs, f->d_aux, d, f->s->cs_piece, f->s->cs_piece_bytes, stream)) ||
+        (rc = slot_stage_end(f->s, ST_CS_A + input, stream, c->abc_len * FR)))
+        return rc;
+    if (!f->cd->resident) f->s->cs_h2d += csc_matrix_bytes(c, input);
+    return CUZK_OK;
+}
+
+/* The witness to the device on the copy stream (inputs raw, as staged, to d_inputs; aux to
+ * d_aux) and, when d_b, the B-selected inputs (staged in Montgomery form) to d_b; then on the
+ * compute stream, once arrived: the range check (tags 3 inputs, 4 aux) bringing a canonical
+ * witness to Montgomery form, which is the form of everything after it. */
+static int witness_to_device(cuda_slot *s, const cuda_inputs *in, fr_t *d_inputs, fr_t *d_aux, fr_t *d_b)
+{
+    const uint64_t ni = in->ni, na = in->na, kb0 = d_b ? in->kb0 : 0;
+    gpu_prep_result *d_res = s->d_prep;
+    int rc;
+    if ((rc = slot_stage_begin(s, ST_COPY, s->copy_stream)) ||
+        (FAULT_HIT(FAULT_CUDA_COPY) && (rc = err_set(CUZK_EDEVICE, "injected fault: CUDA copy of the witness"))) ||
+        (ni && (rc = gpu_memcpy_async(d_inputs, in->in_ab, ni * FR, s->copy_stream))) ||
+        (na && (rc = gpu_memcpy_async(d_aux, in->aux, na * FR, s->copy_stream))) ||
+        (kb0 && (rc = gpu_memcpy_async(d_b, in->in_ab + ni, kb0 * FR, s->copy_stream))) ||
+        (rc = slot_stage_end(s, ST_COPY, s->copy_stream, (ni + na + kb0) * FR)) ||
+        (rc = gpu_stream_wait_event(s->stream, s->ev[2 * ST_COPY + 1])) ||
+        (rc = gpu_prep_check(d_inputs, ni, 3, in->canon, d_res, s->stream)) ||
+        (rc = gpu_prep_check(d_aux, na, 4, in->canon, d_res, s->stream)))
+        return rc;
+    return CUZK_OK;
+}
+
+/* The device has its copy of the witness: the host's buffers go back now (the engine keeps
+ * the public inputs for the self-check). */
+static int release_witness(cuda_slot *s, backend_job *job)
+{
+    int rc = gpu_event_sync(s->ev[2 * ST_COPY + 1]);
+    if (!rc) bjob_release_host(job);
+    return rc;
+}
+
+int cuda_flow_witness_full(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, const cuda_cs *cs, uint32_t i,
+                           int ordinal, const cuda_inputs *in, backend_job *job)
+{
+    const uint64_t m = (uint64_t)1 << in->log_m, ni = in->ni, kb0 = in->kb0, na = in->na;
+    uint8_t *d = s->d_work;
+    /* the full layout's aux (L's scalars) and A's input prefix are where the witness lands */
+    fr_t *d_aux = (fr_t *)(d + 3 * m * FR), *d_a = d_aux + na, *d_b = d_a + in->n_a;
+    gpu_prep_result *d_res = s->d_prep;
+    wit_fill f = {s, cs, &cs->dev[i], d_a, d_aux};
+    int rc;
+    if ((rc = slot_yield(s, ordinal)) || (rc = gpu_prep_reset(d_res, s->stream))) return rc;
+    if (witness_to_device(s, in, d_a, d_aux, d_b)) return slot_fail(ordinal, "copying and checking the witness");
+    /* a, b, c into the H step's three vectors, each just before its transforms; the check's
+     * verdict is read before the first MSM */
+    if ((rc = slot_stage_begin(s, ST_H, s->stream)) ||
+        (FAULT_HIT(FAULT_CUDA_H) && err_set(CUZK_EDEVICE, "injected fault: CUDA H step")) ||
+        gpu_h_step_filled(d, d + m * FR, d + 2 * m * FR, in->len, in->log_m, fill_abc, &f, s->gate, s->stream) ||
+        (rc = slot_stage_end(s, ST_H, s->stream, 3 * in->len * FR)))
+        return rc ? rc : slot_fail(ordinal, "the constraint evaluation and H step");
+    if (release_witness(s, job)) return slot_fail(ordinal, "copying the witness");
+    if (gpu_prep_compact(d_a + ni, in->n_a - ni, d_b + kb0, in->n_b - kb0, d_aux, na, in->dens_a, in->dens_b,
+                         (uint8_t *)s->d_prep + CUDA_PREP_SCRATCH_OFF, s->d_prep_bytes - CUDA_PREP_SCRATCH_OFF, d_res,
+                         s->stream))
+        return slot_fail(ordinal, "the scalar preparation");
+    /* the check converted a canonical witness: every scalar is in Montgomery form */
+    return cuda_flow_full_msms(s, k, kd, ordinal, in, job, d, d_aux, d_a, d_b, CUZK_FR_MONTGOMERY);
+}
+
+int cuda_flow_witness_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, const cuda_cs *cs, uint32_t i,
+                           int ordinal, const cuda_inputs *in, backend_job *job)
+{
+    cuda_job *st = job->priv;
+    const uint64_t m = (uint64_t)1 << in->log_m, ni = in->ni, kb0 = in->kb0, na = in->na;
+    /* the two domain vectors as in the lean a/b/c flow; the witness in its own buffer */
+    fr_t *w = s->d_work, *h = w, *d_in = s->d_wit, *d_aux = d_in + ni;
+    fr_t *d_lo = w + (cuda_lean_hi(m, ni, in->n_a, in->n_b) ? m + na : 0); /* inputs, then B, later A */
+    gpu_prep_result *d_res = s->d_prep;
+    const int form = CUZK_FR_MONTGOMERY; /* the check converted a canonical witness */
+    const groth16_params *pk = k->pk;
+    wit_fill f = {s, cs, &cs->dev[i], d_in, d_aux};
+    int rc;
+    if ((rc = slot_prefetch(s, k, kd, PL_H))) return slot_fail(ordinal, "copying bases");
+    if ((rc = slot_yield(s, ordinal)) || (rc = gpu_prep_reset(d_res, s->stream))) return rc;
+    if (witness_to_device(s, in, d_in, d_aux, NULL)) return slot_fail(ordinal, "copying and checking the witness");
+    if ((rc = slot_stage_begin(s, ST_H, s->stream)) ||
+        (FAULT_HIT(FAULT_CUDA_H) && err_set(CUZK_EDEVICE, "injected fault: CUDA H step")) ||
+        gpu_h_step_filled_lean(h, w + m, in->len, in->log_m, fill_abc, &f, s->gate, s->stream) ||
+        (rc = slot_stage_end(s, ST_H, s->stream, 3 * in->len * FR)))
+        return rc ? rc : slot_fail(ordinal, "the constraint evaluation and H step");
+    if (release_witness(s, job)) return slot_fail(ordinal, "copying the witness");
+    /* the verdict is read before any result leaves (below), as in the lean a/b/c flow */
+    if ((rc = slot_msm(s, k, kd, ordinal, PL_H, ST_MSM_H, h, pk->n_h, form, PL_B_G1, NULL, &st->msm.h,
+                       sizeof st->msm.h)))
+        return rc;
+    bjob_release_abc(job);
+    if (bjob_canceled(job)) return CUZK_ECANCELED;
+    /* A's input prefix from the device's witness, B's after it (staged) */
+    if ((ni && gpu_memcpy_async(d_lo, d_in, ni * FR, s->stream)) ||
+        (kb0 && gpu_memcpy_async(d_lo + ni, in->in_ab + ni, kb0 * FR, s->stream)))
+        return slot_fail(ordinal, "the scalar preparation");
+    return cuda_flow_lean_rest(s, k, kd, ordinal, in, job, d_lo, d_aux, form);
+}
+#endif

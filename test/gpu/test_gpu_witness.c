@@ -1,0 +1,398 @@
+/*
+ * Witness-only partitions on the CUDA backend (issue 27): for the same witness, r and s,
+ * cuzk_submit_witness on a CUDA engine gives byte for byte the proof of cuzk_submit_partition
+ * (a/b/c) on it and on the CPU backend. Synthetic PoRep-shaped circuits (synth_cs) at 2^16,
+ * 2^20 and 2^22 with synthetic keys (bases made on the device, the same points in every
+ * placement; proofs do not verify, so verification is off and the a/b/c path of the
+ * unlimited engine is the oracle), the device budget shrunk step by step so the key goes
+ * resident, partial and streamed and the constraint system resident and streamed, with 1 and
+ * 2 workers, both scalar forms, witnesses pinned and pageable. At 2^16 a real key (test
+ * setup): the CUDA witness proof equals the CPU backend's and verifies. A witness value not
+ * below r ends the job with CUZK_EINVAL naming it (aux and inputs); every release runs once.
+ * Exits 77 without a GPU.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cuda_util.h"
+#include "cuzk/cuzk.h"
+#include "engine/engine.h"
+#include "field/curve.h"
+#include "groth16/csc.h"
+#include "groth16/groth16.h"
+#include "groth16/synth.h"
+#include "support/fieldtest.h"
+#include "support/gputest.h"
+#include "support/testengine.h"
+#include "support/testkey.h"
+#include "support/testutil.h"
+
+/* One circuit: its constraint system (cs.h and compact), a satisfying witness, the a/b/c
+ * partition of it (Montgomery and canonical), and the key shape it fits. */
+typedef struct circuit {
+    cs sys;
+    fr_t *in, *aux;
+    cuzk_partition abc[2];       /* by scalar form                                           */
+    void (*abc_free[2])(void *);
+    void *abc_user[2];
+    cuzk_fr *wit[2];             /* inputs ‖ aux in each form (malloc)                       */
+    groth16_params shape;
+} circuit;
+
+static uint64_t popcount_bits(const uint64_t *w, uint64_t n)
+{
+    uint64_t c = 0;
+    for (uint64_t i = 0; i < n; i++) c += w[i / 64] >> (i % 64) & 1;
+    return c;
+}
+
+static void circuit_from_cfg(circuit *c, const synth_cfg *cfg)
+{
+    memset(c, 0, sizeof *c);
+    assert_int_equal(synth_cs(cfg, &c->sys, &c->in, &c->aux), CUZK_OK);
+    const uint64_t ni = c->sys.num_inputs, na = c->sys.num_aux;
+    for (int form = 0; form < 2; form++) {
+        assert_int_equal(cs_make_partition_ex(&c->sys, c->in, c->aux, form, &c->abc[form]), CUZK_OK);
+        c->abc_free[form] = c->abc[form].release, c->abc_user[form] = c->abc[form].release_user;
+        c->abc[form].release = NULL;
+        c->wit[form] = malloc((ni + na) * sizeof(cuzk_fr));
+        assert_non_null(c->wit[form]);
+        for (uint64_t i = 0; i < ni + na; i++) {
+            const fr_t *x = i < ni ? &c->in[i] : &c->aux[i - ni];
+            if (form == CUZK_FR_CANONICAL) fr_from_mont((fr_t *)&c->wit[form][i], x);
+            else memcpy(&c->wit[form][i], x, sizeof *x);
+        }
+    }
+    const cuzk_partition *p = &c->abc[0];
+    groth16_params *s = &c->shape;
+    s->vk.alpha_g1 = s->vk.beta_g1 = s->vk.delta_g1 = G1_GENERATOR;
+    s->vk.beta_g2 = s->vk.gamma_g2 = s->vk.delta_g2 = G2_GENERATOR;
+    s->vk.n_ic = (uint32_t)ni;
+    uint64_t m = 2;
+    while (m < p->abc_len) m *= 2;
+    s->n_h = (uint32_t)(m - 1);
+    s->n_l = (uint32_t)na;
+    s->n_a = (uint32_t)(ni + popcount_bits(p->a_aux_density, na));
+    s->n_b_g1 = s->n_b_g2 = (uint32_t)(popcount_bits(p->b_input_density, ni) + popcount_bits(p->b_aux_density, na));
+}
+
+static void circuit_free(circuit *c)
+{
+    for (int form = 0; form < 2; form++) {
+        c->abc_free[form](c->abc_user[form]);
+        free(c->wit[form]);
+    }
+    cs_free(&c->sys);
+    free(c->in), free(c->aux);
+}
+
+/* The compact system, loaded into e from memory (flags: CUZK_CS_*). */
+static int cs_into(cuzk_engine *e, const circuit *c, uint32_t flags, cuzk_cs **out)
+{
+    csc *sys = calloc(1, sizeof *sys);
+    assert_non_null(sys);
+    assert_int_equal(csc_from_cs(&c->sys, sys), CUZK_OK);
+    assert_int_equal(csc_finalize(sys, NULL), CUZK_OK);
+    int rc = engine_cs_adopt(e, sys, flags, out);
+    if (rc) {
+        csc_free(sys);
+        free(sys);
+    }
+    return rc;
+}
+
+/* One device (0); budget 0: the backend's own choice (the option is then left unset). */
+static cuzk_engine *engine_with(int32_t backend, uint64_t budget, int workers, int verify)
+{
+    const test_opt opts[] = {{CUZK_OPT_BACKEND, backend},
+                             {CUZK_OPT_VERIFY, verify},
+                             {CUZK_OPT_WORKERS_PER_DEVICE, workers},
+                             {CUZK_OPT_DEVICE_MASK, backend == CUZK_BACKEND_CUDA ? 1 : 0},
+                             {CUZK_OPT_DEVICE_BUDGET_BYTES, (int64_t)budget}};
+    cuzk_engine *e = test_engine_opts(opts, budget ? 5 : 4);
+    assert_non_null(e);
+    return e;
+}
+
+static int releases[64];
+static void count_release(void *u) { releases[(uintptr_t)u]++; }
+
+enum { N = 2 }; /* partitions per path and form: two in flight on two workers */
+
+/* N partitions of c in form (r[i], s[i]) through the a/b/c path (abc_out, may be NULL) and
+ * through the witness path (wit_out), all submitted before any is polled. witness_pinned:
+ * the witness in cuzk_host_alloc memory (page-locked on CUDA), else malloc. */
+static void prove_set(cuzk_engine *e, cuzk_srs *srs, cuzk_cs *cs, const circuit *c, int form, const fr_t *r,
+                      const fr_t *s, int witness_pinned, uint8_t (*abc_out)[192], uint8_t (*wit_out)[192])
+{
+    const uint64_t ni = c->sys.num_inputs, na = c->sys.num_aux;
+    cuzk_fr *w = c->wit[form];
+    void *pinned = NULL;
+    if (witness_pinned) {
+        assert_int_equal(cuzk_host_alloc(e, (ni + na) * sizeof *w, &pinned), CUZK_OK);
+        memcpy(pinned, w, (ni + na) * sizeof *w);
+        w = pinned;
+    }
+    cuzk_fr rs[2 * N];
+    for (int i = 0; i < N; i++) {
+        if (form == CUZK_FR_CANONICAL) fr_from_mont((fr_t *)&rs[2 * i], &r[i]), fr_from_mont((fr_t *)&rs[2 * i + 1], &s[i]);
+        else memcpy(&rs[2 * i], &r[i], 32), memcpy(&rs[2 * i + 1], &s[i], 32);
+    }
+    memset(releases, 0, sizeof releases);
+    int jobs = 0;
+    for (int i = 0; i < N; i++) {
+        cuzk_job j;
+        if (abc_out) {
+            cuzk_partition p = c->abc[form];
+            p.r = &rs[2 * i], p.s = &rs[2 * i + 1], p.user_tag = (uint64_t)i;
+            p.release = count_release, p.release_user = (void *)(uintptr_t)i;
+            assert_int_equal(cuzk_submit_partition(e, srs, &p, &j), CUZK_OK);
+            jobs++;
+        }
+        cuzk_witness_partition wp = {.struct_size = sizeof wp, .scalar_form = form, .inputs = w, .num_inputs = ni,
+                                     .aux = w + ni, .num_aux = na, .r = &rs[2 * i], .s = &rs[2 * i + 1],
+                                     .user_tag = (uint64_t)(N + i), .release = count_release,
+                                     .release_user = (void *)(uintptr_t)(N + i)};
+        int rc = cuzk_submit_witness(e, srs, cs, &wp, &j);
+        if (rc) fail_msg("submit_witness: %s", cuzk_last_error());
+        jobs++;
+    }
+    for (int k = 0; k < jobs; k++) {
+        cuzk_result res = {.struct_size = sizeof res};
+        assert_int_equal(cuzk_poll_result(e, &res, 600 * 1000000000ll), CUZK_OK);
+        if (res.status) fail_msg("job %llu: %s: %s", (unsigned long long)res.user_tag, cuzk_strerror(res.status), res.detail);
+        memcpy(res.user_tag < N ? abc_out[res.user_tag] : wit_out[res.user_tag - N], res.proof, 192);
+    }
+    for (int i = 0; i < N; i++) {
+        if (abc_out) assert_int_equal(releases[i], 1);
+        assert_int_equal(releases[N + i], 1);
+    }
+    if (pinned) cuzk_host_free(e, pinned);
+}
+
+static const char *kind_name(int32_t k)
+{
+    return k == CUZK_PLACEMENT_RESIDENT ? "resident" : k == CUZK_PLACEMENT_PARTIAL ? "partial" : "streamed";
+}
+
+/* Loads the key and the system into e as `order` says (0: key first, 1: system first),
+ * the system with flags; CUZK_OK, or the first load's error (nothing left loaded). */
+static int load_both(cuzk_engine *e, const circuit *c, int order, uint32_t flags, cuzk_srs **srs, cuzk_cs **cs)
+{
+    int rc;
+    if (order == 0) {
+        if ((rc = engine_srs_load_synthetic(e, &c->shape, 0, srs))) return rc;
+        if ((rc = cs_into(e, c, flags, cs))) cuzk_srs_release(*srs);
+        return rc;
+    }
+    if ((rc = cs_into(e, c, flags, cs))) return rc;
+    if ((rc = engine_srs_load_synthetic(e, &c->shape, 0, srs))) cuzk_cs_release(*cs);
+    return rc;
+}
+
+/* One circuit at 2^log_m: the reference (no budget, a/b/c), then for 1 and 2 workers
+ * (max_workers) the key loaded first with the system resident and streamed (CUZK_CS_STREAM),
+ * then the system loaded first (resident, streamed) and the key beside it in budgets
+ * shrinking by step/8 until it no longer loads: partial, streamed. Both paths, every time,
+ * against the reference's proofs. */
+static void sweep(unsigned log_m, unsigned step, int max_workers)
+{
+    synth_cfg cfg;
+    uint8_t seed[32];
+    test_rand_bytes(seed, sizeof seed);
+    synth_cfg_for_domain(&cfg, log_m, seed);
+    circuit c;
+    circuit_from_cfg(&c, &cfg);
+    fr_t r[N], s[N];
+    for (int i = 0; i < N; i++) ft_rand_fr(&r[i]), ft_rand_fr(&s[i]);
+    r[0] = s[0] = FR_ZERO; /* r = s = 0 on purpose once */
+    uint8_t want[2][N][192], abc[N][192], got[N][192];
+    cuzk_engine *e = engine_with(CUZK_BACKEND_CUDA, 0, 2, 0);
+    cuzk_srs *srs;
+    cuzk_cs *cs;
+    assert_int_equal(load_both(e, &c, 0, 0, &srs, &cs), CUZK_OK);
+    cuzk_cs_info info = {.struct_size = sizeof info};
+    assert_int_equal(cuzk_cs_get_info(cs, &info), CUZK_OK);
+    assert_int_equal(info.resident_devices, 1);
+    assert_true(info.device_bytes > 8 * (info.nnz[0] + info.nnz[1] + info.nnz[2]));
+    cuzk_stats st = {.struct_size = sizeof st};
+    assert_int_equal(cuzk_engine_stats(e, &st), CUZK_OK);
+    assert_int_equal(st.cs_device_bytes, info.device_bytes);
+    cuzk_placement pl = {.struct_size = sizeof pl};
+    assert_int_equal(cuzk_srs_placement(srs, 0, &pl), CUZK_OK);
+    const uint64_t start = pl.resident_bytes + pl.slots * pl.slot_bytes + info.device_bytes;
+    printf("2^%u: %llu rows, %llu + %llu + %llu non-zeros, system %llu device bytes; reference %s, %u slots of %llu\n",
+           log_m, (unsigned long long)info.abc_len, (unsigned long long)info.nnz[0], (unsigned long long)info.nnz[1],
+           (unsigned long long)info.nnz[2], (unsigned long long)info.device_bytes, kind_name(pl.kind), pl.slots,
+           (unsigned long long)pl.slot_bytes);
+    for (int form = 0; form < 2; form++) {
+        prove_set(e, srs, cs, &c, form, r, s, form == 0, want[form], got);
+        for (int i = 0; i < N; i++) assert_memory_equal(got[i], want[form][i], 192);
+    }
+    cuzk_cs_release(cs);
+    cuzk_srs_release(srs);
+    cuzk_engine_destroy(e);
+
+    int seen[3][2] = {{0}}; /* key kind x system resident / streamed */
+    for (int workers = 1; workers <= max_workers; workers++)
+        for (int order = 0; order < 2; order++)
+            for (uint32_t flags = 0; flags <= CUZK_CS_STREAM; flags++) {
+                /* key first: no budget (the key resident, the system as flags say); system
+                 * first: budgets from what everything resident takes down */
+                int last = 0; /* the budget the key said it needs: streamed, nothing resident */
+                for (uint64_t budget = order ? start : 0, k = 0; k < 40; budget = budget * step / 8, k++) {
+                    e = engine_with(CUZK_BACKEND_CUDA, budget, workers, 0);
+                    int rc = load_both(e, &c, order, flags, &srs, &cs);
+                    if (rc != CUZK_OK) {
+                        char msg[1024]; /* copied: a later call that succeeds clears it */
+                        snprintf(msg, sizeof msg, "%s", cuzk_last_error());
+                        printf("2^%u, %d worker(s), %s first%s, budget %llu: %s\n", log_m, workers,
+                               order ? "system" : "key", flags ? " (streamed)" : "", (unsigned long long)budget, msg);
+                        assert_int_equal(rc, CUZK_EBUDGET);
+                        cuzk_engine_destroy(e);
+                        unsigned long long need = 0, avail = 0;
+                        const char *at = strstr(msg, "needs ");
+                        if (last || !order || !at || sscanf(at + 6, "%llu bytes%*[,;] %llu", &need, &avail) != 2) break;
+                        budget = budget - avail + need; /* what the system holds, and exactly that */
+                        last = 1;
+                        e = engine_with(CUZK_BACKEND_CUDA, budget, workers, 0);
+                        assert_int_equal(load_both(e, &c, order, flags, &srs, &cs), CUZK_OK);
+                    }
+                    assert_int_equal(cuzk_srs_placement(srs, 0, &pl), CUZK_OK);
+                    assert_int_equal(cuzk_cs_get_info(cs, &info), CUZK_OK);
+                    const int cs_res = info.resident_devices == 1;
+                    assert_int_equal(info.resident_devices + info.streamed_devices, 1);
+                    if (flags) assert_false(cs_res);
+                    printf("2^%u, %d worker(s), budget %llu: key %s (%s slots x%u of %llu bytes), system %s "
+                           "(%llu bytes)\n", log_m, workers, (unsigned long long)budget, kind_name(pl.kind),
+                           pl.working_set == CUZK_WORKING_SET_FULL ? "full" : "lean", pl.slots,
+                           (unsigned long long)pl.slot_bytes, cs_res ? "resident" : "streamed",
+                           (unsigned long long)info.device_bytes);
+                    seen[pl.kind == CUZK_PLACEMENT_RESIDENT ? 0 : pl.kind == CUZK_PLACEMENT_PARTIAL ? 1 : 2]
+                        [cs_res ? 0 : 1] = 1;
+                    const int form = (int)((k + flags) % 2), pinned = (int)((k / 2 + order) % 2);
+                    prove_set(e, srs, cs, &c, form, r, s, pinned, abc, got);
+                    for (int i = 0; i < N; i++) {
+                        assert_memory_equal(abc[i], want[form][i], 192);
+                        assert_memory_equal(got[i], want[form][i], 192);
+                    }
+                    cuzk_cs_release(cs);
+                    cuzk_srs_release(srs);
+                    cuzk_engine_destroy(e);
+                    if (!budget || last) break; /* key first: once */
+                }
+            }
+    printf("2^%u: key resident/partial/streamed x system resident: %d %d %d, streamed: %d %d %d\n", log_m,
+           seen[0][0], seen[1][0], seen[2][0], seen[0][1], seen[1][1], seen[2][1]);
+    for (int kind = 0; kind < 3; kind++)
+        for (int sys = 0; sys < 2; sys++)
+            if (kind != 1 || log_m >= 20) assert_true(seen[kind][sys]);
+    circuit_free(&c);
+}
+
+static void placements_2_16(void **state)
+{
+    (void)state;
+    sweep(16, 7, 2);
+}
+
+static void placements_2_20(void **state)
+{
+    (void)state;
+    sweep(20, 7, 2);
+}
+
+/* Coarser (budgets by 3/4), one worker: meant to take about a minute on an H200. */
+static void placements_2_22(void **state)
+{
+    (void)state;
+    sweep(22, 6, 1);
+}
+
+/* A real key: the CUDA witness proof equals the CPU backend's witness and a/b/c proofs and
+ * verifies; then bad witness values, named by index. */
+static void real_key_against_cpu(void **state)
+{
+    (void)state;
+    synth_cfg cfg;
+    uint8_t seed[32];
+    test_rand_bytes(seed, sizeof seed);
+    synth_cfg_for_domain(&cfg, 16, seed);
+    test_key key;
+    assert_int_equal(test_key_make(&key, &cfg, "gpu-witness", 0), CUZK_OK);
+    circuit c;
+    circuit_from_cfg(&c, &key.scfg);
+    fr_t r[N], s[N];
+    for (int i = 0; i < N; i++) ft_rand_fr(&r[i]), ft_rand_fr(&s[i]);
+    uint8_t cpu_abc[N][192], cpu_wit[N][192], gpu_abc[N][192], gpu_wit[N][192];
+    for (int form = 0; form < 2; form++) {
+        cuzk_engine *cpu = engine_with(CUZK_BACKEND_CPU, 0, 1, 1), *gpu = engine_with(CUZK_BACKEND_CUDA, 0, 2, 1);
+        cuzk_srs *ks, *kg;
+        cuzk_cs *cc, *cg;
+        assert_int_equal(cuzk_srs_load(cpu, key.path, 0, &ks), CUZK_OK);
+        assert_int_equal(cuzk_srs_load(gpu, key.path, 0, &kg), CUZK_OK);
+        assert_int_equal(cs_into(cpu, &c, 0, &cc), CUZK_OK);
+        assert_int_equal(cs_into(gpu, &c, 0, &cg), CUZK_OK);
+        prove_set(cpu, ks, cc, &c, form, r, s, 0, cpu_abc, cpu_wit);
+        prove_set(gpu, kg, cg, &c, form, r, s, form == 1, gpu_abc, gpu_wit);
+        for (int i = 0; i < N; i++) {
+            assert_memory_equal(cpu_wit[i], cpu_abc[i], 192);
+            assert_memory_equal(gpu_abc[i], cpu_abc[i], 192);
+            assert_memory_equal(gpu_wit[i], cpu_abc[i], 192);
+        }
+        cuzk_fr pub[512];
+        assert_true(c.sys.num_inputs - 1 <= 512);
+        for (uint64_t i = 1; i < c.sys.num_inputs; i++) fr_from_mont((fr_t *)&pub[i - 1], &c.in[i]);
+        assert_int_equal(cuzk_verify(key.vk, key.vk_len, gpu_wit[1], pub, c.sys.num_inputs - 1, CUZK_FR_CANONICAL),
+                         CUZK_OK);
+
+        /* a value not below r, in aux and among the inputs (not ONE): the job fails naming it */
+        const uint64_t ni = c.sys.num_inputs, na = c.sys.num_aux;
+        for (int where = 0; where < 2; where++) {
+            uint64_t at = where == 0 ? test_rand64() % na : 1 + test_rand64() % (ni - 1);
+            cuzk_fr *w = c.wit[form], *bad = where == 0 ? &w[ni + at] : &w[at], saved = *bad;
+            memset(bad, 0xff, sizeof *bad);
+            cuzk_witness_partition wp = {.struct_size = sizeof wp, .scalar_form = form, .inputs = w, .num_inputs = ni,
+                                         .aux = w + ni, .num_aux = na, .user_tag = 9, .release = count_release,
+                                         .release_user = (void *)(uintptr_t)9};
+            releases[9] = 0;
+            cuzk_job j;
+            assert_int_equal(cuzk_submit_witness(gpu, kg, cg, &wp, &j), CUZK_OK);
+            cuzk_result res = {.struct_size = sizeof res};
+            assert_int_equal(cuzk_poll_result(gpu, &res, 120 * 1000000000ll), CUZK_OK);
+            assert_int_equal(res.status, CUZK_EINVAL);
+            char want[64];
+            snprintf(want, sizeof want, "%s[%llu]", where == 0 ? "aux" : "inputs", (unsigned long long)at);
+            if (!strstr(res.detail, want)) fail_msg("detail '%s' does not name %s", res.detail, want);
+            printf("%s form: %s\n", form ? "canonical" : "Montgomery", res.detail);
+            assert_int_equal(releases[9], 1);
+            *bad = saved;
+        }
+        cuzk_cs_release(cc), cuzk_cs_release(cg);
+        cuzk_srs_release(ks), cuzk_srs_release(kg);
+        cuzk_engine_destroy(cpu);
+        cuzk_engine_destroy(gpu);
+    }
+    circuit_free(&c);
+    test_key_free(&key);
+}
+
+int main(void)
+{
+    if (gpu_test_begin()) return 77;
+    /* no precomputed copies of H's bases: the budgets above are what the placements take */
+    setenv("CUZK_MSM_PRECOMPUTE", "1", 1);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(real_key_against_cpu),
+        cmocka_unit_test(placements_2_16),
+        cmocka_unit_test(placements_2_20),
+        cmocka_unit_test(placements_2_22),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
