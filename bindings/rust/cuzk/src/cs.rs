@@ -62,9 +62,20 @@ impl Engine {
     /// Loads a constraint system: a circom `.r1cs` file or libcuzk's compact file
     /// ([`convert_r1cs`], `cuzk cs-convert`), told apart by their first bytes.
     pub fn load_cs(&self, path: impl AsRef<Path>) -> Result<ConstraintSystem<'_>> {
-        let path = cpath(path.as_ref())?;
+        self.load_cs_flags(path.as_ref(), 0)
+    }
+
+    /// As [`Engine::load_cs`], the matrices streamed on every GPU whatever fits
+    /// (`CUZK_CS_STREAM`): on a card too small for the key and the system both resident
+    /// (PoRep on 16 GB), load the system this way first, then the key.
+    pub fn load_cs_streamed(&self, path: impl AsRef<Path>) -> Result<ConstraintSystem<'_>> {
+        self.load_cs_flags(path.as_ref(), sys::CUZK_CS_STREAM)
+    }
+
+    fn load_cs_flags(&self, path: &Path, flags: u32) -> Result<ConstraintSystem<'_>> {
+        let path = cpath(path)?;
         let mut raw = ptr::null_mut();
-        check(unsafe { sys::cuzk_cs_load(self.raw(), path.as_ptr(), 0, &mut raw) })?;
+        check(unsafe { sys::cuzk_cs_load(self.raw(), path.as_ptr(), flags, &mut raw) })?;
         let raw = NonNull::new(raw).ok_or_else(|| invalid("cuzk_cs_load returned no constraint system"))?;
         Ok(ConstraintSystem { raw, engine: self })
     }

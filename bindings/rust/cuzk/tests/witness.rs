@@ -36,7 +36,8 @@ fn witness_path_equals_the_abc_path() {
     convert_r1cs(fx.dir.join("c.r1cs"), &compact).unwrap();
     let from_r1cs = e.load_cs(fx.dir.join("c.r1cs")).unwrap();
     let from_compact = e.load_cs(&compact).unwrap();
-    for cs in [&from_r1cs, &from_compact] {
+    let streamed = e.load_cs_streamed(&compact).unwrap(); /* CUZK_CS_STREAM: the same proof */
+    for cs in [&from_r1cs, &from_compact, &streamed] {
         let info = cs.info().unwrap();
         assert_eq!(info.num_inputs as usize, part.inputs.len());
         assert_eq!(info.num_aux as usize, part.aux.len());
@@ -44,7 +45,7 @@ fn witness_path_equals_the_abc_path() {
         assert_eq!(info.abc_len, info.num_constraints + info.num_inputs);
         assert!(info.host_bytes > 0 && info.nnz[0] > 0);
     }
-    assert!(e.stats().unwrap().cs_host_bytes >= from_r1cs.info().unwrap().host_bytes * 2);
+    assert!(e.stats().unwrap().cs_host_bytes >= from_r1cs.info().unwrap().host_bytes * 3);
     let (r, s) = (Fr { l: [7, 0, 0, 0] }, Fr { l: [11, 0, 0, 0] });
     let whole = Partition { r: Some(&r), s: Some(&s), tag: 0, ..part };
     let w = |tag| WitnessPartition {
@@ -60,10 +61,12 @@ fn witness_path_equals_the_abc_path() {
         sc.submit(&srs, whole).unwrap();
         sc.submit_witness(&srs, &from_r1cs, w(1)).unwrap();
         sc.submit_witness(&srs, &from_compact, w(2)).unwrap();
-        proofs(sc.engine(), 3)
+        sc.submit_witness(&srs, &streamed, w(3)).unwrap();
+        proofs(sc.engine(), 4)
     });
     assert_eq!(got[0].1, got[1].1, "witness path (.r1cs) differs from the a/b/c path");
     assert_eq!(got[0].1, got[2].1, "witness path (compact file) differs from the a/b/c path");
+    assert_eq!(got[0].1, got[3].1, "witness path (system loaded streamed) differs from the a/b/c path");
     verify(&fx.vk, &got[1].1, w(1).public(), part.scalar_form).expect("the witness path's proof verifies");
 }
 
