@@ -278,6 +278,8 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
         for (uint32_t j = 0; j < nev; j++)
             (void)cuda_key_pin_host(owners[ev[j].victim], d->ordinal); /* failed: not a victim then */
         if ((rc = gpu_set_device(d->ordinal))) {
+            /* nothing of the plan was applied: cuda_key_free must not take it off the device */
+            memset(&kd->pl, 0, sizeof kd->pl);
             pthread_mutex_unlock(&b->keys_lock);
             return rc;
         }
@@ -434,8 +436,10 @@ static int load_common(cuda_backend *b, cuda_key *k, uint32_t flags)
     if (rc) {
         char msg[600];
         snprintf(msg, sizeof msg, "%s", cuzk_last_error());
-        if (k->host_reserved) b->host.release(b->host.ctx, k->host_reserved);
+        const uint64_t reserved = k->host_reserved; /* k is gone after cuda_key_free */
         cuda_key_free(b, k); /* the urgent slot's room it committed back too */
+        /* the budget back once the copy is no longer page-locked, not before */
+        if (reserved) b->host.release(b->host.ctx, reserved);
         return err_set(rc == CUZK_EBUDGET || rc == CUZK_ENOMEM ? rc : CUZK_EDEVICE,
                        "CUDA backend: cannot place the key: %s", msg);
     }
