@@ -125,6 +125,18 @@ static cuzk_engine *budget_engine(uint64_t budget_bytes, int workers)
     return e;
 }
 
+/* An engine over a test backend's ops with a host budget of budget_bytes. */
+static cuzk_engine *ops_engine(const backend_ops *ops, uint64_t budget_bytes)
+{
+    cuzk_config *cfg;
+    assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_HOST_BUDGET_BYTES, (int64_t)budget_bytes), CUZK_OK);
+    cuzk_engine *e;
+    assert_int_equal(engine_create_with_backend(cfg, ops, NULL, &e), CUZK_OK);
+    cuzk_config_free(cfg);
+    return e;
+}
+
 static void run_jobs(cuzk_engine *e, cuzk_srs *s, int n)
 {
     for (int i = 0; i < n; i++) {
@@ -282,12 +294,7 @@ static void evicted_keys_pinned_count(void **state)
     memset(pin_tab, 0, sizeof pin_tab);
     backend_ops ops = backend_trivial_ops;
     ops.key_load = ev_load, ops.key_free = ev_free, ops.key_placement = ev_placement;
-    cuzk_config *cfg;
-    assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
-    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_HOST_BUDGET_BYTES, (int64_t)(100 * MiB)), CUZK_OK);
-    cuzk_engine *e;
-    assert_int_equal(engine_create_with_backend(cfg, &ops, NULL, &e), CUZK_OK);
-    cuzk_config_free(cfg);
+    cuzk_engine *e = ops_engine(&ops, 100 * MiB);
     cuzk_srs *first, *second, *third;
     next_pins = 0, next_gives = 0;
     assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=0", 0, &first), CUZK_OK); /* resident */
@@ -370,12 +377,7 @@ static void load_reserves_before_evicting(void **state)
     backend_ops ops = backend_trivial_ops;
     ops.create = hb_create, ops.key_load = hb_load, ops.key_free = ev_free, ops.key_placement = ev_placement;
     ops.key_host_reserved = hb_reserved;
-    cuzk_config *cfg;
-    assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
-    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_HOST_BUDGET_BYTES, (int64_t)(100 * MiB)), CUZK_OK);
-    cuzk_engine *e;
-    assert_int_equal(engine_create_with_backend(cfg, &ops, NULL, &e), CUZK_OK);
-    cuzk_config_free(cfg);
+    cuzk_engine *e = ops_engine(&ops, 100 * MiB);
     assert_non_null(hb.reserve);
     cuzk_srs *first, *second, *third, *fourth;
     next_pins = 0, next_gives = 0, next_extra = 0;
