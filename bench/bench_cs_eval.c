@@ -118,8 +118,11 @@ int bench_cs_eval(int argc, char **argv)
     /* witness + a, b, c + the system at ~6 non-zeros a row (PoRep 5.54) of 8 B, 3 row offsets of 8 B */
     uint64_t sz[BP_N], wit = bench_part_layout(p0.num_inputs, abc_len, num_aux, 1, sz),
                        need = wit + 3 * abc_len * sizeof(fr_t) + abc_len * (6 * 8 + 3 * 8);
-    if (bench_check_mem_available("cs-eval", need, "the witness, a, b, c and the constraint system", "a smaller --log"))
+    if (bench_check_mem_available("cs-eval", need, "the witness, a, b, c and the constraint system", "a smaller --log")) {
+        if (p0.release) p0.release(p0.release_user);
+        threadpool_destroy(tp);
         return 2;
+    }
     bench_part w;
     if (bench_place_partition(NULL, tp, &p0, 1, abc_len, num_aux, 1, &w)) return 2;
     csc *cs;

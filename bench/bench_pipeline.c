@@ -502,8 +502,12 @@ int bench_pipeline(int argc, char **argv)
         snprintf(what, sizeof what, "--distinct with %d partitions of %s each (%s)", c.parts, bench_bytes(b, (double)one),
                  c.witness ? "witness-only: inputs + aux" : "a, b, c + inputs + aux");
         if (bench_check_mem_available("pipeline", (uint64_t)c.parts * one, what,
-                                      c.witness ? "fewer --partitions" : "fewer --partitions, or --witness"))
+                                      c.witness ? "fewer --partitions" : "fewer --partitions, or --witness")) {
+            if (p0.release) p0.release(p0.release_user);
+            threadpool_destroy(c.tp);
+            bench_release_device_memory(held, nheld);
             return 2;
+        }
     }
     /* the key: a real test-only one (cached in /tmp by shape), or generated on the device */
     c.key_path = circ.key_path;
