@@ -326,8 +326,7 @@ int cuda_flow_witness_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *
     if ((rc = slot_msm(s, k, kd, ordinal, PL_H, ST_MSM_H, h, pk->n_h, form, PL_B_G1, NULL, &st->msm.h,
                        sizeof st->msm.h)))
         return rc;
-    bjob_release_abc(job);
-    if (bjob_canceled(job)) return CUZK_ECANCELED;
+    if (bjob_canceled(job)) return CUZK_ECANCELED; /* (no a, b, c of the host's to release) */
     /* A's input prefix from the device's witness, B's after it (staged) */
     if ((ni && gpu_memcpy_async(d_lo, d_in, ni * FR, s->stream)) ||
         (kb0 && gpu_memcpy_async(d_lo + ni, in->in_ab + ni, kb0 * FR, s->stream)))
