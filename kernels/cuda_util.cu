@@ -237,7 +237,7 @@ extern "C" int gpu_gate_pass(const gpu_gate *g, void *stream)
 
 extern "C" int gpu_memcpy_to_device(void *dst, const void *src, size_t bytes)
 {
-    CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+    CUDA_TRY(cuda_copy_to_device_done(dst, src, bytes));
     return 0;
 }
 

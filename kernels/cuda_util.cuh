@@ -40,6 +40,17 @@ static inline int gpu_error(cudaError_t e, const char *what, const char *file, i
         if (cuzk_rc_ != 0) return cuzk_rc_; \
     } while (0)
 
+/* cudaMemcpy host -> device that has landed when it returns. From pageable memory cudaMemcpy
+ * returns once the data is staged, its DMA still queued on the legacy default stream, which our
+ * non-blocking streams do not wait for: a kernel on one of them could read the destination
+ * half-written (test_gpu_spmv saw it on a cold machine). Waiting for the legacy stream alone
+ * waits for no other work. */
+static inline cudaError_t cuda_copy_to_device_done(void *dst, const void *src, size_t bytes)
+{
+    cudaError_t e = cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice);
+    return e != cudaSuccess ? e : cudaStreamSynchronize(cudaStreamLegacy);
+}
+
 /* Stream-ordered device memory from the current device's private pool (the one gpu_malloc
  * uses; cuda_util.cu): one pool per device, so memory a freed key or slot left cached there is
  * what an MSM's scratch reuses, and none sits cached in a second pool while the other runs out.

@@ -71,7 +71,7 @@ int gpu_gate_pass(const gpu_gate *g, void *stream);
 void gpu_gate_hold(const uint32_t *word);
 /* 1 when p lies in page-locked host memory (gpu_host_alloc or registered), else 0. */
 int gpu_host_is_pinned(const void *p);
-int gpu_memcpy_to_device(void *dst, const void *src, size_t bytes);   /* synchronous */
+int gpu_memcpy_to_device(void *dst, const void *src, size_t bytes);   /* landed on return, even from pageable memory */
 int gpu_memcpy_to_host(void *dst, const void *src, size_t bytes);     /* synchronous */
 int gpu_memcpy_async(void *dst, const void *src, size_t bytes, void *stream); /* any direction */
 int gpu_memset_async(void *dst, int value, size_t bytes, void *stream);

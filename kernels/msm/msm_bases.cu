@@ -58,7 +58,7 @@ extern "C" int msm_gpu_bases_upload(msm_gpu_bases **out, int device, int curve, 
 {
     int rc = bases_alloc(out, device, curve, n);
     if (rc) return rc;
-    cudaError_t e = cudaMemcpy((*out)->d, affine, n * point_bytes(curve), cudaMemcpyHostToDevice);
+    cudaError_t e = cuda_copy_to_device_done((*out)->d, affine, n * point_bytes(curve));
     if (e != cudaSuccess) {
         (void)cudaStreamSynchronize(0); /* a pageable copy may still run: then the free */
         msm_gpu_bases_free(*out);
