@@ -75,8 +75,8 @@ static void *work(void *arg)
                        "[--streams S] [--scalars host|device] [--device D] [--acc LIST] [--precompute LIST] " \
                        "[--entries L] [--json]"
 #define MSM_CUDA_ACC "  --acc: bucket accumulations to time one after another on the same data, comma-separated,\n" \
-                     "         each xyzz, affine[:MIN_BATCH[:KMUL]] or pairwise[:MIN_PAIRS[:KMUL[:ROUNDS]]]\n" \
-                     "         (default: the context's, from CUZK_MSM_ACC)\n" \
+                     "         each auto, xyzz, affine[:MIN_BATCH[:KMUL]] or pairwise[:MIN_PAIRS[:KMUL[:ROUNDS]]]\n" \
+                     "         (default: the context's, from CUZK_MSM_ACC: auto, pairwise from 2^20 scalars)\n" \
                      "  --precompute: shifted copies of the bases to time one after another, comma-separated\n" \
                      "         counts (1 = none, the plain plan; more: the run forced onto them), first accumulation\n" \
                      "  --entries: the context's digit-sort entries, 2^L (0 or unset: 28; the backend's full slot 26)\n"
@@ -104,6 +104,7 @@ static int parse_acc(const char *list, acc_choice *out, int max)
         if (len == 0 || len >= sizeof a->name) return -1;
         memcpy(a->name, list, len);
         if (!strcmp(a->name, "xyzz")) a->mode = MSM_ACC_XYZZ;
+        else if (!strcmp(a->name, "auto")) a->mode = MSM_ACC_AUTO;
         else if (!strncmp(a->name, "affine", 6) && (a->name[6] == 0 || a->name[6] == ':')) {
             a->mode = MSM_ACC_AFFINE;
             if (a->name[6] == ':' && sscanf(a->name + 7, "%u:%u", &a->min_batch, &a->kmul) < 1) return -1;
@@ -146,7 +147,10 @@ int bench_msm_cuda(int argc, char **argv)
     double frac = 0;
     acc_choice accs[8];
     const char *env_acc = getenv("CUZK_MSM_ACC"), *acc_s = NULL;
-    int nacc = parse_acc(env_acc && (!strcmp(env_acc, "affine") || !strcmp(env_acc, "pairwise")) ? env_acc : "xyzz",
+    int nacc = parse_acc(env_acc && (!strcmp(env_acc, "xyzz") || !strcmp(env_acc, "affine") ||
+                                      !strcmp(env_acc, "pairwise"))
+                             ? env_acc
+                             : "auto",
                          accs, 8);
     const bench_opt opts[] = {{"backend", BOPT_STR, &backend}, {"curve", BOPT_STR, &curve},
                               {"log", BOPT_INT, &log_n},        {"reps", BOPT_INT, &reps},
@@ -283,12 +287,12 @@ int bench_msm_cuda(int argc, char **argv)
                    (unsigned long long)st.n_rest, same, name);
         else
             printf("msm %s cuda 2^%d (bits fraction %.2f, scalars on %s, buckets %s): median %.2f ms (min %.2f, %d reps, "
-                   "CUDA events); %d stream%s: %.2f ms per MSM wall; window %u, %u groups, %u cop%s (made in %.2f s); "
+                   "CUDA events); %d stream%s: %.2f ms per MSM wall; accumulation %s, window %u, %u groups, %u cop%s (made in %.2f s); "
                    "0/1/rest = %llu/%llu/%llu; result %s; bases made in %.1f s; on %s\n"
                    "  cuzk-bench msm --backend cuda --curve %s --log %d --bits-fraction %g --reps %d --streams %d --scalars %s "
                    "--acc %s%s%s%s\n",
                    curve, log_n, frac, where, label, med, lo, reps, streams, streams == 1 ? "" : "s", per,
-                   st.window_bits, st.window_groups, st.copies, st.copies == 1 ? "y" : "ies", pre_s_made,
+                   st.acc == MSM_ACC_PAIRWISE ? "pairwise" : st.acc == MSM_ACC_AFFINE ? "affine" : "xyzz", st.window_bits, st.window_groups, st.copies, st.copies == 1 ? "y" : "ies", pre_s_made,
                    (unsigned long long)st.n_zero, (unsigned long long)st.n_one, (unsigned long long)st.n_rest,
                    vi ? (same ? "equal to the first's" : "DIFFERENT") : "reference", gen_s, name, curve, log_n, frac,
                    reps, streams, where, accs[a].name, window ? " --window (forced)" : "", pre_s ? " --precompute " : "",

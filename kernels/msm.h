@@ -76,13 +76,25 @@ void msm_gpu_ctx_set_precompute(msm_gpu_ctx *ctx, int mode);
  * min_batch: affine steps while at least this many of a thread's buckets still take points
  * (0 = default 24); pairwise rounds while a thread has at least this many pairs (0 = default
  * 16). kmul: entries per level-0 thread as a multiple of one full wave's share (0 = 1). A new
- * context takes CUZK_MSM_ACC=xyzz|affine|pairwise, CUZK_MSM_AFF_MIN_BATCH, CUZK_MSM_AFF_KMUL and
- * CUZK_MSM_PAIR_ROUNDS from the environment (default XYZZ). */
-enum { MSM_ACC_XYZZ = 0, MSM_ACC_AFFINE = 1, MSM_ACC_PAIRWISE = 2 };
+ * context takes CUZK_MSM_ACC=xyzz|affine|pairwise|auto, CUZK_MSM_AFF_MIN_BATCH, CUZK_MSM_AFF_KMUL,
+ * CUZK_MSM_PAIR_ROUNDS and CUZK_MSM_PAIR_MIN from the environment (default MSM_ACC_AUTO). */
+enum { MSM_ACC_XYZZ = 0, MSM_ACC_AFFINE = 1, MSM_ACC_PAIRWISE = 2, MSM_ACC_AUTO = 3 };
+/* MSM_ACC_AUTO (a new context's default): pairwise rounds for a run (or piece) with at least
+ * MSM_PAIR_MIN_N scalars other than 0 and 1 (CUZK_MSM_PAIR_MIN overrides it), XYZZ below,
+ * where pairwise loses (measured: bench/RESULTS.md, session 12). Its scratch is pairwise's
+ * (msm_gpu_scratch_bytes): the CUDA backend gives it to a key only where that scratch costs
+ * none of the key's resident bases, else XYZZ. */
+#define MSM_PAIR_MIN_N ((size_t)1 << 20)
+/* CUZK_MSM_PAIR_MIN from the environment, else MSM_PAIR_MIN_N. */
+size_t msm_pair_min_from_env(void);
 void msm_gpu_ctx_set_accumulation(msm_gpu_ctx *ctx, int mode, unsigned min_batch, unsigned kmul);
 /* MSM_ACC_PAIRWISE: at most this many rounds, the rest in XYZZ (0 = while they pay). */
 void msm_gpu_ctx_set_pair_rounds(msm_gpu_ctx *ctx, unsigned rounds);
-/* The accumulation CUZK_MSM_ACC names (MSM_ACC_XYZZ when unset or unknown). */
+/* Only the accumulation kind, keeping the context's thresholds (what the CUDA backend switches
+ * per partition: MSM_ACC_AUTO where the key's slot has pairwise's scratch, else MSM_ACC_XYZZ). */
+void msm_gpu_ctx_set_acc_kind(msm_gpu_ctx *ctx, int mode);
+/* The accumulation CUZK_MSM_ACC names: xyzz, affine, pairwise; MSM_ACC_AUTO when unset, "auto"
+ * or unknown. */
 int msm_acc_from_env(void);
 /* Level-0 accumulation in this many waves of threads (1..MSM_MAX_WAVES, clamped): blocks
  * retire `waves` times as often, so another stream's higher-priority kernels (an urgent
@@ -162,9 +174,10 @@ void *msm_gpu_ctx_stream(const msm_gpu_ctx *ctx);
 
 /* Device bytes a context with max_entries takes for an MSM of n points, for the placement's
  * working-set estimate: msm_gpu_run (piece = 0) or msm_gpu_acc_* in pieces of `piece` points
- * (persistent buckets when bucket_bytes_max != 0), whatever share of the scalars is 0 or 1. */
+ * (persistent buckets when bucket_bytes_max != 0), whatever share of the scalars is 0 or 1,
+ * with accumulation acc (MSM_ACC_*; AUTO counts pairwise's scratch where a run may take it). */
 size_t msm_gpu_scratch_bytes(int curve, size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max,
-                             unsigned waves);
+                             unsigned waves, int acc);
 
 /* What the last msm_gpu_run on ctx did: device time in ms (CUDA events around the whole run,
  * scalar upload included), window bits, and how many scalars were 0, 1 or other. */
@@ -174,6 +187,7 @@ typedef struct {
     uint32_t window_groups;
     uint32_t pauses;   /* gate passes between them (msm_gpu_ctx_set_gate) */
     uint32_t copies; /* 1, or the precomputed copies the run summed over */
+    uint32_t acc;    /* MSM_ACC_XYZZ, _AFFINE or _PAIRWISE: what its bucket accumulation ran */
     uint64_t n_zero, n_one, n_rest;
 } msm_gpu_stats;
 void msm_gpu_last_stats(const msm_gpu_ctx *ctx, msm_gpu_stats *out);

@@ -424,6 +424,24 @@ static void test_pairwise(void **state)
     acc_kind = MSM_ACC_XYZZ;
 }
 
+/* MSM_ACC_AUTO (the device contexts' default): pairwise rounds for a piece of at least
+ * CUZK_MSM_PAIR_MIN scalars other than 0 and 1, XYZZ below (with its own window model), also
+ * both within one accumulated MSM whose pieces straddle the threshold. */
+static void test_auto(void **state)
+{
+    (void)state;
+    setenv("CUZK_MSM_PAIR_MIN", "100", 1);
+    acc_kind = MSM_ACC_AUTO;
+    run_case(0, 64, 4, 1, 0, 0, 7);             /* below: XYZZ */
+    run_case(0, 300, 4, 1, 0, 0, 7);            /* above: pairwise */
+    run_case(0, 300, 5, 2, 0, 0, 3);            /* the PoRep shape: mostly 0 and 1, the rest below */
+    run_case_pieces(0, 300, 4, 1, 0, 0, 7, 128); /* pieces of 128, 128, 44: pairwise, then XYZZ */
+    run_case_pieces(0, 300, 4, 1, 6, 50, 3, 37); /* every piece below, window fixed */
+    run_case(1, 150, 4, 1, 0, 0, 3);
+    acc_kind = MSM_ACC_XYZZ;
+    unsetenv("CUZK_MSM_PAIR_MIN");
+}
+
 static void test_pairwise_special(void **state)
 {
     (void)state;
@@ -502,6 +520,7 @@ int main(void)
         cmocka_unit_test(test_gate_pauses),
         cmocka_unit_test(test_pairwise),
         cmocka_unit_test(test_pairwise_special),
+        cmocka_unit_test(test_auto),
         cmocka_unit_test(test_precompute),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -288,6 +288,7 @@ extern "C" int msm_gpu_ctx_create(msm_gpu_ctx **out, int device, void *stream, s
     const char *pr = getenv("CUZK_MSM_PAIR_ROUNDS");
     msm_gpu_ctx_set_accumulation(c, msm_acc_from_env(), mb ? (unsigned)atoi(mb) : 0, km ? (unsigned)atoi(km) : 0);
     msm_gpu_ctx_set_pair_rounds(c, pr ? (unsigned)atoi(pr) : 0);
+    c->x.acc.pair_min = msm_pair_min_from_env();
     msm_gpu_ctx_set_waves(c, msm_waves_from_env()); /* 0 (unset): 1 */
     memset(&c->last, 0, sizeof c->last);
     *out = c;
@@ -347,11 +348,17 @@ extern "C" void msm_gpu_ctx_set_precompute(msm_gpu_ctx *c, int mode)
 
 extern "C" void msm_gpu_ctx_set_accumulation(msm_gpu_ctx *c, int mode, unsigned min_batch, unsigned kmul)
 {
-    c->x.acc.kind = mode == MSM_ACC_AFFINE || mode == MSM_ACC_PAIRWISE ? mode : MSM_ACC_XYZZ;
-    /* pairwise: a round's inversion (~70 products) pays once a thread has ~16 pairs (4 products
-     * saved on each) */
-    c->x.acc.min_batch = min_batch ? min_batch : mode == MSM_ACC_PAIRWISE ? 16 : acc_mode{}.min_batch;
+    msm_gpu_ctx_set_acc_kind(c, mode);
+    /* pairwise (AUTO's too): a round's inversion (~70 products) pays once a thread has ~16
+     * pairs (4 products saved on each) */
+    const bool pair = c->x.acc.kind == MSM_ACC_PAIRWISE || c->x.acc.kind == MSM_ACC_AUTO;
+    c->x.acc.min_batch = min_batch ? min_batch : pair ? 16 : acc_mode{}.min_batch;
     c->x.acc.kmul = kmul ? kmul : 1;
+}
+
+extern "C" void msm_gpu_ctx_set_acc_kind(msm_gpu_ctx *c, int mode)
+{
+    c->x.acc.kind = mode == MSM_ACC_AFFINE || mode == MSM_ACC_PAIRWISE || mode == MSM_ACC_AUTO ? mode : MSM_ACC_XYZZ;
 }
 
 extern "C" void msm_gpu_ctx_set_pair_rounds(msm_gpu_ctx *c, unsigned rounds) { c->x.acc.rounds = rounds; }
@@ -399,6 +406,7 @@ template <class F> static void result_combine(msm_gpu_ctx *c, unsigned i)
     c->last.window_groups = p.st.groups;
     c->last.pauses = p.st.pauses;
     c->last.copies = p.st.copies;
+    c->last.acc = (uint32_t)p.st.acc;
     c->last.n_one = p.st.n_one;
     c->last.n_rest = p.st.n_rest;
     c->last.n_zero = p.n - p.st.n_one - p.st.n_rest;
@@ -539,7 +547,7 @@ static size_t scratch_typed(size_t n, size_t max_entries, size_t piece, size_t b
     const bool persist = piece && bucket_bytes_max;
     size_t pts = piece ? (piece < n ? piece : n) : n;
     /* the largest window any run may take: per piece, chosen from at most pts scalars */
-    unsigned c = persist ? acc_window<F>(n, bucket_bytes_max) : msm_choose_window(pts);
+    unsigned c = persist ? acc_window<F>(n, bucket_bytes_max) : msm_choose_window(pts, pairwise);
     const size_t nwin = msm_windows(c), B = (size_t)1 << (c - 1);
     size_t chunk = pts < max_entries ? pts : max_entries;
     if (!chunk) chunk = 1;
@@ -563,15 +571,23 @@ static size_t scratch_typed(size_t n, size_t max_entries, size_t piece, size_t b
 }
 
 extern "C" size_t msm_gpu_scratch_bytes(int curve, size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max,
-                                        unsigned waves)
+                                        unsigned waves, int acc)
 {
     if (!n) return 0;
     if (!max_entries) max_entries = (size_t)1 << 28;
-    /* the backend's contexts take their accumulation from the environment (msm_gpu_ctx_create) */
-    const bool pair = msm_acc_from_env() == MSM_ACC_PAIRWISE;
     const unsigned w = waves < 1 ? 1 : waves > MSM_MAX_WAVES ? MSM_MAX_WAVES : waves;
-    return curve == MSM_CURVE_G2 ? scratch_typed<fp2>(n, max_entries, piece, bucket_bytes_max, pair, w)
-                                 : scratch_typed<fp>(n, max_entries, piece, bucket_bytes_max, pair, w);
+    auto typed = [&](bool pair) {
+        return curve == MSM_CURVE_G2 ? scratch_typed<fp2>(n, max_entries, piece, bucket_bytes_max, pair, w)
+                                     : scratch_typed<fp>(n, max_entries, piece, bucket_bytes_max, pair, w);
+    };
+    /* AUTO: a run of enough scalars takes pairwise's scratch (and its smaller windows), a
+     * smaller one XYZZ's (larger windows): the larger of the two */
+    const size_t pts = piece ? (piece < n ? piece : n) : n;
+    if (acc == MSM_ACC_AUTO && pts >= msm_pair_min_from_env()) {
+        const size_t a = typed(true), b = typed(false);
+        return a > b ? a : b;
+    }
+    return typed(acc == MSM_ACC_PAIRWISE);
 }
 
 /* ---- an MSM accumulated over pieces (bases streamed from host memory) ---- */

@@ -125,17 +125,28 @@ template <class F> struct tojac_fn {
 
 static inline unsigned msm_windows(unsigned c) { return (256 + c - 1) / c; }
 
+/* The accumulation a piece of nr scalars other than 0 and 1 runs: MSM_ACC_AUTO takes pairwise
+ * rounds from pair_min of them (H200, G1: XYZZ faster at 2^16 and 2^18, even at 2^20,
+ * pairwise 15 % faster at 2^22 and 10-12 % at 2^24..2^27; G2: XYZZ at 2^16, pairwise from 2^20). */
+static inline int msm_acc_effective(int kind, size_t nr, size_t pair_min)
+{
+    if (kind != MSM_ACC_AUTO) return kind;
+    return nr >= pair_min ? MSM_ACC_PAIRWISE : MSM_ACC_XYZZ;
+}
+
 /* Window bits by a cost model in Fp multiplications: ~13 per (point, window) for the bucket
- * add and its share of the sort, ~30 per bucket for the running sums, and a scalar
- * multiplication per reduction segment. */
-static inline unsigned msm_choose_window(size_t n)
+ * add and its share of the sort (~9 with pairwise rounds: fitted to the H200's G1 2^22..2^27
+ * sweeps, where XYZZ's 13 chose 22-bit windows at 2^26 and 20 ran 6 % faster), ~30 per
+ * bucket for the running sums, and a scalar multiplication per reduction segment. */
+static inline unsigned msm_choose_window(size_t n, bool pairwise = false)
 {
     unsigned best = 4;
     double best_cost = 0;
+    const double per_entry = pairwise ? 9 : 13;
     for (unsigned c = 4; c <= 22; c++) {
         double w = msm_windows(c), b = (double)(1u << (c - 1));
         double seg = b < MSM_SEG ? b : MSM_SEG;
-        double cost = (double)n * w * 13 + w * b * 30 + w * (b / seg) * 18 * (c - 1);
+        double cost = (double)n * w * per_entry + w * b * 30 + w * (b / seg) * 18 * (c - 1);
         if (c == 4 || cost < best_cost) {
             best = c;
             best_cost = cost;
@@ -175,6 +186,7 @@ struct plan_stats {
     bool known = false;
     uint32_t known_one = 0, known_rest = 0;
     unsigned copies; /* > 1: the rest ran over precomputed copies, nwin merged windows */
+    int acc = MSM_ACC_XYZZ; /* the accumulation the rest ran (last piece's): acc_mode::now */
 };
 
 /* Before a window group but the MSM's first: where the executor has a gate, another stream's
@@ -248,7 +260,9 @@ static inline bool msm_pre_pays(size_t nr, const msm_pre &p, size_t max_entries)
  * inversions, msm_affine.cuh; MSM_ACC_PAIRWISE: pairwise rounds, msm_pairwise.cuh). Both
  * batched modes need a level 0 that stores (zeroed buckets) and two free m-entry buffers. */
 struct acc_mode {
-    int kind = MSM_ACC_XYZZ;
+    int kind = MSM_ACC_XYZZ; /* MSM_ACC_AUTO: decided per piece by its scalars (effective) */
+    int now = MSM_ACC_XYZZ;  /* the piece at hand's: kind, or what AUTO chose for it */
+    size_t pair_min = MSM_PAIR_MIN_N; /* AUTO: pairwise from this many scalars other than 0 and 1 */
     unsigned min_batch = 24; /* affine steps while at least this many runs are left; pairwise
                               * rounds while a thread has at least this many pairs */
     unsigned kmul = 1;       /* entries per level-0 thread: this times a full wave's share */
@@ -286,8 +300,8 @@ int accumulate_levels(X &x, msm_bufs &b, const uint32_t *keys, Src src, size_t m
 {
     int rc;
     if (m == 0) return 0;
-    const bool batched = x.acc.kind != MSM_ACC_XYZZ && store0 && spare.codes;
-    const bool aff = batched && x.acc.kind == MSM_ACC_AFFINE, pair = batched && x.acc.kind == MSM_ACC_PAIRWISE;
+    const bool batched = x.acc.now != MSM_ACC_XYZZ && store0 && spare.codes;
+    const bool aff = batched && x.acc.now == MSM_ACC_AFFINE, pair = batched && x.acc.now == MSM_ACC_PAIRWISE;
     if (aff) k0 = x.template wave_kper<F, acc_aff_fn<F>>(m) * (x.acc.kmul ? x.acc.kmul : 1);
     if (pair) k0 = x.template wave_kper<F, acc_pair_fn<F>>(m) * (x.acc.kmul ? x.acc.kmul : 1);
     size_t T = (m + k0 - 1) / k0;
@@ -489,9 +503,10 @@ int plan_add(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, si
     /* 3. Pippenger on the rest: window groups of wg windows over point chunks; persistent
      * buckets take every window at once and are neither cleared nor reduced here */
     if (!nr) return 0;
+    st->acc = x.acc.now = msm_acc_effective(x.acc.kind, nr, x.acc.pair_min);
     if (!st->persist && msm_pre_pays(nr, pre, max_entries))
         return plan_rest_pre<F>(x, b, bases, scalars, mont, nr, max_entries, pre, st);
-    if (!st->c) st->c = msm_choose_window(nr);
+    if (!st->c) st->c = msm_choose_window(nr, x.acc.now == MSM_ACC_PAIRWISE);
     const unsigned c = st->c, nwin = msm_windows(c);
     const size_t B = (size_t)1 << (c - 1);
     size_t chunk;

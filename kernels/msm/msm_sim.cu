@@ -200,10 +200,11 @@ extern "C" int msm_sim_run_acc(int curve, int acc, unsigned min_batch, unsigned 
                                const void *scalars, size_t n, int scalar_form, unsigned window_bits,
                                size_t max_entries, size_t acc_threads, size_t piece, int persist, void *out)
 {
-    if (acc != MSM_ACC_XYZZ && acc != MSM_ACC_AFFINE && acc != MSM_ACC_PAIRWISE)
+    if (acc != MSM_ACC_XYZZ && acc != MSM_ACC_AFFINE && acc != MSM_ACC_PAIRWISE && acc != MSM_ACC_AUTO)
         return err_set(CUZK_EINVAL, "msm_sim_run_acc: mode %d", acc);
     acc_mode m;
     m.kind = acc;
+    m.pair_min = msm_pair_min_from_env();
     m.min_batch = min_batch;
     m.rounds = rounds;
     return sim_run(curve, m, bases, scalars, n, scalar_form, window_bits, max_entries, acc_threads, piece, persist,
@@ -245,6 +246,7 @@ extern "C" int msm_sim_run_pre(int curve, const void *bases, const void *scalars
     host_exec x;
     x.acc_threads = acc_threads ? acc_threads : 64;
     x.acc.kind = msm_acc_from_env(); /* as the device context reads it */
+    x.acc.pair_min = msm_pair_min_from_env();
     if (x.acc.kind != MSM_ACC_XYZZ) x.acc.min_batch = 0;
     msm_bufs b;
     memset(&b, 0, sizeof b);
@@ -267,7 +269,17 @@ extern "C" int msm_sim_run_pre(int curve, const void *bases, const void *scalars
 extern "C" int msm_acc_from_env(void)
 {
     const char *a = getenv("CUZK_MSM_ACC");
-    return !a ? MSM_ACC_XYZZ : !strcmp(a, "affine") ? MSM_ACC_AFFINE : !strcmp(a, "pairwise") ? MSM_ACC_PAIRWISE : MSM_ACC_XYZZ;
+    return !a                       ? MSM_ACC_AUTO
+         : !strcmp(a, "xyzz")       ? MSM_ACC_XYZZ
+         : !strcmp(a, "affine")     ? MSM_ACC_AFFINE
+         : !strcmp(a, "pairwise")   ? MSM_ACC_PAIRWISE
+                                    : MSM_ACC_AUTO;
+}
+
+extern "C" size_t msm_pair_min_from_env(void)
+{
+    const char *a = getenv("CUZK_MSM_PAIR_MIN");
+    return a && *a ? (size_t)strtoull(a, NULL, 0) : MSM_PAIR_MIN_N;
 }
 
 extern "C" void msm_sim_fp_inv(void *out, const void *in, size_t n)

@@ -22,14 +22,26 @@
 
 static const char *const array_names[5] = {"a", "b", "c", "inputs", "aux"};
 
+/* The accumulation a slot's MSMs run when nothing else is known (urgent slots, keys whose
+ * placement could not afford pairwise's scratch, keys that lost bases to an eviction), and the
+ * one a key gets where its placement can: MSM_ACC_XYZZ and MSM_ACC_AUTO, or CUZK_MSM_ACC's
+ * choice for both when it names one. */
+int cuda_acc_plain(void)
+{
+    const int a = msm_acc_from_env();
+    return a == MSM_ACC_AUTO ? MSM_ACC_XYZZ : a;
+}
+
+int cuda_acc_rich(void) { return msm_acc_from_env(); }
+
 /* The largest scratch any of the key's MSMs needs: whole vectors (full) or pieces (lean). */
-static uint64_t msm_scratch(const cuda_key *k, size_t entries, uint64_t piece_bytes)
+static uint64_t msm_scratch(const cuda_key *k, size_t entries, uint64_t piece_bytes, int acc)
 {
     uint64_t most = 0;
     for (int v = 0; v < PL_N; v++) {
         uint64_t n = k->n[v], pts = piece_bytes ? piece_bytes / pl_point_bytes(v) : n;
         if (pts > n) pts = n;
-        uint64_t b = msm_gpu_scratch_bytes(pl_curve(v), n, entries, piece_bytes ? pts : 0, 0, k->msm_waves);
+        uint64_t b = msm_gpu_scratch_bytes(pl_curve(v), n, entries, piece_bytes ? pts : 0, 0, k->msm_waves, acc);
         if (b > most) most = b;
     }
     return most;
@@ -57,10 +69,12 @@ static uint64_t key_work_bytes(const cuda_key *k, int lean)
     return work_scalars(lean, k->log_m, pk->n_l, pk->n_a, pk->n_b_g1, pk->vk.n_ic) * FR;
 }
 
-uint64_t cuda_ws_full(const cuda_key *k)
+uint64_t cuda_ws_full_acc(const cuda_key *k, int acc)
 {
-    return key_work_bytes(k, 0) + cuda_prep_bytes(k->pk->n_l) + msm_scratch(k, CUDA_MSM_ENTRIES_FULL, 0);
+    return key_work_bytes(k, 0) + cuda_prep_bytes(k->pk->n_l) + msm_scratch(k, CUDA_MSM_ENTRIES_FULL, 0, acc);
 }
+
+uint64_t cuda_ws_full(const cuda_key *k) { return cuda_ws_full_acc(k, cuda_acc_plain()); }
 
 uint64_t cuda_piece_bytes(const cuda_key *k)
 {
@@ -72,10 +86,12 @@ uint64_t cuda_piece_bytes(const cuda_key *k)
     return p - p % 192;
 }
 
-uint64_t cuda_ws_lean(const cuda_key *k, uint64_t piece_bytes)
+uint64_t cuda_ws_lean_acc(const cuda_key *k, uint64_t piece_bytes, int acc)
 {
-    return key_work_bytes(k, 1) + cuda_prep_bytes(k->pk->n_l) + msm_scratch(k, CUDA_MSM_ENTRIES_LEAN, piece_bytes);
+    return key_work_bytes(k, 1) + cuda_prep_bytes(k->pk->n_l) + msm_scratch(k, CUDA_MSM_ENTRIES_LEAN, piece_bytes, acc);
 }
+
+uint64_t cuda_ws_lean(const cuda_key *k, uint64_t piece_bytes) { return cuda_ws_lean_acc(k, piece_bytes, cuda_acc_plain()); }
 
 /* With urgent workers, bulk MSMs' level-0 blocks retire 8x as often (the urgent kernels wait
  * that much less for SMs; the MSM costs ~1 %): bench/RESULTS.md, session 6. Not a pinned

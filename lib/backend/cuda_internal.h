@@ -69,6 +69,9 @@ typedef struct cuda_key_dev {
     /* CUZK_SRS_URGENT: the device's second urgent slot's bytes after this load kept room
      * there (0: it did not) */
     uint64_t urgent_set;
+    /* its MSMs' accumulation in the shared slots (msm_gpu_ctx_set_acc_kind): what its placement
+     * budgeted, cuda_acc_rich or cuda_acc_plain; plain once an eviction left it streaming */
+    int msm_acc;
 } cuda_key_dev;
 
 typedef struct cuda_key {
@@ -115,6 +118,7 @@ typedef struct cuda_slot {
     const gpu_gate *gate;
     gpu_gate pace;               /* the slot's gate: its event, the device's urgent count  */
     int pool_id;                 /* what slot_pool_take returned for the holder             */
+    int urgent_own;              /* an urgent worker's own slot (sized for cuda_acc_plain)   */
     void *stream, *copy_stream, *bases_stream;
     msm_gpu_ctx *ctx;
     size_t ctx_entries;
@@ -340,9 +344,17 @@ int cuda_flow_full_msms(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd,
                         backend_job *job, const void *d_h, const fr_t *d_aux, const fr_t *d_a, const fr_t *d_b, int form);
 int cuda_flow_lean_rest(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, const cuda_inputs *in,
                         backend_job *job, fr_t *d_lo, const fr_t *d_aux, int form);
-/* Working-set bytes of one slot for a key (placement inputs). */
+/* Working-set bytes of one slot for a key (placement inputs), its MSMs accumulating with acc
+ * (MSM_ACC_*), or with cuda_acc_plain's. */
+uint64_t cuda_ws_full_acc(const cuda_key *k, int acc);
+uint64_t cuda_ws_lean_acc(const cuda_key *k, uint64_t piece_bytes, int acc);
 uint64_t cuda_ws_full(const cuda_key *k);
 uint64_t cuda_ws_lean(const cuda_key *k, uint64_t piece_bytes);
+/* The accumulation of slots sized for any key (MSM_ACC_XYZZ, or CUZK_MSM_ACC's) and the one a
+ * key's placement gives it where pairwise's scratch costs none of its resident bases
+ * (MSM_ACC_AUTO, or CUZK_MSM_ACC's). */
+int cuda_acc_plain(void);
+int cuda_acc_rich(void);
 /* A key's MSM level-0 waves (msm_gpu_ctx_set_waves): CUZK_MSM_WAVES (env_waves) when set,
  * else CUDA_URGENT_WAVES for an engine with urgent workers unless the key is pinned, else 1. */
 unsigned cuda_msm_waves(uint32_t urgent_workers, int pinned, unsigned env_waves);

@@ -198,6 +198,33 @@ static void fill_pl_input(const cuda_backend *b, const cuda_dev *d, const cuda_k
     in->slot_bytes = d->nslots ? d->slot_bytes : 0;
 }
 
+/* The same key in slots sized for cuda_acc_rich (pairwise's scratch where its MSMs are large
+ * enough), taken only where that costs nothing the plain placement has: the same kind, layout,
+ * slot count, resident bytes and urgent room, and no evictions (in0: the inputs as filled,
+ * before the plain placement changed them). On the H200 a 2^27 PoRep key's full slot grows
+ * from 27.95 to 32.26 GiB and its partitions run 2.4 % faster (bench/RESULTS.md, session 11);
+ * a card where that would stream bases keeps XYZZ. 1: *in, *pl and *room replaced. */
+static int place_rich(const cuda_dev *d, const cuda_key *k, const pl_input *in0, uint64_t base_room, uint64_t own_room,
+                      pl_input *in, pl_result *pl, uint64_t *room)
+{
+    if (cuda_acc_rich() == cuda_acc_plain()) return 0;
+    pl_input rin = *in0;
+    rin.ws_full = cuda_ws_full_acc(k, cuda_acc_rich()) + cuda_cs_slot_extra(d, 0);
+    rin.ws_lean = cuda_ws_lean_acc(k, rin.piece_bytes, cuda_acc_rich()) + cuda_cs_slot_extra(d, 1);
+    if (rin.ws_full == in0->ws_full && rin.ws_lean == in0->ws_lean) return 0; /* too small to take pairwise */
+    pl_result r;
+    uint64_t rroom = 0;
+    uint32_t nev = 0;
+    pl_eviction none[PL_MAX_VICTIMS * PL_N]; /* no victims, so none chosen */
+    if (placement_with_rooms(&rin, base_room, own_room, k->pinned, NULL, 0, none, &nev, &r, &rroom) != CUZK_OK)
+        return 0;
+    if (nev || r.kind != pl->kind || r.ws != pl->ws || r.slots != pl->slots || r.resident_total != pl->resident_total ||
+        rroom != *room || rin.keep != in->keep)
+        return 0;
+    *in = rin, *pl = r, *room = rroom;
+    return 1;
+}
+
 /* What the placement keeps free for the first urgent slot (WinningPoSt's): CUDA_URGENT_ROOM
  * less what that slot has committed, with urgent workers. */
 static uint64_t winning_room(const cuda_backend *b, const cuda_dev *d)
@@ -260,6 +287,7 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
     for (int host_ready = 0;; host_ready = 1) {
         pthread_mutex_lock(&d->lock);
         fill_pl_input(b, d, k, &in);
+        const pl_input in0 = in;
         /* urgent workers: room for a WinningPoSt-sized slot, where the bulk layout stays, and
          * for an urgent key's own slot (from its own resident bases: it is placed last) */
         const uint64_t base_room = winning_room(b, d);
@@ -271,6 +299,9 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
         if (own_room && (room == base_room || !in.keep)) own = own_room = 0; /* WinningPoSt's room alone */
         if (rc == CUZK_EBUDGET && k->pinned) /* placed as it fits, evicting nothing: check_pinned refuses it */
             rc = placement_with_evictions(&in, room, 0, vs, 0, ev, &nev, &kd->pl);
+        kd->msm_acc = cuda_acc_plain();
+        if (rc == CUZK_OK && !nev && place_rich(d, k, &in0, base_room, own_room, &in, &kd->pl, &room))
+            kd->msm_acc = cuda_acc_rich();
         /* precomputed copies in what is left over, never from what an eviction freed */
         if (rc == CUZK_OK && !nev) placement_copies(&in, room, cuda_copies_max(), &kd->pl);
         if (rc != CUZK_OK || !nev || host_ready) break;

@@ -21,6 +21,7 @@ cuda_slot *slot_acquire(cuda_dev *d, int urgent, uint32_t own_fits, uint32_t pre
     *own = i < 0 ? SLOT_POOL_URGENT_AT(0) - i + 1 : 0;
     cuda_slot *s = *own ? &d->urgent[*own - 1] : &d->slot[i];
     s->pool_id = i;
+    s->urgent_own = *own != 0;
     return s;
 }
 
@@ -402,6 +403,7 @@ int slot_msm(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordina
     int rc;
     if ((rc = slot_yield(s, ordinal)) || (rc = slot_stage_begin(s, st, s->stream))) return rc;
     msm_gpu_ctx_set_waves(s->ctx, k->msm_waves); /* the key's scratch was budgeted with them */
+    msm_gpu_ctx_set_acc_kind(s->ctx, s->urgent_own ? cuda_acc_plain() : kd->msm_acc); /* and with this */
     if (FAULT_HIT(FAULT_CUDA_MSM)) rc = err_set(CUZK_EDEVICE, "injected fault: CUDA MSM");
     else if (kd->pl.ws == PL_FULL && counts) {
         msm_gpu_ctx_set_counts(s->ctx, counts[0], counts[1]);
