@@ -158,8 +158,8 @@ static void cs_settle(cuda_backend *b, uint32_t i)
 {
     cuda_dev *d = &b->dev[i];
     cs_need kept = {0, 0};
-    for (const cuda_cs *o = b->systems; o; o = o->next)
-        if (i < o->ndev) kept = cs_need_max(kept, o->need[i]);
+    for (const cuda_cs *o = b->systems; o; o = o->next) /* zero where not committed (calloc) */
+        kept = cs_need_max(kept, o->need[i]);
     cs_slots_settle(&d->cs, &kept, 1);
     if (d->nslots) d->slot_bytes = cs_slots_bytes(&d->cs);
 }
@@ -168,7 +168,10 @@ static void cs_settle(cuda_backend *b, uint32_t i)
  * device current): a slot busy now frees them at the end of its partition (cuda_start). */
 static void cs_trim_idle(cuda_dev *d)
 {
-    for (uint32_t j = 0; j < d->nslots && j < CUDA_MAX_SLOTS; j++)
+    pthread_mutex_lock(&d->lock);
+    const uint32_t nslots = d->nslots; /* set by the first key's load */
+    pthread_mutex_unlock(&d->lock);
+    for (uint32_t j = 0; j < nslots && j < CUDA_MAX_SLOTS; j++)
         if (slot_pool_try_take_shared(&d->pool, j)) {
             cuda_cs_slot_trim(d, &d->slot[j]);
             slot_pool_give(&d->pool, (int)j);
