@@ -51,6 +51,16 @@ static void check_against_partition(const cs *s, const csc *c, const fr_t *in, c
     free(abc);
 }
 
+/* The longest row's non-zeros by a scan of every matrix's offsets: what csc_finalize stores. */
+static uint64_t longest_by_scan(const csc *c)
+{
+    uint64_t longest = 0;
+    for (int w = 0; w < 3; w++)
+        for (uint64_t r = 0; r < c->abc_len; r++)
+            if (c->m[w].row[r + 1] - c->m[w].row[r] > longest) longest = c->m[w].row[r + 1] - c->m[w].row[r];
+    return longest;
+}
+
 static void random_systems_evaluate_like_partitions(void **state)
 {
     (void)state;
@@ -65,6 +75,8 @@ static void random_systems_evaluate_like_partitions(void **state)
         assert_true(c.n_coeffs >= 1);
         assert_true(fr_is_one(&c.coeffs[0])); /* ONE first: the per-input rows' */
         assert_int_equal(c.m[0].nnz, c.m[0].row[c.abc_len]);
+        assert_int_equal(c.longest_row, longest_by_scan(&c));
+        assert_true(c.longest_row >= 1); /* the input rows' ONE at least */
         fr_t *in = malloc(ni * sizeof(fr_t)), *aux = malloc((na + 1) * sizeof(fr_t));
         random_witness(in, aux, ni, na);
         check_against_partition(&s, &c, in, aux);
@@ -98,6 +110,7 @@ static void synthetic_circuits_match(void **state)
                (unsigned long long)sizes[t], c.n_coeffs, (unsigned long long)c.m[0].nnz,
                (unsigned long long)c.m[1].nnz, (unsigned long long)c.m[2].nnz, (unsigned long long)csc_bytes(&c));
         check_against_partition(&s, &c, in, aux);
+        assert_int_equal(c.longest_row, longest_by_scan(&c));
         free(in), free(aux);
         csc_free(&c);
         cs_free(&s);
@@ -139,7 +152,17 @@ static void shapes_have_filecoin_nonzeros(void **state)
             total += per;
             target += want;
         }
-        printf(", %.3f in all, %u distinct coefficients\n", total, c.n_coeffs);
+        printf(", %.3f in all, %u distinct coefficients, longest row %llu\n", total, c.n_coeffs,
+               (unsigned long long)c.longest_row);
+        /* 2^20: more than one piece of rows (csc_finalize's chunks), also on a pool */
+        assert_int_equal(c.longest_row, longest_by_scan(&c));
+        if (cases[t].log_m == 20) {
+            threadpool *tp = threadpool_create(3);
+            c.longest_row = 0;
+            assert_int_equal(csc_finalize(&c, tp), CUZK_OK);
+            assert_int_equal(c.longest_row, longest_by_scan(&c));
+            threadpool_destroy(tp);
+        }
         assert_true(total > target * 0.98 && total < target * 1.02);
         assert_true(c.n_coeffs <= 600); /* ±1, 2, powers of two, ±256 round constants */
         if (cases[t].log_m <= 16) check_against_partition(&s, &c, in, aux);
@@ -196,6 +219,8 @@ static void file_round_trip_and_corruption(void **state)
     assert_true(csc_file_is_compact(tmp_path));
     assert_int_equal(csc_load_any(tmp_path, NULL, &d), CUZK_OK);
     assert_int_equal(d.abc_len, c.abc_len);
+    assert_int_equal(d.longest_row, longest_by_scan(&d)); /* read, not written: the file has no such field */
+    assert_int_equal(d.longest_row, c.longest_row);
     assert_int_equal(d.n_coeffs, c.n_coeffs);
     assert_memory_equal(d.coeffs, c.coeffs, c.n_coeffs * sizeof(fr_t));
     for (int w = 0; w < 3; w++) {

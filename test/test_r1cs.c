@@ -18,6 +18,7 @@
 
 #include "cuzk/r1cs.h"
 #include "groth16/circom_file.h"
+#include "groth16/csc.h"
 #include "groth16/synth.h"
 #include "support/testutil.h"
 
@@ -203,6 +204,25 @@ static void r1cs_good_loads(void **state)
     expect_r1cs(&k, CUZK_OK, NULL, NULL);
     k.swap_order = 1; /* sections in any order */
     expect_r1cs(&k, CUZK_OK, NULL, NULL);
+}
+
+/* The .r1cs read straight into the compact form (circom_r1cs_load_csc, cuzk_cs_load's path):
+ * its longest row is csc_finalize's, equal to a scan of the offsets. */
+static void r1cs_to_csc_longest_row(void **state)
+{
+    (void)state;
+    knobs k = good();
+    buf f = {.n = 0};
+    build_r1cs(&f, &k);
+    csc c;
+    assert_int_equal(csc_load_any(write_tmp("t.r1cs", &f), NULL, &c), CUZK_OK);
+    uint64_t longest = 0;
+    for (int w = 0; w < 3; w++)
+        for (uint64_t r = 0; r < c.abc_len; r++)
+            if (c.m[w].row[r + 1] - c.m[w].row[r] > longest) longest = c.m[w].row[r + 1] - c.m[w].row[r];
+    assert_true(longest >= 2); /* the reference circuit has a two-term row */
+    assert_int_equal(c.longest_row, longest);
+    csc_free(&c);
 }
 
 static void r1cs_container_errors(void **state)
@@ -770,6 +790,7 @@ int main(void)
     test_seed();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(r1cs_good_loads),
+        cmocka_unit_test(r1cs_to_csc_longest_row),
         cmocka_unit_test(r1cs_container_errors),
         cmocka_unit_test(r1cs_field_errors),
         cmocka_unit_test(r1cs_count_errors),

@@ -259,6 +259,33 @@ static void try_take_urgent(void **state)
     slot_pool_destroy(&p);
 }
 
+/* A constraint system's release takes an idle shared slot to trim its buffers: only while
+ * nobody holds it, never waiting; a taker waiting meanwhile gets it once given back. */
+static void try_take_shared(void **state)
+{
+    (void)state;
+    slot_pool p;
+    slot_pool_init(&p);
+    assert_int_equal(slot_pool_try_take_shared(&p, 0), 0); /* no slots yet */
+    slot_pool_add(&p, 2);
+    assert_int_equal(slot_pool_take(&p, 0, 0), 0);
+    assert_int_equal(slot_pool_try_take_shared(&p, 0), 0); /* held */
+    assert_int_equal(slot_pool_try_take_shared(&p, 2), 0); /* no such slot */
+    assert_int_equal(slot_pool_try_take_shared(&p, 1), 1); /* free: taken */
+    assert_int_equal(p.nfree, 0);
+    assert_int_equal(slot_pool_try_take_shared(&p, 1), 0);
+    taker u; /* an ordinary taker, waiting for either */
+    start(&u, &p, 0, 0);
+    wait_waiting(&p, 1);
+    slot_pool_give(&p, 1);
+    join(&u);
+    assert_int_equal(u.slot, 1);
+    slot_pool_give(&p, u.slot);
+    slot_pool_give(&p, 0);
+    assert_int_equal(p.nfree, 2);
+    slot_pool_destroy(&p);
+}
+
 int main(void)
 {
     test_seed();
@@ -268,6 +295,7 @@ int main(void)
         cmocka_unit_test(urgent_own_slot),
         cmocka_unit_test(two_urgent_slots),
         cmocka_unit_test(try_take_urgent),
+        cmocka_unit_test(try_take_shared),
         cmocka_unit_test(no_slot_twice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -409,6 +409,7 @@ static int cuda_start(void *ws, backend_job *job)
     if (raised) gate_move(d, -1);
     if (!rc && (rc1 || rc2 || rc3)) rc = slot_fail(w->ordinal, "the partition's device work");
     if (!rc) slot_report(s, d, job, t_ref);
+    if (s->ready) cuda_cs_slot_trim(d, s); /* what a system released meanwhile needed (streams idle) */
     slot_release(d, s);
     pthread_mutex_lock(&d->lock);
     kd->running--;

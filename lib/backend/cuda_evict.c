@@ -12,11 +12,12 @@
 #include "backend/cuda_internal.h"
 
 /* Whether the device's slots can run k streamed (what k needs after losing a vector): their
- * bytes, and their pieces (the device's, which a small first key made small) few enough for
- * one MSM's plan (CUDA_MAX_PIECES): its later partitions would fail otherwise. */
+ * bytes, with what they keep for the constraint systems' witness-only partitions, and their
+ * pieces (the device's, which a small first key made small) few enough for one MSM's plan
+ * (CUDA_MAX_PIECES): its later partitions would fail otherwise. */
 static int slots_stream(const cuda_dev *d, const cuda_key *k)
 {
-    if (!d->nslots || cuda_slot_need(k, 1, 1, d->piece_bytes) > d->slot_bytes) return 0;
+    if (!d->nslots || cuda_slot_need(k, 1, 1, d->piece_bytes) + cuda_cs_slot_extra(d, 1) > d->slot_bytes) return 0;
     for (int v = 0; v < PL_N; v++) {
         uint64_t per = d->piece_bytes / pl_point_bytes(v);
         if (k->n[v] && (!per || (k->n[v] + per - 1) / per > CUDA_MAX_PIECES)) return 0;
@@ -62,6 +63,9 @@ void cuda_evict_apply(cuda_dev *d, uint32_t i, cuda_key **owners, const pl_evict
         od->pl.ws = PL_LEAN; /* what streams runs lean (cuda_flow_lean) */
         od->msm_acc = cuda_acc_plain(); /* slots_stream checked the slots with its scratch */
         d->resident -= bytes + copies;
+        /* the slots' lean part (cs_slots.h) as the victim streams now: within slot_bytes
+         * (slots_stream), which it leaves as it is */
+        cs_slots_key(&d->cs, 1, cuda_slot_need(owners[ev[j].victim], 1, 1, d->piece_bytes) + cuda_cs_slot_extra(d, 1));
     }
 }
 #endif

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "backend/backend.h"
+#include "backend/cs_slots.h"
 #include "backend/cuda_cs.h"
 #include "backend/cuda_placement.h"
 #include "backend/slot_pool.h"
@@ -175,9 +176,10 @@ typedef struct cuda_dev {
     _Atomic uint64_t h2d_bytes, copy_busy_ns; /* statistics: bases streamed, copy-stream busy */
     /* constraint systems (cuda_witness.c), under lock: their device bytes (tables, resident
      * matrices), and what every slot keeps for witness-only partitions (the largest witness,
-     * counted in lean slots; two pieces of the largest streamed system), which only grows */
+     * counted in lean slots; two pieces of the largest streamed system) beside the keys' part:
+     * slot_bytes is cs_slots_bytes(&cs) once slots exist, and drops when a system goes */
     uint64_t cs_resident;
-    uint64_t cs_wit, cs_pieces;
+    cs_slots cs;
 } cuda_dev;
 
 typedef struct cuda_backend {
@@ -193,6 +195,8 @@ typedef struct cuda_backend {
      * they stay loaded, and while a key joins or leaves the list */
     pthread_mutex_t keys_lock;
     cuda_key *keys;
+    struct cuda_cs *systems;     /* the constraint systems placed or being placed (keys_lock):
+                                  * what the slots keep is the largest of their needs        */
     cuda_dev dev[CUDA_BE_MAX_DEV];
 } cuda_backend;
 
@@ -220,8 +224,11 @@ typedef struct cuda_cs {
     uint64_t piece_bytes;        /* each of a slot's two piece buffers where it streams     */
     uint64_t wit_bytes;          /* its witness on the device: (inputs + aux) × 32          */
     int registered;              /* sys's arrays page-locked in place                       */
+    struct cuda_cs *next;        /* the backend's systems (keys_lock)                       */
     uint32_t ndev;
     cuda_cs_dev dev[CUDA_BE_MAX_DEV];
+    cs_need need[CUDA_BE_MAX_DEV]; /* what it committed in every slot of each device (keys_lock
+                                    * and the device's lock)                                */
 } cuda_cs;
 
 /* The partition's inputs as the device flows read them: page-locked host pointers. */
@@ -280,6 +287,9 @@ void slot_destroy(cuda_slot *s);
 /* A witness-only partition's buffers, after slot_prepare: its witness (wit_bytes, 0: none, the
  * layout has room for it) and two constraint-system pieces (piece_bytes each, 0: resident). */
 int slot_prepare_witness(cuda_slot *s, int ordinal, size_t wit_bytes, size_t piece_bytes);
+/* Frees the witness buffers larger than wit_bytes, the pieces larger than piece_bytes each
+ * (the holder, its streams idle; into the device's pool, no wait). */
+void slot_trim_witness(cuda_slot *s, size_t wit_bytes, size_t piece_bytes);
 /* An urgent slot's streams, events, pinned result buffer and MSM context made ahead (at engine
  * start): made at its first partition they would allocate page-locked memory (tens of ms). */
 int slot_warm(cuda_slot *s, int ordinal, int urgent);
@@ -315,6 +325,9 @@ void cuda_cs_unplace_all(void *be, void *cs_be);
 void cuda_cs_device(void *be, void *cs_be, uint64_t *bytes, uint32_t *resident, uint32_t *streamed);
 /* What every slot of device d keeps for witness-only partitions, in layout lean (d->lock). */
 uint64_t cuda_cs_slot_extra(const cuda_dev *d, int lean);
+/* A slot's witness buffers freed where larger than what device d's slots keep now (a system
+ * that needed them went): by the slot's holder, its streams idle. */
+void cuda_cs_slot_trim(cuda_dev *d, cuda_slot *s);
 /* What one slot needs beyond cuda_slot_need for a witness-only partition of cs on device i. */
 uint64_t cuda_cs_job_extra(const cuda_cs *cs, uint32_t i, int lean);
 int cuda_flow_witness_full(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, const cuda_cs *cs, uint32_t i,

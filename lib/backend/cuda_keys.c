@@ -322,7 +322,10 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
             d->piece_bytes = in.piece_bytes;
             slot_pool_add(&d->pool, kd->pl.slots);
         }
-        d->slot_bytes = kd->pl.slot_bytes; /* set, or grown for this key */
+        /* set, or grown for this key: its own part recorded (cs_slots.h), so a constraint
+         * system's release takes back only the systems' part */
+        cs_slots_key(&d->cs, kd->pl.ws == PL_LEAN, kd->pl.slot_bytes);
+        d->slot_bytes = cs_slots_bytes(&d->cs);
         d->resident += kd->pl.resident_total + kd->pl.copies_bytes;
         /* loaded counts as used (eviction order): a key loaded ahead of its work is not idle,
          * and gives way after keys last used before it was loaded, not first */

@@ -234,6 +234,22 @@ int slot_prepare_witness(cuda_slot *s, int ordinal, size_t wit_bytes, size_t pie
     return CUZK_OK;
 }
 
+void slot_trim_witness(cuda_slot *s, size_t wit_bytes, size_t piece_bytes)
+{
+    if (s->d_wit_bytes > wit_bytes) {
+        gpu_free(s->d_wit);
+        s->d_wit = NULL;
+        s->d_wit_bytes = 0;
+    }
+    if (s->cs_piece_bytes > piece_bytes) {
+        for (int i = 0; i < 2; i++) {
+            gpu_free(s->cs_piece[i]);
+            s->cs_piece[i] = NULL;
+        }
+        s->cs_piece_bytes = 0;
+    }
+}
+
 int slot_stage_begin(cuda_slot *s, int st, void *stream)
 {
     s->stage_used[st] = 1;

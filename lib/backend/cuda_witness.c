@@ -30,20 +30,26 @@
 
 static uint64_t cs_piece_bytes(const csc *c)
 {
-    uint64_t big = 0, longest = 0;
-    for (int w = 0; w < 3; w++) {
-        const csc_matrix *m = &c->m[w];
+    uint64_t big = 0;
+    for (int w = 0; w < 3; w++)
         if (csc_matrix_bytes(c, w) > big) big = csc_matrix_bytes(c, w);
-        for (uint64_t r = 0; r < c->abc_len; r++)
-            if (m->row[r + 1] - m->row[r] > longest) longest = m->row[r + 1] - m->row[r];
-    }
     uint64_t p = big / 8;
     p = p < CS_PIECE_MIN ? CS_PIECE_MIN : p > CS_PIECE_MAX ? CS_PIECE_MAX : p;
-    if (p < 16 + longest * 8) p = 16 + longest * 8; /* cuda_cs_eval's one-row piece */
+    /* cuda_cs_eval's one-row piece; the longest row found by csc_finalize (a scan of every
+     * row here cost a pass over 0.4 G offsets per load at 2^27) */
+    if (p < 16 + c->longest_row * 8) p = 16 + c->longest_row * 8;
     return (p + 7) & ~(uint64_t)7;
 }
 
-uint64_t cuda_cs_slot_extra(const cuda_dev *d, int lean) { return (lean ? d->cs_wit : 0) + d->cs_pieces; }
+uint64_t cuda_cs_slot_extra(const cuda_dev *d, int lean) { return cs_need_extra(d->cs.kept, lean); }
+
+void cuda_cs_slot_trim(cuda_dev *d, cuda_slot *s)
+{
+    pthread_mutex_lock(&d->lock);
+    const cs_need kept = d->cs.kept;
+    pthread_mutex_unlock(&d->lock);
+    slot_trim_witness(s, kept.wit, kept.pieces / 2);
+}
 
 uint64_t cuda_cs_job_extra(const cuda_cs *cs, uint32_t i, int lean)
 {
@@ -111,46 +117,70 @@ static void cs_unregister(cuda_cs *x)
 
 /* Decides resident or streamed on device i and commits the bytes (b->keys_lock, then the
  * device's lock): the system's own bytes, and what every existing slot grows by so that a
- * witness-only partition fits it (the witness in a lean slot, two pieces where it streams).
- * *resident: the choice; *own: the device bytes it committed for itself. */
-static int cs_commit(cuda_backend *b, const cuda_cs *x, uint32_t i, int stream, int *resident, uint64_t *own)
+ * witness-only partition fits it (the witness in a lean slot, two pieces where it streams;
+ * cs_slots.h). *resident: the choice; *own: the device bytes it committed for itself. */
+static int cs_commit(cuda_backend *b, cuda_cs *x, uint32_t i, int stream, int *resident, uint64_t *own)
 {
     cuda_dev *d = &b->dev[i];
     const csc *c = x->sys;
     pthread_mutex_lock(&b->keys_lock);
-    int lean = 0; /* a lean slot holds the witness beside its two domain vectors */
-    for (const cuda_key *k = b->keys; k; k = k->next)
-        if (i < k->ndev && k->dev[i].pl.ws == PL_LEAN) lean = 1;
     pthread_mutex_lock(&d->lock);
     const uint64_t used = cuda_dev_used(d), avail = d->cap > used ? d->cap - used : 0, n = d->nslots;
-    const uint64_t old = cuda_cs_slot_extra(d, lean);
-    const uint64_t wit = d->cs_wit > x->wit_bytes ? d->cs_wit : x->wit_bytes;
-    const uint64_t pieces = d->cs_pieces > 2 * x->piece_bytes ? d->cs_pieces : 2 * x->piece_bytes;
-    const uint64_t ex_res = (lean ? wit : 0) + d->cs_pieces, ex_str = (lean ? wit : 0) + pieces;
-    const uint64_t grow_res = ex_res > old ? ex_res - old : 0, grow_str = ex_str > old ? ex_str - old : 0;
     const uint64_t res = cuda_cs_resident_bytes(c), table = (uint64_t)c->n_coeffs * FR;
-    int rc = CUZK_OK;
-    if (!stream && res + n * grow_res <= avail) *resident = 1, *own = res;
-    else if (table + n * grow_str <= avail) *resident = 0, *own = table;
-    else
-        rc = err_set(CUZK_EBUDGET,
-                     "CUDA backend: device %d cannot hold the constraint system even streamed: its coefficient "
-                     "table (%llu bytes) and %llu worker slots grown by %llu bytes each (the witness in a lean "
-                     "slot, two %llu-byte pieces) need %llu bytes, %llu are available (device budget %llu; a key "
-                     "placed partly resident takes what is left: load the system first, with CUZK_CS_STREAM where "
-                     "the key and the system do not both fit)",
-                     d->ordinal, (unsigned long long)table, (unsigned long long)n, (unsigned long long)grow_str,
-                     (unsigned long long)x->piece_bytes, (unsigned long long)(table + n * grow_str),
-                     (unsigned long long)avail, (unsigned long long)d->cap);
-    if (!rc) {
-        d->cs_wit = wit;
-        if (!*resident) d->cs_pieces = pieces;
-        if (n) d->slot_bytes += *resident ? grow_res : grow_str; /* later keys size slots with it */
+    cs_need need;
+    uint64_t grow = 0;
+    int rc = cs_slots_choose(&d->cs, d->nslots, avail, x->wit_bytes, x->piece_bytes, res, table, stream, resident,
+                             &need, &grow, own);
+    if (rc)
+        err_set(CUZK_EBUDGET,
+                "CUDA backend: device %d cannot hold the constraint system even streamed: its coefficient "
+                "table (%llu bytes) and %llu worker slots grown by %llu bytes each (the witness in a lean "
+                "slot, two %llu-byte pieces) need %llu bytes, %llu are available (device budget %llu; a key "
+                "placed partly resident takes what is left: load the system first, with CUZK_CS_STREAM where "
+                "the key and the system do not both fit)",
+                d->ordinal, (unsigned long long)table, (unsigned long long)n, (unsigned long long)grow,
+                (unsigned long long)x->piece_bytes, (unsigned long long)(table + n * grow),
+                (unsigned long long)avail, (unsigned long long)d->cap);
+    else {
+        x->need[i] = need; /* given back by cs_settle when it goes */
+        cs_slots_commit(&d->cs, need);
+        if (n) d->slot_bytes = cs_slots_bytes(&d->cs); /* grown by `grow`; later keys size slots with it */
         d->cs_resident += *own;
     }
     pthread_mutex_unlock(&d->lock);
     pthread_mutex_unlock(&b->keys_lock);
     return rc;
+}
+
+/* What device i's slots keep once a system went (b->keys_lock and the device's lock held, the
+ * system off b->systems): the largest need of those left, the slot bytes counted with it. */
+static void cs_settle(cuda_backend *b, uint32_t i)
+{
+    cuda_dev *d = &b->dev[i];
+    cs_need kept = {0, 0};
+    for (const cuda_cs *o = b->systems; o; o = o->next) /* zero where not committed (calloc) */
+        kept = cs_need_max(kept, o->need[i]);
+    cs_slots_settle(&d->cs, &kept, 1);
+    if (d->nslots) d->slot_bytes = cs_slots_bytes(&d->cs);
+}
+
+/* The idle slots' witness buffers that the systems left no longer need, freed now (the
+ * device current): a slot busy now frees them at the end of its partition (cuda_start). */
+static void cs_trim_idle(cuda_dev *d)
+{
+    pthread_mutex_lock(&d->lock);
+    const uint32_t nslots = d->nslots; /* set by the first key's load */
+    pthread_mutex_unlock(&d->lock);
+    for (uint32_t j = 0; j < nslots && j < CUDA_MAX_SLOTS; j++)
+        if (slot_pool_try_take_shared(&d->pool, j)) {
+            cuda_cs_slot_trim(d, &d->slot[j]);
+            slot_pool_give(&d->pool, (int)j);
+        }
+    for (int j = 0; j < CUDA_URGENT_SLOTS; j++)
+        if (slot_pool_try_take_urgent(&d->pool, j)) {
+            cuda_cs_slot_trim(d, &d->urgent[j]);
+            slot_pool_give(&d->pool, SLOT_POOL_URGENT_AT(j));
+        }
 }
 
 int cuda_cs_place_all(void *be, const csc *c, uint32_t flags, void **out)
@@ -162,6 +192,10 @@ int cuda_cs_place_all(void *be, const csc *c, uint32_t flags, void **out)
     x->host = *c;
     x->piece_bytes = cs_piece_bytes(c);
     x->wit_bytes = (c->num_inputs + c->num_aux) * FR;
+    pthread_mutex_lock(&b->keys_lock); /* counted from its first commit: a release meanwhile keeps it */
+    x->next = b->systems;
+    b->systems = x;
+    pthread_mutex_unlock(&b->keys_lock);
     int rc = CUZK_OK;
     for (uint32_t i = 0; i < b->ndev && !rc; i++) {
         int resident = 0;
@@ -171,7 +205,7 @@ int cuda_cs_place_all(void *be, const csc *c, uint32_t flags, void **out)
         if (!(rc = cuda_cs_place(c, resident ? UINT64_MAX : 0, &x->dev[i])) && x->dev[i].resident != resident)
             rc = err_set(CUZK_EDEVICE, "CUDA backend: the constraint system's placement on device %d changed",
                          b->dev[i].ordinal);
-        if (rc) { /* nothing placed here: give back what was committed */
+        if (rc) { /* nothing placed here: give back its own bytes (its slots' part: unplace_all) */
             pthread_mutex_lock(&b->dev[i].lock);
             b->dev[i].cs_resident -= own;
             pthread_mutex_unlock(&b->dev[i].lock);
@@ -181,7 +215,7 @@ int cuda_cs_place_all(void *be, const csc *c, uint32_t flags, void **out)
     if (rc) {
         char msg[600];
         snprintf(msg, sizeof msg, "%s", cuzk_last_error());
-        cuda_cs_unplace_all(b, x);
+        cuda_cs_unplace_all(b, x); /* what it grew the slots by comes back too */
         return err_set(rc == CUZK_EBUDGET || rc == CUZK_ENOMEM ? rc : CUZK_EDEVICE,
                        "CUDA backend: cannot place the constraint system: %s", msg);
     }
@@ -194,13 +228,25 @@ void cuda_cs_unplace_all(void *be, void *cs_be)
     cuda_backend *b = be;
     cuda_cs *x = cs_be;
     if (!x) return;
+    pthread_mutex_lock(&b->keys_lock);
+    for (cuda_cs **at = &b->systems; *at; at = &(*at)->next)
+        if (*at == x) {
+            *at = x->next;
+            break;
+        }
+    for (uint32_t i = 0; i < x->ndev; i++) {
+        cuda_dev *d = &b->dev[i];
+        pthread_mutex_lock(&d->lock);
+        d->cs_resident -= x->dev[i].device_bytes;
+        cs_settle(b, i);
+        pthread_mutex_unlock(&d->lock);
+    }
+    pthread_mutex_unlock(&b->keys_lock);
     for (uint32_t i = 0; i < x->ndev; i++) {
         cuda_dev *d = &b->dev[i];
         gpu_set_device(d->ordinal);
-        pthread_mutex_lock(&d->lock);
-        d->cs_resident -= x->dev[i].device_bytes;
-        pthread_mutex_unlock(&d->lock);
         cuda_cs_unplace(&x->dev[i]); /* no job uses it: nothing on the device reads it */
+        cs_trim_idle(d);
     }
     cs_unregister(x);
     free(x);

@@ -77,6 +77,15 @@ int slot_pool_try_take_urgent(slot_pool *p, int j)
     return took;
 }
 
+int slot_pool_try_take_shared(slot_pool *p, uint32_t i)
+{
+    pthread_mutex_lock(&p->lock);
+    const int took = i < p->nslots && !p->busy[i] && !p->urgent_waiting;
+    if (took) p->busy[i] = 1, p->nfree--;
+    pthread_mutex_unlock(&p->lock);
+    return took;
+}
+
 void slot_pool_give(slot_pool *p, int slot)
 {
     /* the mutex orders the giver's writes to the slot before the next taker's */

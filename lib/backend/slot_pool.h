@@ -42,6 +42,10 @@ int slot_pool_take(slot_pool *p, int urgent, uint32_t own_fits);
 /* Takes urgent slot j if it is free now and no urgent taker waits (it may want it), without
  * waiting: 1 taken (give it back with slot_pool_give(p, SLOT_POOL_URGENT_AT(j))), 0 not. */
 int slot_pool_try_take_urgent(slot_pool *p, int j);
+/* Takes shared slot i if it is free now and no urgent taker waits, without waiting (a
+ * release trimming an idle slot's buffers): 1 taken (give it back with slot_pool_give(p, i)),
+ * 0 not. */
+int slot_pool_try_take_shared(slot_pool *p, uint32_t i);
 /* Gives back what slot_pool_take returned. */
 void slot_pool_give(slot_pool *p, int slot);
 /* Takers waiting now (a snapshot). */

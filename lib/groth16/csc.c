@@ -224,6 +224,7 @@ typedef struct fin_job {
     uint64_t nvars;
     uint64_t pieces[3][2];       /* per matrix: non-zero pieces, row pieces */
     _Atomic int bad;
+    _Atomic uint64_t longest;    /* the longest row seen by any piece */
 } fin_job;
 
 /* Bits bound for one bitmap word, gathered while the columns stay in that word (columns of
@@ -281,7 +282,18 @@ static void fin_piece(void *arg, size_t t)
         }
     } else { /* row offsets */
         uint64_t b = (t - j->pieces[w][0]) * FIN_CHUNK, e = b + FIN_CHUNK < c->abc_len ? b + FIN_CHUNK : c->abc_len;
-        for (uint64_t k = b; k < e; k++) bad |= m->row[k + 1] < m->row[k];
+        uint64_t longest = 0;
+        for (uint64_t k = b; k < e; k++) {
+            const uint64_t n = m->row[k + 1] - m->row[k]; /* wraps where bad: then unused */
+            bad |= m->row[k + 1] < m->row[k];
+            longest = n > longest ? n : longest;
+        }
+        /* relaxed: read after the loop returns; one CAS loop per piece of 2^20 rows */
+        uint64_t seen = atomic_load_explicit(&j->longest, memory_order_relaxed);
+        while (longest > seen &&
+               !atomic_compare_exchange_weak_explicit(&j->longest, &seen, longest, memory_order_relaxed,
+                                                      memory_order_relaxed)) {
+        }
     }
     /* relaxed: read after the loop returns */
     if (bad) atomic_store_explicit(&j->bad, 1, memory_order_relaxed);
@@ -319,6 +331,8 @@ int csc_finalize(csc *c, threadpool *tp)
         pieces += j.pieces[w][0] + j.pieces[w][1];
     }
     atomic_init(&j.bad, 0);
+    atomic_init(&j.longest, 0);
+    c->longest_row = 0;
     if (!bad) threadpool_parallel_for(tp, (size_t)pieces, fin_piece, &j);
     /* the per-input rows: a few hundred, and the offsets are monotonic and end at nnz once
      * the pass found nothing, so every index below is in range */
@@ -334,5 +348,6 @@ int csc_finalize(csc *c, threadpool *tp)
         /* n_coeffs == 0 with no non-zero is no error of its own: the input rows need ONE */
         return rc ? rc : err_set(CUZK_EFORMAT, "the coefficient table is empty (bellperson's input rows need 1)");
     }
+    c->longest_row = atomic_load_explicit(&j.longest, memory_order_relaxed);
     return CUZK_OK;
 }

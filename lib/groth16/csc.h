@@ -42,6 +42,9 @@ typedef struct csc {
     uint64_t *a_aux_density;     /* num_aux bits: aux variables in some A row               */
     uint64_t *b_input_density;   /* num_inputs bits: inputs in some B row                   */
     uint64_t *b_aux_density;     /* num_aux bits: aux variables in some B row               */
+    uint64_t longest_row;        /* non-zeros of the longest row of any matrix (csc_finalize
+                                  * sets it in its pass over the rows: what a streamed
+                                  * evaluation's piece must hold at least)                 */
 } csc;
 
 /* A table of distinct coefficients being built (one form throughout, any form: equality is
@@ -62,7 +65,8 @@ void csc_coefs_free(csc_coefs *t);
  * coefficients; CUZK_ENOMEM. *out is the caller's (csc_free). */
 int csc_from_cs(const cs *sys, csc *out);
 /* Checks what csc_read cannot trust (every offset, column, coefficient index, the input
- * rows) and derives the densities: CUZK_EFORMAT naming the first bad entry. */
+ * rows) and derives the densities and longest_row: CUZK_EFORMAT naming the first bad entry.
+ * Every path that makes a csc (csc_from_cs, csc_read, the .r1cs reader) ends here. */
 int csc_finalize(csc *c, threadpool *tp);
 void csc_free(csc *c);           /* frees the arrays; c itself is the caller's */
 /* Host bytes the arrays take (what stats report). */

@@ -315,6 +315,62 @@ static void placements_2_22(void **state)
     sweep(22, 6, 1);
 }
 
+/* What the slots grew by for a system comes back when it goes: a 2^20 key, a 2^16 and a 2^20
+ * system streamed (their pieces in every slot), the larger released after proving with it
+ * (its pieces allocated in the slot): slot_bytes drops to what the smaller one needs, and to
+ * the key's alone once both went; loaded again, its partitions prove the same (the trimmed
+ * buffers made again). */
+static void slots_given_back(void **state)
+{
+    (void)state;
+    synth_cfg cfg;
+    uint8_t seed[32];
+    circuit small, big;
+    test_rand_bytes(seed, sizeof seed);
+    synth_cfg_for_domain(&cfg, 16, seed);
+    circuit_from_cfg(&small, &cfg);
+    test_rand_bytes(seed, sizeof seed);
+    synth_cfg_for_domain(&cfg, 20, seed);
+    circuit_from_cfg(&big, &cfg);
+    fr_t r[N], s[N];
+    for (int i = 0; i < N; i++) ft_rand_fr(&r[i]), ft_rand_fr(&s[i]);
+    uint8_t first[N][192], again[N][192];
+    cuzk_engine *e = engine_with(CUZK_BACKEND_CUDA, 0, 2, 0);
+    cuzk_srs *srs;
+    cuzk_cs *cs_small, *cs_big;
+    cuzk_placement pl = {.struct_size = sizeof pl};
+    assert_int_equal(engine_srs_load_synthetic(e, &big.shape, 0, &srs), CUZK_OK);
+    assert_int_equal(cuzk_srs_placement(srs, 0, &pl), CUZK_OK);
+    const uint64_t s0 = pl.slot_bytes;
+    assert_int_equal(cs_into(e, &small, CUZK_CS_STREAM, &cs_small), CUZK_OK);
+    assert_int_equal(cuzk_srs_placement(srs, 0, &pl), CUZK_OK);
+    const uint64_t s1 = pl.slot_bytes;
+    assert_int_equal(cs_into(e, &big, CUZK_CS_STREAM, &cs_big), CUZK_OK);
+    assert_int_equal(cuzk_srs_placement(srs, 0, &pl), CUZK_OK);
+    const uint64_t s2 = pl.slot_bytes;
+    printf("slots of %llu bytes: %llu with the 2^16 system, %llu with the 2^20 one too (%u slots, %s)\n",
+           (unsigned long long)s0, (unsigned long long)s1, (unsigned long long)s2, pl.slots,
+           pl.working_set == CUZK_WORKING_SET_FULL ? "full" : "lean");
+    assert_true(s1 > s0 && s2 > s1);
+    prove_set(e, srs, cs_big, &big, 0, r, s, 0, NULL, first);
+    cuzk_cs_release(cs_big);
+    assert_int_equal(cuzk_srs_placement(srs, 0, &pl), CUZK_OK);
+    assert_int_equal(pl.slot_bytes, s1);
+    assert_int_equal(cs_into(e, &big, CUZK_CS_STREAM, &cs_big), CUZK_OK);
+    assert_int_equal(cuzk_srs_placement(srs, 0, &pl), CUZK_OK);
+    assert_int_equal(pl.slot_bytes, s2);
+    prove_set(e, srs, cs_big, &big, 0, r, s, 1, NULL, again);
+    for (int i = 0; i < N; i++) assert_memory_equal(again[i], first[i], 192);
+    cuzk_cs_release(cs_big);
+    cuzk_cs_release(cs_small);
+    assert_int_equal(cuzk_srs_placement(srs, 0, &pl), CUZK_OK);
+    assert_int_equal(pl.slot_bytes, s0);
+    cuzk_srs_release(srs);
+    cuzk_engine_destroy(e);
+    circuit_free(&small);
+    circuit_free(&big);
+}
+
 /* A real key: the CUDA witness proof equals the CPU backend's witness and a/b/c proofs and
  * verifies; then bad witness values, named by index. */
 static void real_key_against_cpu(void **state)
@@ -390,6 +446,7 @@ int main(void)
     setenv("CUZK_MSM_PRECOMPUTE", "1", 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(real_key_against_cpu),
+        cmocka_unit_test(slots_given_back),
         cmocka_unit_test(placements_2_16),
         cmocka_unit_test(placements_2_20),
         cmocka_unit_test(placements_2_22),
