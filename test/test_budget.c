@@ -334,10 +334,25 @@ static int hb_create(const backend_config *cfg, void **be, uint32_t *devices)
     return backend_trivial_ops.create(cfg, be, devices);
 }
 
+/* hb_load's gate: while closed, a load waits after its reservation until the test opens it */
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
+static int gate_closed, gate_reached;
+
+static void gate_pass(void)
+{
+    pthread_mutex_lock(&gate_lock);
+    gate_reached = 1;
+    pthread_cond_broadcast(&gate_cond);
+    while (gate_closed) pthread_cond_wait(&gate_cond, &gate_lock);
+    pthread_mutex_unlock(&gate_lock);
+}
+
 static int hb_load(void *be, const char *path, uint32_t flags, void **key)
 {
     if (next_pins && !hb.reserve(hb.ctx, next_pins)) /* before any key gives way */
         return CUZK_EBUDGET;
+    gate_pass();
     for (int i = 0; i < 4; i++)
         if (pin_tab[i].key) {
             pin_tab[i].pinned += next_gives;
@@ -370,13 +385,19 @@ static uint64_t pinned_of(void *key)
     return 0;
 }
 
+static backend_ops hb_ops(void)
+{
+    backend_ops ops = backend_trivial_ops;
+    ops.create = hb_create, ops.key_load = hb_load, ops.key_free = ev_free, ops.key_placement = ev_placement;
+    ops.key_host_reserved = hb_reserved;
+    return ops;
+}
+
 static void load_reserves_before_evicting(void **state)
 {
     (void)state;
     memset(pin_tab, 0, sizeof pin_tab);
-    backend_ops ops = backend_trivial_ops;
-    ops.create = hb_create, ops.key_load = hb_load, ops.key_free = ev_free, ops.key_placement = ev_placement;
-    ops.key_host_reserved = hb_reserved;
+    backend_ops ops = hb_ops();
     cuzk_engine *e = ops_engine(&ops, 100 * MiB);
     assert_non_null(hb.reserve);
     cuzk_srs *first, *second, *third, *fourth;
@@ -416,6 +437,64 @@ static void load_reserves_before_evicting(void **state)
     cuzk_srs_release(third);
     cuzk_srs_release(first);
     assert_int_equal(host_reserved(e), 0);
+    cuzk_engine_destroy(e);
+}
+
+typedef struct loader {
+    cuzk_engine *e;
+    const char *path;
+    int rc;
+} loader;
+
+static void *load_thread(void *arg)
+{
+    loader *l = arg;
+    cuzk_srs *s = NULL;
+    l->rc = cuzk_srs_load(l->e, l->path, 0, &s);
+    if (s) cuzk_srs_release(s);
+    return NULL;
+}
+
+/* A key load holding its reservation (before it evicts) is no job, but it may fail and give
+ * the bytes back: a partition waiting for them meanwhile must wait on, not fail as never
+ * fitting, and prove once the load failed. */
+static void load_in_flight_not_never_fits(void **state)
+{
+    (void)state;
+    memset(pin_tab, 0, sizeof pin_tab);
+    backend_ops ops = hb_ops();
+    cuzk_engine *e = ops_engine(&ops, 100 * MiB);
+    cuzk_srs *s;
+    next_pins = 0, next_gives = 0, next_extra = 0;
+    assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=1000000,est_bytes=62914560", 0, &s), CUZK_OK);
+    /* a load that reserves 60 MiB, waits at the gate, then fails (its path is no key) */
+    next_pins = 60 * MiB;
+    gate_closed = 1, gate_reached = 0;
+    loader l = {e, "nonsense", 0};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, load_thread, &l), 0);
+    pthread_mutex_lock(&gate_lock);
+    while (!gate_reached) pthread_cond_wait(&gate_cond, &gate_lock);
+    pthread_mutex_unlock(&gate_lock);
+    assert_int_equal(host_reserved(e), 60 * MiB);
+    cuzk_partition p = {.struct_size = sizeof p};
+    cuzk_job h;
+    assert_int_equal(cuzk_submit_partition(e, s, &p, &h), CUZK_OK);
+    cuzk_result r = {.struct_size = sizeof r};
+    int rc = cuzk_poll_result(e, &r, 300 * 1000000ll); /* it waits for the load */
+    if (rc == CUZK_OK) printf("early result: status %d, %s\n", r.status, r.detail);
+    assert_int_equal(rc, CUZK_EAGAIN);
+    pthread_mutex_lock(&gate_lock);
+    gate_closed = 0;
+    pthread_cond_broadcast(&gate_cond);
+    pthread_mutex_unlock(&gate_lock);
+    pthread_join(t, NULL);
+    assert_int_equal(l.rc, CUZK_EFORMAT);
+    assert_int_equal(cuzk_poll_result(e, &r, 20 * 1000000000ll), CUZK_OK);
+    assert_int_equal(r.status, CUZK_OK);
+    assert_int_equal(r.job, h);
+    assert_int_equal(host_reserved(e), 0);
+    cuzk_srs_release(s);
     cuzk_engine_destroy(e);
 }
 
@@ -478,6 +557,7 @@ int main(void)
         cmocka_unit_test(abc_share_comes_back_after_h),
         cmocka_unit_test(evicted_keys_pinned_count),
         cmocka_unit_test(load_reserves_before_evicting),
+        cmocka_unit_test(load_in_flight_not_never_fits),
         cmocka_unit_test(rss_returns_after_burst),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

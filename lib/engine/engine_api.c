@@ -102,6 +102,17 @@ static int srs_wrap(cuzk_engine *e, void *key, cuzk_srs **out)
     return CUZK_OK;
 }
 
+/* After the backend's load (counted since before it: engine_hold_enter) returned rc: the key
+ * wrapped, or what a failed load took from other keys counted; then the load is uncounted, its
+ * reservation by then the key's or given back. */
+static int srs_loaded(cuzk_engine *e, int rc, void *key, cuzk_srs **out)
+{
+    if (rc == CUZK_OK) rc = srs_wrap(e, key, out);
+    else srs_count_pinned(e); /* a load that failed may have taken from keys all the same */
+    engine_hold_leave(e);
+    return rc;
+}
+
 CUZK_API int cuzk_srs_load(cuzk_engine *e, const char *path, uint32_t flags, cuzk_srs **out)
 {
     if (out) *out = NULL;
@@ -110,12 +121,9 @@ CUZK_API int cuzk_srs_load(cuzk_engine *e, const char *path, uint32_t flags, cuz
     const uint32_t known = CUZK_SRS_CHECK_SUBGROUP | CUZK_SRS_PIN | CUZK_SRS_URGENT;
     if (flags & ~known) return err_set(CUZK_EINVAL, "cuzk_srs_load: unknown flags 0x%x", flags & ~known);
     void *key = NULL;
+    engine_hold_enter(e);
     int rc = e->ops->key_load(e->be, path, flags, &key);
-    if (rc != CUZK_OK) {
-        srs_count_pinned(e); /* a load that failed may have taken from keys all the same */
-        return rc;
-    }
-    return err_done(srs_wrap(e, key, out));
+    return err_done(srs_loaded(e, rc, key, out));
 }
 
 int engine_srs_load_synthetic(cuzk_engine *e, const struct groth16_params *shape, uint32_t flags, cuzk_srs **out)
@@ -127,12 +135,9 @@ int engine_srs_load_synthetic(cuzk_engine *e, const struct groth16_params *shape
     if (!e->ops->key_synthetic)
         return err_set(CUZK_EINVAL, "synthetic key: the %s backend cannot make one", e->ops->name);
     void *key = NULL;
+    engine_hold_enter(e);
     int rc = e->ops->key_synthetic(e->be, shape, flags, &key);
-    if (rc != CUZK_OK) {
-        srs_count_pinned(e);
-        return rc;
-    }
-    return srs_wrap(e, key, out);
+    return srs_loaded(e, rc, key, out);
 }
 
 /* The v0.3 placement struct ends after vector_resident_bytes (its first published size). */
