@@ -586,6 +586,7 @@ static void engine_free(cuzk_engine *e);
 /* backend_config.host: a key load's page-locked host copy, reserved before it evicts */
 static int host_budget_reserve(void *ctx, uint64_t bytes) { return budget_try_reserve(ctx, bytes); }
 static void host_budget_release(void *ctx, uint64_t bytes) { budget_release(ctx, bytes); }
+static uint64_t host_budget_free(void *ctx) { return budget_free(ctx); }
 
 int engine_create_with_backend(const cuzk_config *cfg, const backend_ops *ops, const backend_ops *retry_ops,
                                cuzk_engine **out)
@@ -617,7 +618,7 @@ int engine_create_with_backend(const cuzk_config *cfg, const backend_ops *ops, c
                          .device_budget_bytes = e->o.device_budget,
                          .urgent_workers_per_device = urgent_workers,
                          .urgent_priority = e->o.urgent_priority,
-                         .host = {host_budget_reserve, host_budget_release, &e->host}};
+                         .host = {host_budget_reserve, host_budget_release, host_budget_free, e->o.host_budget, &e->host}};
     int rc = ops->create(&bc, &e->be, &e->devices);
     if (rc != CUZK_OK) {
         e->be = NULL;

@@ -68,17 +68,27 @@ static void srs_count_pinned(cuzk_engine *e)
 static int srs_wrap(cuzk_engine *e, void *key, cuzk_srs **out)
 {
     srs_count_pinned(e); /* first: what the others hold now may leave this one no room */
-    /* the key's page-locked bases count in the host budget for as long as the key lives: the
-     * load reserved them before it evicted anything (backend_config.host), or they are
-     * reserved now (a backend that does not; a refusal here comes after its evictions) */
+    /* The key's page-locked bases count in the host budget for as long as the key lives.
+     * A backend that reserves through backend_config.host (key_host_reserved) reserved its
+     * key's whole host copy before it evicted anything, whenever the load left the key
+     * streaming; held is that, or 0 for a key loaded resident. Anything the key pins beyond
+     * held now was pinned after its load, when a racing load evicted some of its resident
+     * bases: memory held already, counted beyond the budget where it must (as
+     * srs_count_pinned counts every key that gave way). A refusal would free a key its own
+     * reservation admitted, because another load ran beside it. A backend that does not
+     * reserve (no key_host_reserved) is admitted here instead: its key's pinned bytes are
+     * reserved now or the key is refused (after its evictions, the old path). */
     const uint64_t held = e->ops->key_host_reserved ? e->ops->key_host_reserved(key) : 0;
     const uint64_t pinned = key_pinned_bytes(e, key), more = pinned > held ? pinned - held : 0;
-    if (more && !budget_try_reserve(&e->host, more)) {
+    if (e->ops->key_host_reserved) {
+        budget_reserve_over(&e->host, more);
+    } else if (more && !budget_try_reserve(&e->host, more)) {
+        const uint64_t free_bytes = budget_free(&e->host);
         e->ops->key_free(e->be, key);
-        budget_release(&e->host, held);
-        return err_set(CUZK_EBUDGET, "cuzk_srs_load: the key's streamed bases need %llu bytes of page-locked host "
-                       "memory, more than the host budget has free (CUZK_OPT_HOST_BUDGET_BYTES)",
-                       (unsigned long long)pinned);
+        return err_set(CUZK_EBUDGET, "cuzk_srs_load: the host budget refused the key's page-locked host copy (the "
+                       "bases it streams): %llu bytes needed, %llu of the budget's %llu bytes free "
+                       "(CUZK_OPT_HOST_BUDGET_BYTES)", (unsigned long long)pinned,
+                       (unsigned long long)free_bytes, (unsigned long long)e->host.total);
     }
     cuzk_srs *s = calloc(1, sizeof *s);
     if (!s) {
