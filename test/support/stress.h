@@ -29,7 +29,7 @@
  * Checked: one result and one release per accepted job, the release before its result and
  * never after cuzk_engine_destroy returned; every CUZK_OK proof verifies (cuzk_verify against
  * the key's vk and the job's public inputs), witness-only ones alike, and each phase that
- * loaded a constraint system proved at least one witness-only partition; CUZK_ECANCELED only for jobs whose cancel was
+ * loaded a constraint system proves one witness-only partition on the idle engine first; CUZK_ECANCELED only for jobs whose cancel was
  * accepted, and an accepted cancel always ends so; other failures only in the fault phase,
  * with a detail, no more of them than faults fired, and none after the faults stopped (the
  * engine serves on); cuzk_engine_stats agrees on the count submitted; device memory free

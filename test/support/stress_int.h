@@ -130,6 +130,10 @@ int s_load_keys(tslot *s, cuzk_engine *e, cuzk_srs *srs[NKEYS], int must);
  * NULL when it could not be loaded (a failure unless a budget or a fault explains it). */
 cuzk_cs *s_cs_load(tslot *s, uint64_t *rng);
 void s_cs_release(tslot *s, cuzk_cs *cs); /* NULL: nothing; timed and counted */
+/* One witness-only partition on P->cs (none: nothing) proven on the idle engine: every phase
+ * with a constraint system proves one whatever the load's timing (the load's may all still be
+ * queued at destroy on a slow machine). */
+void s_witness_alone(tslot *s);
 /* Each urgent kind's median time alone into P->alone_ns. */
 void s_alone(tslot *s);
 /* The load for cfg->seconds; returns with every load thread joined (jobs still in flight). */

@@ -612,6 +612,31 @@ void s_cs_release(tslot *s, cuzk_cs *cs)
     atomic_fetch_add(&P->cs_releases, 1);
 }
 
+/* Polls (on the idle engine) until j's result is in; j NULL: nothing. */
+static void wait_result(tslot *s, sjob *j)
+{
+    while (j && !atomic_load(&j->published)) {
+        cuzk_result r = {.struct_size = sizeof r};
+        int rc;
+        S_TIMED(s, C_POLL, 1000000000ull, rc = cuzk_poll_result(P->e, &r, 1000000000ll));
+        if (rc == CUZK_OK) on_result(&r);
+        else if (rc != CUZK_EAGAIN) {
+            s_fail("cuzk_poll_result: %s", cuzk_strerror(rc));
+            break;
+        }
+    }
+    free_released(s);
+}
+
+void s_witness_alone(tslot *s)
+{
+    uint64_t rng = S_seed ^ 0x3175e55ull;
+    if (!P->cs) return;
+    sjob *j = submit(s, &rng, P->srs[K_BULK], P->cs, K_BULK, J_BULK, 5, 1);
+    wait_result(s, j);
+    if (j && j->status != CUZK_OK) s_fail("the witness-only partition on the idle engine: %s", cuzk_strerror(j->status));
+}
+
 void s_alone(tslot *s)
 {
     uint64_t rng = S_seed ^ 0xa10e5ull;
@@ -621,17 +646,7 @@ void s_alone(tslot *s)
         unsigned n = S_cfg->alone_n < 16 ? S_cfg->alone_n : 15, got = 0;
         for (unsigned i = 0; i <= n; i++) { /* the first one warms up (the urgent slot is made then) */
             sjob *j = submit(s, &rng, P->srs[key], NULL, key, kind, u ? 6 : 7, 1);
-            while (j && !atomic_load(&j->published)) {
-                cuzk_result r = {.struct_size = sizeof r};
-                int rc;
-                S_TIMED(s, C_POLL, 1000000000ull, rc = cuzk_poll_result(P->e, &r, 1000000000ll));
-                if (rc == CUZK_OK) on_result(&r);
-                else if (rc != CUZK_EAGAIN) {
-                    s_fail("cuzk_poll_result: %s", cuzk_strerror(rc));
-                    break;
-                }
-            }
-            free_released(s);
+            wait_result(s, j);
             if (i && j && j->status == CUZK_OK) t[got++] = j->t_result - j->t_submit;
         }
         qsort(t, got, sizeof t[0], s_cmp_u64);
