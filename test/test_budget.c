@@ -388,23 +388,25 @@ static uint64_t pinned_of(void *key)
     return 0;
 }
 
-static backend_ops hb_ops(void)
+/* An engine over the backend loading as the CUDA one does, its key table empty (the ops
+ * live as long as the engine: it keeps the pointer). */
+static backend_ops hb_ops;
+static cuzk_engine *hb_engine(uint64_t budget_bytes)
 {
-    backend_ops ops = backend_trivial_ops;
-    ops.create = hb_create, ops.key_load = hb_load, ops.key_free = ev_free, ops.key_placement = ev_placement;
-    ops.key_host_reserved = hb_reserved;
-    return ops;
+    memset(pin_tab, 0, sizeof pin_tab);
+    next_pins = 0, next_gives = 0, next_extra = 0;
+    hb_ops = backend_trivial_ops;
+    hb_ops.create = hb_create, hb_ops.key_load = hb_load, hb_ops.key_free = ev_free;
+    hb_ops.key_placement = ev_placement, hb_ops.key_host_reserved = hb_reserved;
+    return ops_engine(&hb_ops, budget_bytes);
 }
 
 static void load_reserves_before_evicting(void **state)
 {
     (void)state;
-    memset(pin_tab, 0, sizeof pin_tab);
-    backend_ops ops = hb_ops();
-    cuzk_engine *e = ops_engine(&ops, 100 * MiB);
+    cuzk_engine *e = hb_engine(100 * MiB);
     assert_non_null(hb.reserve);
     cuzk_srs *first, *second, *third, *fourth;
-    next_pins = 0, next_gives = 0, next_extra = 0;
     assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=0", 0, &first), CUZK_OK); /* resident */
     assert_int_equal(host_reserved(e), 0);
     next_pins = 60 * MiB; /* streamed: reserved by its load, not counted again */
@@ -445,9 +447,7 @@ static void load_reserves_before_evicting(void **state)
 static void racing_eviction_counted(void **state)
 {
     (void)state;
-    memset(pin_tab, 0, sizeof pin_tab);
-    backend_ops ops = hb_ops();
-    cuzk_engine *e = ops_engine(&ops, 100 * MiB);
+    cuzk_engine *e = hb_engine(100 * MiB);
     cuzk_srs *first, *second, *third;
     next_pins = 95 * MiB, next_gives = 0, next_extra = 0;
     assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=0", 0, &first), CUZK_OK);
@@ -489,11 +489,8 @@ static void *load_thread(void *arg)
 static void load_in_flight_not_never_fits(void **state)
 {
     (void)state;
-    memset(pin_tab, 0, sizeof pin_tab);
-    backend_ops ops = hb_ops();
-    cuzk_engine *e = ops_engine(&ops, 100 * MiB);
+    cuzk_engine *e = hb_engine(100 * MiB);
     cuzk_srs *s;
-    next_pins = 0, next_gives = 0, next_extra = 0;
     assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=1000000,est_bytes=62914560", 0, &s), CUZK_OK);
     /* a load that reserves 60 MiB, waits at the gate, then fails (its path is no key) */
     next_pins = 60 * MiB;
