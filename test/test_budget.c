@@ -2,8 +2,10 @@
  * with a small budget — partitions wait in the queue and never overlap beyond the budget,
  * the a/b/c share comes back after the H step, a partition that can never fit is refused
  * with CUZK_EBUDGET, keys that gave way on a GPU count their page-locked host copies, a
- * key's load reserves its own copy before any key gives way (backend_config.host), and
- * resident memory returns after a burst without malloc_trim. */
+ * key's load reserves its own copy before any key gives way (backend_config.host), a key
+ * that gave way before its load returned is counted, not refused, a partition waiting for
+ * the room a key load holds waits for the load instead of never fitting, and resident memory
+ * returns after a burst without malloc_trim. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -309,6 +311,7 @@ static void evicted_keys_pinned_count(void **state)
     assert_int_equal(host_reserved(e), 45 * MiB);
     next_pins = 60 * MiB, next_gives = 0; /* a streamed key the budget cannot hold beside them */
     assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=0", 0, &third), CUZK_EBUDGET);
+    assert_non_null(strstr(cuzk_last_error(), "62914560 bytes needed, 57671680 of the budget's 104857600 bytes free"));
     assert_int_equal(host_reserved(e), 45 * MiB);
     next_pins = 0, next_gives = 75 * MiB; /* beyond the budget: counted all the same */
     assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=0", 0, &third), CUZK_OK);
@@ -334,10 +337,25 @@ static int hb_create(const backend_config *cfg, void **be, uint32_t *devices)
     return backend_trivial_ops.create(cfg, be, devices);
 }
 
+/* hb_load's gate: while closed, a load waits after its reservation until the test opens it */
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
+static int gate_closed, gate_reached;
+
+static void gate_pass(void)
+{
+    pthread_mutex_lock(&gate_lock);
+    gate_reached = 1;
+    pthread_cond_broadcast(&gate_cond);
+    while (gate_closed) pthread_cond_wait(&gate_cond, &gate_lock);
+    pthread_mutex_unlock(&gate_lock);
+}
+
 static int hb_load(void *be, const char *path, uint32_t flags, void **key)
 {
     if (next_pins && !hb.reserve(hb.ctx, next_pins)) /* before any key gives way */
         return CUZK_EBUDGET;
+    gate_pass();
     for (int i = 0; i < 4; i++)
         if (pin_tab[i].key) {
             pin_tab[i].pinned += next_gives;
@@ -370,17 +388,25 @@ static uint64_t pinned_of(void *key)
     return 0;
 }
 
+/* An engine over the backend loading as the CUDA one does, its key table empty (the ops
+ * live as long as the engine: it keeps the pointer). */
+static backend_ops hb_ops;
+static cuzk_engine *hb_engine(uint64_t budget_bytes)
+{
+    memset(pin_tab, 0, sizeof pin_tab);
+    next_pins = 0, next_gives = 0, next_extra = 0;
+    hb_ops = backend_trivial_ops;
+    hb_ops.create = hb_create, hb_ops.key_load = hb_load, hb_ops.key_free = ev_free;
+    hb_ops.key_placement = ev_placement, hb_ops.key_host_reserved = hb_reserved;
+    return ops_engine(&hb_ops, budget_bytes);
+}
+
 static void load_reserves_before_evicting(void **state)
 {
     (void)state;
-    memset(pin_tab, 0, sizeof pin_tab);
-    backend_ops ops = backend_trivial_ops;
-    ops.create = hb_create, ops.key_load = hb_load, ops.key_free = ev_free, ops.key_placement = ev_placement;
-    ops.key_host_reserved = hb_reserved;
-    cuzk_engine *e = ops_engine(&ops, 100 * MiB);
+    cuzk_engine *e = hb_engine(100 * MiB);
     assert_non_null(hb.reserve);
     cuzk_srs *first, *second, *third, *fourth;
-    next_pins = 0, next_gives = 0, next_extra = 0;
     assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=0", 0, &first), CUZK_OK); /* resident */
     assert_int_equal(host_reserved(e), 0);
     next_pins = 60 * MiB; /* streamed: reserved by its load, not counted again */
@@ -400,12 +426,7 @@ static void load_reserves_before_evicting(void **state)
     assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=0", 0, &third), CUZK_OK);
     assert_int_equal(pinned_of(first->key), 5 * MiB);
     assert_int_equal(host_reserved(e), 95 * MiB);
-    /* a key page-locking 10 MiB beyond the 4 its load reserved: the engine's own reservation
-     * of the rest is refused, and the 4 go back with it */
-    next_pins = 4 * MiB, next_gives = 0, next_extra = 10 * MiB;
-    assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=0", 0, &fourth), CUZK_EBUDGET);
-    assert_int_equal(host_reserved(e), 95 * MiB);
-    next_extra = 1 * MiB; /* 4 reserved by the load, 1 by the engine */
+    next_pins = 4 * MiB, next_gives = 0, next_extra = 1 * MiB; /* 4 reserved by the load, 1 by the engine */
     assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=0", 0, &fourth), CUZK_OK);
     assert_int_equal(host_reserved(e), 100 * MiB);
     run_jobs(e, second, 2); /* partitions still prove (they reserve no host bytes here) */
@@ -416,6 +437,89 @@ static void load_reserves_before_evicting(void **state)
     cuzk_srs_release(third);
     cuzk_srs_release(first);
     assert_int_equal(host_reserved(e), 0);
+    cuzk_engine_destroy(e);
+}
+
+/* A key that pins more than its load reserved by the time the engine takes it (CUDA: a load
+ * racing it evicted some of its resident bases, which stream from then on from page-locked
+ * host memory): memory held already, counted beyond the budget, never a reason to free a key
+ * its own reservation admitted, whether it reserved some (streamed) or nothing (resident). */
+static void racing_eviction_counted(void **state)
+{
+    (void)state;
+    cuzk_engine *e = hb_engine(100 * MiB);
+    cuzk_srs *first, *second, *third;
+    next_pins = 95 * MiB, next_gives = 0, next_extra = 0;
+    assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=0", 0, &first), CUZK_OK);
+    assert_int_equal(host_reserved(e), 95 * MiB);
+    next_pins = 4 * MiB, next_extra = 10 * MiB; /* 4 reserved, 14 pinned: 9 past the budget */
+    assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=0", 0, &second), CUZK_OK);
+    assert_int_equal(host_reserved(e), 109 * MiB);
+    next_pins = 0, next_extra = 3 * MiB; /* loaded resident (nothing reserved), then gave way */
+    assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=0", 0, &third), CUZK_OK);
+    assert_int_equal(host_reserved(e), 112 * MiB);
+    cuzk_srs_release(first);
+    assert_int_equal(host_reserved(e), 17 * MiB);
+    run_jobs(e, third, 1); /* the keys kept prove (once the budget is no longer exceeded) */
+    run_jobs(e, second, 1);
+    cuzk_srs_release(second);
+    cuzk_srs_release(third);
+    assert_int_equal(host_reserved(e), 0);
+    cuzk_engine_destroy(e);
+}
+
+typedef struct loader {
+    cuzk_engine *e;
+    const char *path;
+    int rc;
+} loader;
+
+static void *load_thread(void *arg)
+{
+    loader *l = arg;
+    cuzk_srs *s = NULL;
+    l->rc = cuzk_srs_load(l->e, l->path, 0, &s);
+    if (s) cuzk_srs_release(s);
+    return NULL;
+}
+
+/* A key load holding its reservation (before it evicts) is no job, but it may fail and give
+ * the bytes back: a partition waiting for them meanwhile must wait on, not fail as never
+ * fitting, and prove once the load failed. */
+static void load_in_flight_not_never_fits(void **state)
+{
+    (void)state;
+    cuzk_engine *e = hb_engine(100 * MiB);
+    cuzk_srs *s;
+    assert_int_equal(cuzk_srs_load(e, "trivial:work_ns=1000000,est_bytes=62914560", 0, &s), CUZK_OK);
+    /* a load that reserves 60 MiB, waits at the gate, then fails (its path is no key) */
+    next_pins = 60 * MiB;
+    gate_closed = 1, gate_reached = 0;
+    loader l = {e, "nonsense", 0};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, load_thread, &l), 0);
+    pthread_mutex_lock(&gate_lock);
+    while (!gate_reached) pthread_cond_wait(&gate_cond, &gate_lock);
+    pthread_mutex_unlock(&gate_lock);
+    assert_int_equal(host_reserved(e), 60 * MiB);
+    cuzk_partition p = {.struct_size = sizeof p};
+    cuzk_job h;
+    assert_int_equal(cuzk_submit_partition(e, s, &p, &h), CUZK_OK);
+    cuzk_result r = {.struct_size = sizeof r};
+    int rc = cuzk_poll_result(e, &r, 300 * 1000000ll); /* it waits for the load */
+    if (rc == CUZK_OK) printf("early result: status %d, %s\n", r.status, r.detail);
+    assert_int_equal(rc, CUZK_EAGAIN);
+    pthread_mutex_lock(&gate_lock);
+    gate_closed = 0;
+    pthread_cond_broadcast(&gate_cond);
+    pthread_mutex_unlock(&gate_lock);
+    pthread_join(t, NULL);
+    assert_int_equal(l.rc, CUZK_EFORMAT);
+    assert_int_equal(cuzk_poll_result(e, &r, 20 * 1000000000ll), CUZK_OK);
+    assert_int_equal(r.status, CUZK_OK);
+    assert_int_equal(r.job, h);
+    assert_int_equal(host_reserved(e), 0);
+    cuzk_srs_release(s);
     cuzk_engine_destroy(e);
 }
 
@@ -478,6 +582,8 @@ int main(void)
         cmocka_unit_test(abc_share_comes_back_after_h),
         cmocka_unit_test(evicted_keys_pinned_count),
         cmocka_unit_test(load_reserves_before_evicting),
+        cmocka_unit_test(racing_eviction_counted),
+        cmocka_unit_test(load_in_flight_not_never_fits),
         cmocka_unit_test(rss_returns_after_burst),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,8 @@
  * PoRep-shaped 2^10 key, WinningPoSt- and WindowPoSt-shaped 2^9 keys; a phase with two
  * workers, one with one (not with CUZK_TEST_QUICK), and one with faults (FAULT_MSM_CORRUPT,
  * FAULT_HEAP_ALLOC) and CUZK_OPT_RETRY_ON_CPU; each under the mixed load (bulk backlog with
- * cancels, urgent partitions, key churn, pollers) and ended by destroying the engine with work
+ * cancels, a quarter of it witness-only on a loaded constraint system, urgent partitions, key
+ * and constraint system churn, pollers) and ended by destroying the engine with work
  * in flight. Every job, release and call checked; a stall aborts with the state printed.
  * About 25 s on two cores (8 s quick); CUZK_STRESS_SECONDS sets each phase's length,
  * CUZK_STRESS_SEED replays one run's choices. */

@@ -51,6 +51,8 @@ typedef struct backend_estimate {
 typedef struct backend_host_budget {
     int (*reserve)(void *ctx, uint64_t bytes);
     void (*release)(void *ctx, uint64_t bytes);
+    uint64_t (*free_bytes)(void *ctx); /* free now (a refusal's message says how much) */
+    uint64_t total;                    /* the whole budget                                 */
     void *ctx;
 } backend_host_budget;
 

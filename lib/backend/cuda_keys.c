@@ -428,9 +428,11 @@ static int key_host_reserve(cuda_backend *b, cuda_key *k)
     uint64_t total = 0;
     for (int v = 0; v < PL_N; v++) total += k->n[v] * pl_point_bytes(v);
     if (!b->host.reserve(b->host.ctx, total))
-        return err_set(CUZK_EBUDGET, "the key's streamed bases need %llu bytes of page-locked host memory, more than "
-                       "the host budget has free (CUZK_OPT_HOST_BUDGET_BYTES); no key was evicted for it",
-                       (unsigned long long)total);
+        return err_set(CUZK_EBUDGET, "the host budget refused the key's page-locked host copy (the bases it "
+                       "streams): %llu bytes needed, %llu of the budget's %llu bytes free "
+                       "(CUZK_OPT_HOST_BUDGET_BYTES); no key was evicted for it",
+                       (unsigned long long)total, (unsigned long long)b->host.free_bytes(b->host.ctx),
+                       (unsigned long long)b->host.total);
     k->host_reserved = total;
     return CUZK_OK;
 }

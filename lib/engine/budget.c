@@ -68,3 +68,9 @@ uint64_t budget_reserved(const budget *b)
 {
     return atomic_load_explicit(&b->reserved, memory_order_relaxed); /* a statistic */
 }
+
+uint64_t budget_free(const budget *b)
+{
+    const uint64_t used = budget_reserved(b);
+    return used < b->total ? b->total - used : 0;
+}

@@ -35,5 +35,7 @@ void budget_release(budget *b, uint64_t bytes);
 /* Wakes every waiter so it re-checks its give_up condition. */
 void budget_kick(budget *b);
 uint64_t budget_reserved(const budget *b);
+/* total - reserved, 0 where reserve_over exceeded the total (a statistic, for messages). */
+uint64_t budget_free(const budget *b);
 
 #endif

@@ -145,8 +145,9 @@ static int budget_give_up(void *arg)
 
 /* e->holding: in its low 32 bits the jobs that hold host budget, are about to try for it, or
  * are being finished (a finished job can still free a key's page-locked bases: the key's last
- * reference goes in finish_job); in its high 32 bits a generation, advanced by every count. A
- * job waiting for room is not counted. */
+ * reference goes in finish_job), and the key loads in flight (a load reserves its key's host
+ * copy before it evicts, and gives it back if it fails); in its high 32 bits a generation,
+ * advanced by every count. A job waiting for room is not counted. */
 #define HOLD_ONE (((uint64_t)1 << 32) | 1)
 
 static void hold_enter(cuzk_engine *e) { atomic_fetch_add_explicit(&e->holding, HOLD_ONE, memory_order_acq_rel); }
@@ -157,6 +158,9 @@ static void hold_leave(cuzk_engine *e)
     if ((uint32_t)atomic_fetch_sub_explicit(&e->holding, 1, memory_order_acq_rel) == 1) budget_kick(&e->host);
 }
 
+void engine_hold_enter(cuzk_engine *e) { hold_enter(e); }
+void engine_hold_leave(cuzk_engine *e) { hold_leave(e); }
+
 /* Reserves the job's host budget (counted from here until finish_job), waiting while it does
  * not fit. A waiter whose uncounting leaves no job counted checks the room once more without
  * reserving (fits: it counts itself again and tries as usual); if it does not fit and no job
@@ -164,8 +168,8 @@ static void hold_leave(cuzk_engine *e)
  * reserved (keys' page-locked bases, cuzk_host_alloc memory) stays until the host frees it,
  * and a host polling for this result never will. The job then fails (never_fits) instead of
  * stalling, and the other waiters are woken to find the same. Every release comes before its
- * job is uncounted and every reservation after its job is counted, so a waiter that sees no
- * one counted and an unchanged generation has seen all the room there will be.
+ * job (or key load) is uncounted and every reservation after it is counted, so a waiter that
+ * sees no one counted and an unchanged generation has seen all the room there will be.
  * Returns 1 (reserved), 0 (canceled, or never fits). */
 static int host_reserve(cuzk_engine *e, job *j)
 {
@@ -582,6 +586,7 @@ static void engine_free(cuzk_engine *e);
 /* backend_config.host: a key load's page-locked host copy, reserved before it evicts */
 static int host_budget_reserve(void *ctx, uint64_t bytes) { return budget_try_reserve(ctx, bytes); }
 static void host_budget_release(void *ctx, uint64_t bytes) { budget_release(ctx, bytes); }
+static uint64_t host_budget_free(void *ctx) { return budget_free(ctx); }
 
 int engine_create_with_backend(const cuzk_config *cfg, const backend_ops *ops, const backend_ops *retry_ops,
                                cuzk_engine **out)
@@ -613,7 +618,7 @@ int engine_create_with_backend(const cuzk_config *cfg, const backend_ops *ops, c
                          .device_budget_bytes = e->o.device_budget,
                          .urgent_workers_per_device = urgent_workers,
                          .urgent_priority = e->o.urgent_priority,
-                         .host = {host_budget_reserve, host_budget_release, &e->host}};
+                         .host = {host_budget_reserve, host_budget_release, host_budget_free, e->o.host_budget, &e->host}};
     int rc = ops->create(&bc, &e->be, &e->devices);
     if (rc != CUZK_OK) {
         e->be = NULL;

@@ -171,6 +171,11 @@ void engine_srs_unref(cuzk_srs *s);
 struct groth16_params;
 int engine_srs_load_synthetic(cuzk_engine *e, const struct groth16_params *shape, uint32_t flags, cuzk_srs **out);
 void engine_srs_reap(cuzk_engine *e); /* frees dead keys' structs; srs_lock held */
+/* A key load in flight, counted among the holders of host budget from before the backend's
+ * load until its reservation is the key's or given back: a partition waiting for room does not
+ * give up (never fits) while a load that may fail and give its bytes back is running. */
+void engine_hold_enter(cuzk_engine *e);
+void engine_hold_leave(cuzk_engine *e);
 /* engine_cs.c: one job's or the host's hold on a constraint system; the last frees it */
 void engine_cs_unref(cuzk_cs *cs);
 void engine_cs_free_all(cuzk_engine *e); /* at destroy: every job is done */

@@ -68,17 +68,27 @@ static void srs_count_pinned(cuzk_engine *e)
 static int srs_wrap(cuzk_engine *e, void *key, cuzk_srs **out)
 {
     srs_count_pinned(e); /* first: what the others hold now may leave this one no room */
-    /* the key's page-locked bases count in the host budget for as long as the key lives: the
-     * load reserved them before it evicted anything (backend_config.host), or they are
-     * reserved now (a backend that does not; a refusal here comes after its evictions) */
+    /* The key's page-locked bases count in the host budget for as long as the key lives.
+     * A backend that reserves through backend_config.host (key_host_reserved) reserved its
+     * key's whole host copy before it evicted anything, whenever the load left the key
+     * streaming; held is that, or 0 for a key loaded resident. Anything the key pins beyond
+     * held now was pinned after its load, when a racing load evicted some of its resident
+     * bases: memory held already, counted beyond the budget where it must (as
+     * srs_count_pinned counts every key that gave way). A refusal would free a key its own
+     * reservation admitted, because another load ran beside it. A backend that does not
+     * reserve (no key_host_reserved) is admitted here instead: its key's pinned bytes are
+     * reserved now or the key is refused (after its evictions, the old path). */
     const uint64_t held = e->ops->key_host_reserved ? e->ops->key_host_reserved(key) : 0;
     const uint64_t pinned = key_pinned_bytes(e, key), more = pinned > held ? pinned - held : 0;
-    if (more && !budget_try_reserve(&e->host, more)) {
+    if (e->ops->key_host_reserved) {
+        budget_reserve_over(&e->host, more);
+    } else if (more && !budget_try_reserve(&e->host, more)) {
+        const uint64_t free_bytes = budget_free(&e->host);
         e->ops->key_free(e->be, key);
-        budget_release(&e->host, held);
-        return err_set(CUZK_EBUDGET, "cuzk_srs_load: the key's streamed bases need %llu bytes of page-locked host "
-                       "memory, more than the host budget has free (CUZK_OPT_HOST_BUDGET_BYTES)",
-                       (unsigned long long)pinned);
+        return err_set(CUZK_EBUDGET, "cuzk_srs_load: the host budget refused the key's page-locked host copy (the "
+                       "bases it streams): %llu bytes needed, %llu of the budget's %llu bytes free "
+                       "(CUZK_OPT_HOST_BUDGET_BYTES)", (unsigned long long)pinned,
+                       (unsigned long long)free_bytes, (unsigned long long)e->host.total);
     }
     cuzk_srs *s = calloc(1, sizeof *s);
     if (!s) {
@@ -102,6 +112,17 @@ static int srs_wrap(cuzk_engine *e, void *key, cuzk_srs **out)
     return CUZK_OK;
 }
 
+/* After the backend's load (counted since before it: engine_hold_enter) returned rc: the key
+ * wrapped, or what a failed load took from other keys counted; then the load is uncounted, its
+ * reservation by then the key's or given back. */
+static int srs_loaded(cuzk_engine *e, int rc, void *key, cuzk_srs **out)
+{
+    if (rc == CUZK_OK) rc = srs_wrap(e, key, out);
+    else srs_count_pinned(e); /* a load that failed may have taken from keys all the same */
+    engine_hold_leave(e);
+    return rc;
+}
+
 CUZK_API int cuzk_srs_load(cuzk_engine *e, const char *path, uint32_t flags, cuzk_srs **out)
 {
     if (out) *out = NULL;
@@ -110,12 +131,9 @@ CUZK_API int cuzk_srs_load(cuzk_engine *e, const char *path, uint32_t flags, cuz
     const uint32_t known = CUZK_SRS_CHECK_SUBGROUP | CUZK_SRS_PIN | CUZK_SRS_URGENT;
     if (flags & ~known) return err_set(CUZK_EINVAL, "cuzk_srs_load: unknown flags 0x%x", flags & ~known);
     void *key = NULL;
+    engine_hold_enter(e);
     int rc = e->ops->key_load(e->be, path, flags, &key);
-    if (rc != CUZK_OK) {
-        srs_count_pinned(e); /* a load that failed may have taken from keys all the same */
-        return rc;
-    }
-    return err_done(srs_wrap(e, key, out));
+    return err_done(srs_loaded(e, rc, key, out));
 }
 
 int engine_srs_load_synthetic(cuzk_engine *e, const struct groth16_params *shape, uint32_t flags, cuzk_srs **out)
@@ -127,12 +145,9 @@ int engine_srs_load_synthetic(cuzk_engine *e, const struct groth16_params *shape
     if (!e->ops->key_synthetic)
         return err_set(CUZK_EINVAL, "synthetic key: the %s backend cannot make one", e->ops->name);
     void *key = NULL;
+    engine_hold_enter(e);
     int rc = e->ops->key_synthetic(e->be, shape, flags, &key);
-    if (rc != CUZK_OK) {
-        srs_count_pinned(e);
-        return rc;
-    }
-    return srs_wrap(e, key, out);
+    return srs_loaded(e, rc, key, out);
 }
 
 /* The v0.3 placement struct ends after vector_resident_bytes (its first published size). */

@@ -2,8 +2,9 @@
  * 2^16 key, a WinningPoSt-shaped 2^12 key pinned, a WindowPoSt-shaped 2^14 key urgent; phases
  * at the whole GPU, at a budget where the bulk key streams part of its bases, at the smallest
  * budget that loads all three (both found by a short bisection), and one with CUDA faults and
- * CUZK_OPT_RETRY_ON_CPU, each under the mixed load and ended by destroying the engine with work
- * in flight; device memory must come back after each destroy. Latencies of the urgent kinds
+ * CUZK_OPT_RETRY_ON_CPU, each under the mixed load (a quarter of the bulk partitions
+ * witness-only on the bulk circuit's constraint system, resident or streamed, which the churn
+ * reloads and releases in use) and ended by destroying the engine with work in flight; device memory must come back after each destroy. Latencies of the urgent kinds
  * (alone, p50, p99) and the longest call of each kind are printed as bench/RESULTS.md rows.
  * About 2.5 min on an H200 (30 s per phase); CUZK_STRESS_SECONDS sets each phase's length,
  * CUZK_STRESS_TOTAL_SECONDS all of them (make soak-gpu MINUTES=10). Exits 77 without a GPU. */

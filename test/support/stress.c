@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "groth16/circom_file.h"
+#include "groth16/cs.h"
 #include "groth16/synth.h"
 #include "support/testutil.h"
 #if CUZK_HAVE_CUDA
@@ -24,7 +27,7 @@ _Atomic int S_failures;
 const char *const s_kind_name[NKINDS] = {"bulk", "WinningPoSt", "WindowPoSt", "churn"};
 const char *const s_call_name[NCALLS] = {"submit", "cancel", "poll(0)", "poll past its timeout", "stats", "srs_load",
                                          "srs_release", "placement", "host_alloc", "host_free",
-                                         "create", "destroy"};
+                                         "create", "destroy", "cs_load", "cs_release"};
 
 static double env_num(const char *name, double dflt)
 {
@@ -122,6 +125,29 @@ void s_fail(const char *fmt, ...)
 
 static size_t density_words(uint64_t bits) { return (size_t)((bits + 63) / 64); }
 
+/* The bulk circuit's constraint system as a .r1cs file, for witness-only partitions of the
+ * template's witness (synth_cs's, checked equal to it: a satisfying witness of that system). */
+static int cs_file_make(skey *k, const synth_cfg *cfg)
+{
+    cs sys;
+    fr_t *in = NULL, *aux = NULL;
+    int rc = synth_cs(cfg, &sys, &in, &aux);
+    if (rc) return rc;
+    const cuzk_partition *t = &k->tmpl;
+    if (sys.num_inputs != t->num_inputs || sys.num_aux != t->num_aux ||
+        memcmp(in, t->inputs, t->num_inputs * sizeof *in) || memcmp(aux, t->aux, t->num_aux * sizeof *aux)) {
+        s_fail("synth_cs's witness is not synth_partition's for the bulk circuit");
+        rc = CUZK_EMISMATCH;
+    }
+    snprintf(k->cs_path, sizeof k->cs_path, "/tmp/cuzk-stress-%d.r1cs", (int)getpid());
+    if (!rc && (rc = circom_r1cs_write(k->cs_path, &sys))) k->cs_path[0] = '\0';
+    cs_free(&sys);
+    free(in);
+    free(aux);
+    if (rc) test_key_free(&k->k), k->tmpl.release(k->tmpl.release_user), k->tmpl.release = NULL;
+    return rc;
+}
+
 static int key_make(skey *k, const char *shape, unsigned log_m, int index, uint64_t *rng)
 {
     uint8_t seed[32];
@@ -139,11 +165,13 @@ static int key_make(skey *k, const char *shape, unsigned log_m, int index, uint6
     const cuzk_partition *t = &k->tmpl;
     k->bytes = (t->num_inputs + t->num_aux + 3 * t->abc_len) * sizeof(cuzk_fr) +
                (2 * density_words(t->num_aux) + density_words(t->num_inputs)) * sizeof(uint64_t);
-    return CUZK_OK;
+    k->wbytes = (t->num_inputs + t->num_aux) * sizeof(cuzk_fr);
+    return index == K_BULK ? cs_file_make(k, &cfg) : CUZK_OK;
 }
 
 static void key_free(skey *k)
 {
+    if (k->cs_path[0]) unlink(k->cs_path);
     if (k->tmpl.release) k->tmpl.release(k->tmpl.release_user);
     test_key_free(&k->k);
     memset(k, 0, sizeof *k);
@@ -176,6 +204,19 @@ void s_fill_partition(const skey *k, void *block, cuzk_partition *p)
     p->r = p->s = NULL;
     p->release = NULL;
     p->release_user = NULL;
+}
+
+void s_fill_witness(const skey *k, void *block, cuzk_witness_partition *w)
+{
+    const cuzk_partition *t = &k->tmpl;
+    cuzk_fr *q = block;
+    memcpy(q, t->inputs, t->num_inputs * sizeof *q);
+    memcpy(q + t->num_inputs, t->aux, t->num_aux * sizeof *q);
+    memset(w, 0, sizeof *w);
+    w->struct_size = sizeof *w;
+    w->scalar_form = t->scalar_form;
+    w->inputs = q, w->num_inputs = t->num_inputs;
+    w->aux = q + t->num_inputs, w->num_aux = t->num_aux;
 }
 
 /* ---- the checks after destroy ------------------------------------------------------------- */
@@ -264,7 +305,8 @@ static void summary(uint64_t unpolled, double secs, const char *mem)
     snprintf(row, sizeof row,
              "| stress %s phase %d (%s): %s, %d worker%s%s | %.1f s; jobs %llu submitted, %llu ok, %llu canceled, "
              "%llu failed%s by %llu faults fired (%llu armed), %llu unpolled at destroy; cancels %llu soon, %llu after the result (%llu of those answered OK); "
-             "key loads %llu (%llu refused, %llu failed by faults), releases %llu | %s; %s | longest call ms: %s | %s "
+             "key loads %llu (%llu refused, %llu failed by faults), releases %llu; witness-only %llu submitted, %llu ok, "
+             "constraint systems loaded %llu (%llu refused), released %llu | %s; %s | longest call ms: %s | %s "
              "| `CUZK_STRESS_SEED=0x%016llx CUZK_STRESS_SECONDS=%g` | %s |",
              S_cfg->backend == CUZK_BACKEND_CUDA ? "gpu" : "cpu", P->index, P->name, budget, P->workers,
              P->workers == 1 ? "" : "s", P->faults ? ", faults, CUZK_OPT_RETRY_ON_CPU" : "", secs, (unsigned long long)atomic_load(&P->accepted),
@@ -274,7 +316,10 @@ static void summary(uint64_t unpolled, double secs, const char *mem)
              (unsigned long long)atomic_load(&P->cancels_soon), (unsigned long long)atomic_load(&P->cancels_late),
              (unsigned long long)atomic_load(&P->late_cancel_ok), (unsigned long long)atomic_load(&P->loads),
              (unsigned long long)atomic_load(&P->load_refused), (unsigned long long)atomic_load(&P->fault_calls_failed),
-             (unsigned long long)atomic_load(&P->releases), win, wpost, calls, mem, (unsigned long long)S_seed,
+             (unsigned long long)atomic_load(&P->releases), (unsigned long long)atomic_load(&P->witness_accepted),
+             (unsigned long long)atomic_load(&P->witness_ok), (unsigned long long)atomic_load(&P->cs_loads),
+             (unsigned long long)atomic_load(&P->cs_refused), (unsigned long long)atomic_load(&P->cs_releases), win,
+             wpost, calls, mem, (unsigned long long)S_seed,
              S_cfg->seconds, date);
     printf("%s\n", row);
     fflush(stdout);
@@ -321,6 +366,8 @@ static void run_phase(int index, const char *name, uint64_t budget, int workers,
         s_phase_end();
         return;
     }
+    P->cs = s_cs_load(s, &(uint64_t){S_seed ^ (0xc5ull * (uint64_t)index)});
+    s_witness_alone(s);
     s_alone(s);
     uint64_t t0 = s_now();
     s_load_run();
@@ -338,8 +385,10 @@ static void run_phase(int index, const char *name, uint64_t budget, int workers,
            (unsigned long long)st.unpolled);
     /* half the time the keys are released first (their jobs hold them), else destroy frees them */
     uint64_t rng = S_seed ^ (0x51ab5eedull * (uint64_t)(index + 1));
-    if (s_rand(&rng) % 2)
+    if (s_rand(&rng) % 2) {
         for (int k = 0; k < NKEYS; k++) S_TIMED(s, C_RELEASE, 0, cuzk_srs_release(P->srs[k]));
+        s_cs_release(s, P->cs); /* its queued partitions hold it */
+    }
     atomic_store(&P->in_destroy, 1); /* the watchdog leaves the engine alone from here */
     S_TIMED(s, C_DESTROY, 0, cuzk_engine_destroy(e));
     atomic_store(&P->destroyed, 1); /* a release callback from now on is a failure */
@@ -355,6 +404,7 @@ static void run_phase(int index, const char *name, uint64_t budget, int workers,
         if (!atomic_load(&P->ok_after_faults)) s_fail("no job submitted after the faults stopped came back CUZK_OK");
     }
     if (!atomic_load(&P->ok)) s_fail("no proof at all in this phase");
+
     char mem[160] = "device memory: -";
     if (S_cfg->backend == CUZK_BACKEND_CUDA) {
         size_t free_after = gpu_free_bytes();

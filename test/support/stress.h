@@ -12,17 +12,24 @@
  *     the bulk key loaded plain, WinningPoSt's with CUZK_SRS_PIN, WindowPoSt's with
  *     CUZK_SRS_URGENT;
  *   - each urgent kind's time alone (median of alone_n partitions on the idle engine);
+ *   - the bulk circuit's constraint system (cuzk_cs_load of a .r1cs written at the start; on
+ *     CUDA flags 0 or CUZK_CS_STREAM at random);
  *   - the load, for `seconds`: a bulk producer keeping inflight_min..inflight_max jobs in flight
- *     at priorities 0..5, one in ten canceled (right after submit, 0-50 ms later, or after
+ *     at priorities 0..5, one in four of them witness-only (cuzk_submit_witness on the
+ *     constraint system), one in ten canceled (right after submit, 0-50 ms later, or after
  *     its result arrived); WinningPoSt partitions (priority 7) every winning_ms; WindowPoSt
  *     (priority 6) every window_ms; every churn_ms a fresh copy of the bulk key loaded (flags
- *     0, PIN or URGENT at random), two partitions submitted on it at priority 2 and the key
- *     released while they run; pollers; the fault thread in the fault phase; half of all
- *     partitions in cuzk_host_alloc memory, half in malloc'ed memory, poisoned when released;
+ *     0, PIN or URGENT at random), two partitions submitted on it at priority 2, every other
+ *     time a fresh constraint system loaded with two witness-only partitions on it and that
+ *     key, the system then released or swapped in for the bulk producer's (whose old one is
+ *     released), and the key released, all while their partitions are queued or run;
+ *     pollers; the fault thread in the fault phase; half of all partitions in cuzk_host_alloc
+ *     memory, half in malloc'ed memory, poisoned when released;
  *   - producers stopped, the engine destroyed while jobs are queued and running.
  * Checked: one result and one release per accepted job, the release before its result and
  * never after cuzk_engine_destroy returned; every CUZK_OK proof verifies (cuzk_verify against
- * the key's vk and the job's public inputs); CUZK_ECANCELED only for jobs whose cancel was
+ * the key's vk and the job's public inputs), witness-only ones alike, and each phase that
+ * loaded a constraint system proves one witness-only partition on the idle engine first; CUZK_ECANCELED only for jobs whose cancel was
  * accepted, and an accepted cancel always ends so; other failures only in the fault phase,
  * with a detail, no more of them than faults fired, and none after the faults stopped (the
  * engine serves on); cuzk_engine_stats agrees on the count submitted; device memory free
@@ -33,7 +40,8 @@
  *   cuzk_poll_result             its timeout + call_ms
  *   cuzk_host_alloc / host_free  release_ms   1 s     (page-locked memory waits for the device)
  *   cuzk_srs_release             release_ms   1 s
- *   cuzk_srs_load                load_ms      10 s
+ *   cuzk_srs_load, cuzk_cs_load  load_ms      10 s
+ *   cuzk_cs_release              release_ms   1 s
  *   cuzk_engine_create / destroy engine_ms    30 s
  *   a job's result after submit  job_ms       60 s    (CUZK_STRESS_JOB_BOUND_S)
  * CUZK_STRESS_BOUND_SCALE multiplies every bound (under valgrind: 50); under a sanitizer

@@ -20,7 +20,7 @@ enum { K_BULK, K_WINNING, K_WINDOW, NKEYS };
 enum { J_BULK, J_WINNING, J_WINDOW, J_CHURN, NKINDS };
 /* timed calls, each with its own bound and maximum */
 enum { C_SUBMIT, C_CANCEL, C_POLL0, C_POLL, C_STATS, C_LOAD, C_RELEASE, C_PLACEMENT, C_HOST_ALLOC, C_HOST_FREE,
-       C_CREATE, C_DESTROY, NCALLS };
+       C_CREATE, C_DESTROY, C_CS_LOAD, C_CS_RELEASE, NCALLS };
 /* when a job's cancel was asked: none, soon after its submit, or after its result was polled */
 enum { CANCEL_NONE, CANCEL_SOON, CANCEL_LATE };
 
@@ -28,13 +28,17 @@ typedef struct skey {
     test_key k;
     cuzk_partition tmpl; /* the circuit's witness (owned; tmpl.release frees it) */
     size_t bytes;        /* one job's copy of its arrays */
+    size_t wbytes;       /* one witness-only job's copy: inputs and aux */
+    char cs_path[96];    /* the bulk key's circuit as a .r1cs file (cuzk_cs_load), else "" */
 } skey;
 
 typedef struct sjob {
     struct sjob *next_free;       /* the list of released cuzk_host_alloc blocks            */
     void *block;                  /* the job's arrays: cuzk_host_alloc (pinned) or malloc    */
     uint64_t id;                  /* its index in the phase's table, and its user_tag        */
+    size_t bytes;                 /* of block                                                */
     int pinned, kind, key, alone, after_faults, accepted;
+    int witness;                  /* submitted witness-only (cuzk_submit_witness)            */
     int cancel_mode, cancel_rc;   /* the canceling thread's; read after it was joined        */
     cuzk_job h;                   /* written by the submit call (the result may come first)  */
     _Atomic uint64_t t_submit;    /* when submitted; the watchdog's clock for the job        */
@@ -64,6 +68,8 @@ typedef struct stress_phase {
     uint64_t budget;
     _Atomic(cuzk_engine *) e;     /* atomic: the watchdog reads it when it reports a stall   */
     cuzk_srs *srs[NKEYS];
+    cuzk_cs *cs;                  /* the bulk key's constraint system (NULL: none loaded)     */
+    pthread_mutex_t cs_lock;      /* cs: a submit on it against its swap and release          */
     pthread_mutex_t lock;         /* job table growth and the free list                     */
     sjob *chunks[S_MAX_CHUNKS];   /* written before njobs is raised past them                */
     _Atomic uint64_t njobs;
@@ -75,6 +81,7 @@ typedef struct stress_phase {
     _Atomic uint64_t bulk_inflight, accepted, polled_total, ok, canceled, fault_failed, fault_calls_failed;
     _Atomic uint64_t ok_after_faults, loads, load_refused, releases, faults_fired, faults_armed;
     _Atomic uint64_t cancels_soon, cancels_late, late_cancel_ok;
+    _Atomic uint64_t witness_accepted, witness_ok, cs_loads, cs_refused, cs_releases;
     _Atomic uint64_t failed_by_code[16]; /* jobs failed by faults, by -status              */
     uint64_t alone_ns[2];         /* WinningPoSt, WindowPoSt: median alone                   */
     tslot slots[S_MAX_SLOTS];
@@ -96,6 +103,8 @@ void s_sleep_ms(double ms);
 void s_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int s_cmp_u64(const void *a, const void *b); /* qsort of uint64_t */
 void s_fill_partition(const skey *k, void *block, cuzk_partition *p);
+/* The template's witness (inputs, aux) copied into block (k->wbytes) and w pointed at it. */
+void s_fill_witness(const skey *k, void *block, cuzk_witness_partition *w);
 
 /* Call timing: expr runs inside the thread's slot, watched against the call's bound (plus
  * extra_ns: a poll's timeout); its duration (past extra_ns) goes into the phase's maximum. */
@@ -117,6 +126,14 @@ void s_phase_end(void);
  * (printed; a failing load is a test failure only when must). */
 int s_engine_create(tslot *s, uint64_t budget, int workers, int faults, cuzk_engine **out);
 int s_load_keys(tslot *s, cuzk_engine *e, cuzk_srs *srs[NKEYS], int must);
+/* A constraint system of the bulk key's circuit (flags 0, or CUZK_CS_STREAM at random on a GPU);
+ * NULL when it could not be loaded (a failure unless a budget or a fault explains it). */
+cuzk_cs *s_cs_load(tslot *s, uint64_t *rng);
+void s_cs_release(tslot *s, cuzk_cs *cs); /* NULL: nothing; timed and counted */
+/* One witness-only partition on P->cs (none: nothing) proven on the idle engine: every phase
+ * with a constraint system proves one whatever the load's timing (the load's may all still be
+ * queued at destroy on a slow machine). */
+void s_witness_alone(tslot *s);
 /* Each urgent kind's median time alone into P->alone_ns. */
 void s_alone(tslot *s);
 /* The load for cfg->seconds; returns with every load thread joined (jobs still in flight). */

@@ -36,8 +36,8 @@ static int fault_code(int32_t st)
 static uint64_t call_bound_ms(int call)
 {
     switch (call) {
-    case C_LOAD: return S_cfg->load_ms;
-    case C_RELEASE: case C_HOST_ALLOC: case C_HOST_FREE: return S_cfg->release_ms;
+    case C_LOAD: case C_CS_LOAD: return S_cfg->load_ms;
+    case C_RELEASE: case C_CS_RELEASE: case C_HOST_ALLOC: case C_HOST_FREE: return S_cfg->release_ms;
     case C_CREATE: case C_DESTROY: return S_cfg->engine_ms;
     default: return S_cfg->call_ms;
     }
@@ -160,6 +160,7 @@ void s_phase_begin(int index, const char *name, uint64_t budget, int workers, in
     if (!P) abort();
     P->index = index, P->name = name, P->budget = budget, P->workers = workers, P->faults = faults;
     pthread_mutex_init(&P->lock, NULL);
+    pthread_mutex_init(&P->cs_lock, NULL);
     if (pthread_create(&P->watchdog, NULL, watchdog, NULL)) abort();
 }
 
@@ -169,6 +170,7 @@ void s_phase_end(void)
     pthread_join(P->watchdog, NULL);
     for (int c = 0; c < S_MAX_CHUNKS && P->chunks[c]; c++) free(P->chunks[c]);
     pthread_mutex_destroy(&P->lock);
+    pthread_mutex_destroy(&P->cs_lock);
     free(P);
     P = NULL;
 }
@@ -203,8 +205,7 @@ static void job_release(void *user)
         return;
     }
     if (atomic_load(&P->destroyed)) s_fail("a release callback ran after cuzk_engine_destroy returned");
-    size_t n = S_keys[j->key].bytes;
-    memset(j->block, 0xa5, n < S_cfg->poison_max ? n : (size_t)S_cfg->poison_max);
+    memset(j->block, 0xa5, j->bytes < S_cfg->poison_max ? j->bytes : (size_t)S_cfg->poison_max);
     if (!j->pinned) {
         free(j->block);
         return;
@@ -226,9 +227,10 @@ static void free_released(tslot *s)
 
 void s_drop_free_list(void) { P->free_list = NULL; }
 
-/* Submits one partition of key `key` on srs (a copy of the template in a fresh block); the
- * job, or NULL when the submit was refused (a failure unless a fault may explain it). */
-static sjob *submit(tslot *s, uint64_t *rng, cuzk_srs *srs, int key, int kind, int32_t prio, int alone)
+/* Submits one partition of key `key` on srs (a copy of the template in a fresh block; with cs,
+ * witness-only: a copy of its inputs and aux); the job, or NULL when the submit was refused (a
+ * failure unless a fault may explain it). */
+static sjob *submit(tslot *s, uint64_t *rng, cuzk_srs *srs, cuzk_cs *cs, int key, int kind, int32_t prio, int alone)
 {
     sjob *j = job_new(kind, key);
     if (!j) {
@@ -236,41 +238,49 @@ static sjob *submit(tslot *s, uint64_t *rng, cuzk_srs *srs, int key, int kind, i
         return NULL;
     }
     j->alone = alone;
+    j->witness = cs != NULL;
     const skey *k = &S_keys[key];
+    j->bytes = cs ? k->wbytes : k->bytes;
     int rc = -1, window = fault_window();
     if (s_rand(rng) % 2) {
-        S_TIMED(s, C_HOST_ALLOC, 0, rc = cuzk_host_alloc(P->e, k->bytes, &j->block));
+        S_TIMED(s, C_HOST_ALLOC, 0, rc = cuzk_host_alloc(P->e, j->bytes, &j->block));
         /* EAGAIN: the host budget is full now; the job goes in malloc'ed memory instead */
         if (rc && window && fault_code(rc)) atomic_fetch_add(&P->fault_calls_failed, 1);
         else if (rc && rc != CUZK_EAGAIN)
-            s_fail("cuzk_host_alloc(%zu): %s (%s)", k->bytes, cuzk_strerror(rc), cuzk_last_error());
+            s_fail("cuzk_host_alloc(%zu): %s (%s)", j->bytes, cuzk_strerror(rc), cuzk_last_error());
     }
     j->pinned = rc == CUZK_OK;
-    if (!j->pinned && !(j->block = malloc(k->bytes))) abort();
+    if (!j->pinned && !(j->block = malloc(j->bytes))) abort();
     cuzk_partition p;
-    s_fill_partition(k, j->block, &p);
-    p.priority = prio;
-    p.user_tag = j->id;
-    p.release = job_release;
-    p.release_user = j;
+    cuzk_witness_partition w;
+    if (cs) {
+        s_fill_witness(k, j->block, &w);
+        w.priority = prio, w.user_tag = j->id, w.release = job_release, w.release_user = j;
+    } else {
+        s_fill_partition(k, j->block, &p);
+        p.priority = prio, p.user_tag = j->id, p.release = job_release, p.release_user = j;
+    }
     j->after_faults = P->faults && !window;
     if (kind == J_BULK) atomic_fetch_add(&P->bulk_inflight, 1);
     atomic_store(&j->t_submit, s_now());
     atomic_store(&j->live, 1);
     for (;;) {
-        S_TIMED(s, C_SUBMIT, 0, rc = cuzk_submit_partition(P->e, srs, &p, &j->h));
+        S_TIMED(s, C_SUBMIT, 0,
+                rc = cs ? cuzk_submit_witness(P->e, srs, cs, &w, &j->h) : cuzk_submit_partition(P->e, srs, &p, &j->h));
         if (rc != CUZK_EAGAIN) break;
         s_sleep_ms(1); /* the queue is full: the pollers empty it */
     }
     if (rc == CUZK_OK) {
         j->accepted = 1;
         atomic_fetch_add(&P->accepted, 1);
+        if (cs) atomic_fetch_add(&P->witness_accepted, 1);
         return j;
     }
     atomic_store(&j->live, 0);
     if (kind == J_BULK) atomic_fetch_sub(&P->bulk_inflight, 1);
     if (window && fault_code(rc)) atomic_fetch_add(&P->fault_calls_failed, 1);
-    else s_fail("cuzk_submit_partition (%s): %s (%s)", s_kind_name[kind], cuzk_strerror(rc), cuzk_last_error());
+    else s_fail("%s (%s): %s (%s)", cs ? "cuzk_submit_witness" : "cuzk_submit_partition", s_kind_name[kind],
+                cuzk_strerror(rc), cuzk_last_error());
     if (j->pinned) S_TIMED(s, C_HOST_FREE, 0, cuzk_host_free(P->e, j->block));
     else free(j->block);
     return NULL;
@@ -300,9 +310,10 @@ static void on_result(const cuzk_result *r)
     if (r->status == CUZK_OK) {
         int v = cuzk_verify(k->k.vk, k->k.vk_len, r->proof, k->tmpl.inputs + 1, k->tmpl.num_inputs - 1,
                             CUZK_FR_MONTGOMERY);
-        if (v) s_fail("job %llu (%s, device %d): CUZK_OK, but cuzk_verify says %s", (unsigned long long)j->id,
-                      s_kind_name[j->kind], r->device, cuzk_strerror(v));
+        if (v) s_fail("job %llu (%s%s, device %d): CUZK_OK, but cuzk_verify says %s", (unsigned long long)j->id,
+                      s_kind_name[j->kind], j->witness ? ", witness-only" : "", r->device, cuzk_strerror(v));
         atomic_fetch_add(&P->ok, 1);
+        if (j->witness) atomic_fetch_add(&P->witness_ok, 1);
         if (j->after_faults) atomic_fetch_add(&P->ok_after_faults, 1);
     } else if (r->status == CUZK_ECANCELED) {
         if (!atomic_load(&j->cancel_asked))
@@ -315,8 +326,8 @@ static void on_result(const cuzk_result *r)
             printf("  fault: job %llu (%s) %.*s: %s\n", (unsigned long long)j->id, s_kind_name[j->kind],
                    (int)strcspn(cuzk_strerror(r->status), ":"), cuzk_strerror(r->status), r->detail);
     } else {
-        s_fail("job %llu (%s, device %d) failed%s: %s (%s)", (unsigned long long)j->id, s_kind_name[j->kind],
-               r->device, j->after_faults ? " after the faults stopped" : "", cuzk_strerror(r->status),
+        s_fail("job %llu (%s%s, device %d) failed%s: %s (%s)", (unsigned long long)j->id, s_kind_name[j->kind],
+               j->witness ? ", witness-only" : "", r->device, j->after_faults ? " after the faults stopped" : "", cuzk_strerror(r->status),
                r->detail[0] ? r->detail : "no detail");
     }
     if (j->kind == J_BULK) atomic_fetch_sub(&P->bulk_inflight, 1);
@@ -391,7 +402,12 @@ static void *bulk_producer(void *arg)
             s_sleep_ms(1);
             continue;
         }
-        sjob *j = submit(s, &rng, P->srs[K_BULK], K_BULK, J_BULK, (int32_t)(s_rand(&rng) % 6), 0);
+        /* one in four witness-only, on the constraint system of now (the churn swaps it) */
+        const int32_t prio = (int32_t)(s_rand(&rng) % 6);
+        const int wit = s_rand(&rng) % 4 == 0;
+        if (wit) pthread_mutex_lock(&P->cs_lock);
+        sjob *j = submit(s, &rng, P->srs[K_BULK], wit ? P->cs : NULL, K_BULK, J_BULK, prio, 0);
+        if (wit) pthread_mutex_unlock(&P->cs_lock);
         target = S_cfg->inflight_min + s_rand(&rng) % span;
         if (!j || s_rand(&rng) % 1000 >= S_cfg->cancel_pm) continue;
         int when = (int)(s_rand(&rng) % 3);
@@ -420,7 +436,7 @@ static void *urgent_producer(void *arg)
     uint64_t rng = S_seed ^ (0x0e6e47ull * (uint64_t)(kind + 1));
     double period = kind == J_WINNING ? S_cfg->winning_ms : S_cfg->window_ms;
     while (!sleep_or_stop(period * (0.7 + 0.6 * (double)(s_rand(&rng) % 1000) / 1000)))
-        submit(s, &rng, P->srs[key], key, kind, kind == J_WINNING ? 7 : 6, 0);
+        submit(s, &rng, P->srs[key], NULL, key, kind, kind == J_WINNING ? 7 : 6, 0);
     return NULL;
 }
 
@@ -448,7 +464,19 @@ static void *churn(void *arg)
         cuzk_placement pl = {.struct_size = sizeof pl};
         S_TIMED(s, C_PLACEMENT, 0, rc = cuzk_srs_placement(srs, 0, &pl));
         if (rc) s_fail("cuzk_srs_placement: %s (%s)", cuzk_strerror(rc), cuzk_last_error());
-        for (int i = 0; i < 2; i++) submit(s, &rng, srs, K_BULK, J_CHURN, 2, 0);
+        for (int i = 0; i < 2; i++) submit(s, &rng, srs, NULL, K_BULK, J_CHURN, 2, 0);
+        cuzk_cs *cs = s_rand(&rng) % 2 ? s_cs_load(s, &rng) : NULL;
+        if (cs) {
+            for (int i = 0; i < 2; i++) submit(s, &rng, srs, cs, K_BULK, J_CHURN, 2, 0);
+            if (s_rand(&rng) % 2) { /* it replaces the bulk producer's, released in use */
+                pthread_mutex_lock(&P->cs_lock);
+                cuzk_cs *old = P->cs;
+                P->cs = cs;
+                pthread_mutex_unlock(&P->cs_lock);
+                cs = old;
+            }
+            s_cs_release(s, cs);
+        }
         S_TIMED(s, C_RELEASE, 0, cuzk_srs_release(srs));
         atomic_fetch_add(&P->releases, 1);
     }
@@ -559,6 +587,56 @@ int s_load_keys(tslot *s, cuzk_engine *e, cuzk_srs *srs[NKEYS], int must)
     return CUZK_OK;
 }
 
+cuzk_cs *s_cs_load(tslot *s, uint64_t *rng)
+{
+    const int gpu = S_cfg->backend == CUZK_BACKEND_CUDA;
+    const uint32_t flags = gpu && s_rand(rng) % 2 ? CUZK_CS_STREAM : 0;
+    cuzk_cs *cs = NULL;
+    int rc, window = fault_window();
+    S_TIMED(s, C_CS_LOAD, 0, rc = cuzk_cs_load(P->e, S_keys[K_BULK].cs_path, flags, &cs));
+    if (rc == CUZK_OK) {
+        atomic_fetch_add(&P->cs_loads, 1);
+        return cs;
+    }
+    /* a budget smaller than the GPU may have no room for it beside the keys */
+    if (rc == CUZK_EBUDGET && gpu && P->budget) atomic_fetch_add(&P->cs_refused, 1);
+    else if (window && fault_code(rc)) atomic_fetch_add(&P->fault_calls_failed, 1);
+    else s_fail("cuzk_cs_load (flags %u) of the bulk circuit: %s (%s)", flags, cuzk_strerror(rc), cuzk_last_error());
+    return NULL;
+}
+
+void s_cs_release(tslot *s, cuzk_cs *cs)
+{
+    if (!cs) return;
+    S_TIMED(s, C_CS_RELEASE, 0, cuzk_cs_release(cs));
+    atomic_fetch_add(&P->cs_releases, 1);
+}
+
+/* Polls (on the idle engine) until j's result is in; j NULL: nothing. */
+static void wait_result(tslot *s, sjob *j)
+{
+    while (j && !atomic_load(&j->published)) {
+        cuzk_result r = {.struct_size = sizeof r};
+        int rc;
+        S_TIMED(s, C_POLL, 1000000000ull, rc = cuzk_poll_result(P->e, &r, 1000000000ll));
+        if (rc == CUZK_OK) on_result(&r);
+        else if (rc != CUZK_EAGAIN) {
+            s_fail("cuzk_poll_result: %s", cuzk_strerror(rc));
+            break;
+        }
+    }
+    free_released(s);
+}
+
+void s_witness_alone(tslot *s)
+{
+    uint64_t rng = S_seed ^ 0x3175e55ull;
+    if (!P->cs) return;
+    sjob *j = submit(s, &rng, P->srs[K_BULK], P->cs, K_BULK, J_BULK, 5, 1);
+    wait_result(s, j);
+    if (j && j->status != CUZK_OK) s_fail("the witness-only partition on the idle engine: %s", cuzk_strerror(j->status));
+}
+
 void s_alone(tslot *s)
 {
     uint64_t rng = S_seed ^ 0xa10e5ull;
@@ -567,18 +645,8 @@ void s_alone(tslot *s)
         uint64_t t[16];
         unsigned n = S_cfg->alone_n < 16 ? S_cfg->alone_n : 15, got = 0;
         for (unsigned i = 0; i <= n; i++) { /* the first one warms up (the urgent slot is made then) */
-            sjob *j = submit(s, &rng, P->srs[key], key, kind, u ? 6 : 7, 1);
-            while (j && !atomic_load(&j->published)) {
-                cuzk_result r = {.struct_size = sizeof r};
-                int rc;
-                S_TIMED(s, C_POLL, 1000000000ull, rc = cuzk_poll_result(P->e, &r, 1000000000ll));
-                if (rc == CUZK_OK) on_result(&r);
-                else if (rc != CUZK_EAGAIN) {
-                    s_fail("cuzk_poll_result: %s", cuzk_strerror(rc));
-                    break;
-                }
-            }
-            free_released(s);
+            sjob *j = submit(s, &rng, P->srs[key], NULL, key, kind, u ? 6 : 7, 1);
+            wait_result(s, j);
             if (i && j && j->status == CUZK_OK) t[got++] = j->t_result - j->t_submit;
         }
         qsort(t, got, sizeof t[0], s_cmp_u64);
