@@ -279,7 +279,7 @@ extern "C" int msm_acc_from_env(void)
 extern "C" size_t msm_pair_min_from_env(void)
 {
     const char *a = getenv("CUZK_MSM_PAIR_MIN");
-    return a && *a ? (size_t)strtoull(a, NULL, 0) : MSM_PAIR_MIN_N;
+    return a && *a ? (size_t)strtoull(a, NULL, 10) : MSM_PAIR_MIN_N;
 }
 
 extern "C" void msm_sim_fp_inv(void *out, const void *in, size_t n)
