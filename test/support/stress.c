@@ -422,13 +422,24 @@ static void run_phase(int index, const char *name, uint64_t budget, int workers,
 
 /* ---- device budgets (CUDA) -------------------------------------------------------------- */
 
-/* 1 when an engine with this budget loads the three keys (need_resident: with the bulk key
- * all resident). */
-static int budget_fits(tslot *s, uint64_t budget, int need_resident)
+/* What a budget must hold beside the three keys. */
+enum { NEED_KEYS = 0, NEED_RESIDENT = 1, NEED_CS = 2 };
+
+/* 1 when an engine with this budget loads the three keys (NEED_RESIDENT: with the bulk key
+ * all resident; NEED_CS: and then the bulk circuit's constraint system, streamed). */
+static int budget_fits(tslot *s, uint64_t budget, int need)
 {
     cuzk_engine *e = NULL;
     cuzk_srs *srs[NKEYS] = {0};
+    const int need_resident = need == NEED_RESIDENT;
     int fits = !s_engine_create(s, budget, 2, 0, &e) && !s_load_keys(s, e, srs, 0);
+    if (fits && need == NEED_CS) {
+        cuzk_cs *cs = NULL;
+        int rc;
+        S_TIMED(s, C_CS_LOAD, 0, rc = cuzk_cs_load(e, S_keys[K_BULK].cs_path, CUZK_CS_STREAM, &cs));
+        fits = rc == CUZK_OK;
+        if (cs) S_TIMED(s, C_CS_RELEASE, 0, cuzk_cs_release(cs));
+    }
     if (fits && need_resident) {
         cuzk_placement pl = {.struct_size = sizeof pl};
         int rc;
@@ -444,18 +455,18 @@ static int budget_fits(tslot *s, uint64_t budget, int need_resident)
 
 /* The smallest budget above lo (to 4 MiB or six halvings) that fits; 0 if not even the whole
  * free memory does. */
-static uint64_t budget_search(tslot *s, uint64_t lo, uint64_t whole, int need_resident)
+static uint64_t budget_search(tslot *s, uint64_t lo, uint64_t whole, int need)
 {
     uint64_t hi = lo ? lo * 2 : 64ull << 20, mib = 1ull << 20;
     if (hi > whole) hi = whole;
-    while (!budget_fits(s, hi, need_resident)) {
+    while (!budget_fits(s, hi, need)) {
         lo = hi;
         if (hi >= whole) return 0;
         hi = hi * 2 < whole ? hi * 2 : whole;
     }
     for (int i = 0; i < 6 && hi - lo > 4 * mib; i++) {
         uint64_t mid = (lo + hi) / 2 / mib * mib;
-        if (budget_fits(s, mid, need_resident)) hi = mid;
+        if (budget_fits(s, mid, need)) hi = mid;
         else lo = mid;
     }
     return hi;
@@ -467,13 +478,17 @@ static int find_budgets(uint64_t *min_b, uint64_t *stream_b)
     uint64_t whole = gpu_free_bytes();
     printf("stress: searching the device budgets (%.1f GiB free)\n", (double)whole / (1 << 30));
     tslot *s = s_slot("budget search");
-    *min_b = budget_search(s, 0, whole, 0);
-    uint64_t res = *min_b ? budget_search(s, *min_b, whole, 1) : 0;
-    /* halfway: the bulk key keeps part of its bases and streams the rest */
+    *min_b = budget_search(s, 0, whole, NEED_KEYS);
+    uint64_t res = *min_b ? budget_search(s, *min_b, whole, NEED_RESIDENT) : 0;
+    /* halfway: the bulk key keeps part of its bases and streams the rest; and at least what
+     * also takes the bulk circuit's constraint system streamed, so that witness-only
+     * partitions run at a small budget too (at the smallest one the system is refused) */
     *stream_b = res ? (*min_b + res) / 2 / (1 << 20) * (1 << 20) : *min_b;
-    printf("stress: smallest budget for the three keys %.0f MiB, bulk key resident from %.0f MiB, "
-           "streaming budget %.0f MiB\n", (double)*min_b / (1 << 20), (double)res / (1 << 20),
-           (double)*stream_b / (1 << 20));
+    const uint64_t with_cs = *min_b ? budget_search(s, *min_b, whole, NEED_CS) : 0;
+    if (with_cs > *stream_b) *stream_b = with_cs;
+    printf("stress: smallest budget for the three keys %.0f MiB, bulk key resident from %.0f MiB, with the "
+           "constraint system streamed from %.0f MiB, streaming budget %.0f MiB\n", (double)*min_b / (1 << 20),
+           (double)res / (1 << 20), (double)with_cs / (1 << 20), (double)*stream_b / (1 << 20));
     if (!*min_b) s_fail("no device budget loads the three keys, not even the whole free memory");
     s_phase_end();
     return *min_b ? 0 : -1;

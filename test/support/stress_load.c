@@ -590,7 +590,9 @@ int s_load_keys(tslot *s, cuzk_engine *e, cuzk_srs *srs[NKEYS], int must)
 cuzk_cs *s_cs_load(tslot *s, uint64_t *rng)
 {
     const int gpu = S_cfg->backend == CUZK_BACKEND_CUDA;
-    const uint32_t flags = gpu && s_rand(rng) % 2 ? CUZK_CS_STREAM : 0;
+    /* streamed one time in two; three in four under a budget (where the streaming budget was
+     * chosen to hold it streamed beside the keys) */
+    const uint32_t flags = gpu && s_rand(rng) % 4 < (P->budget ? 3u : 2u) ? CUZK_CS_STREAM : 0;
     cuzk_cs *cs = NULL;
     int rc, window = fault_window();
     S_TIMED(s, C_CS_LOAD, 0, rc = cuzk_cs_load(P->e, S_keys[K_BULK].cs_path, flags, &cs));
