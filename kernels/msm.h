@@ -91,8 +91,13 @@ void msm_gpu_ctx_set_accumulation(msm_gpu_ctx *ctx, int mode, unsigned min_batch
 /* MSM_ACC_PAIRWISE: at most this many rounds, the rest in XYZZ (0 = while they pay). */
 void msm_gpu_ctx_set_pair_rounds(msm_gpu_ctx *ctx, unsigned rounds);
 /* Only the accumulation kind, keeping the context's thresholds (what the CUDA backend switches
- * per partition: MSM_ACC_AUTO where the key's slot has pairwise's scratch, else MSM_ACC_XYZZ). */
-void msm_gpu_ctx_set_acc_kind(msm_gpu_ctx *ctx, int mode);
+ * per partition: MSM_ACC_AUTO where the key's slot has pairwise's scratch, else MSM_ACC_XYZZ).
+ * A kind without pairwise rounds frees their scratch, stream-ordered: a context never holds
+ * pairwise's scratch while running a kind its owner budgeted without it. CUZK_OK or
+ * CUZK_EDEVICE. */
+int msm_gpu_ctx_set_acc_kind(msm_gpu_ctx *ctx, int mode);
+/* Device bytes of pairwise-round scratch the context holds now (for tests). */
+size_t msm_gpu_ctx_pair_scratch_bytes(const msm_gpu_ctx *ctx);
 /* The accumulation CUZK_MSM_ACC names: xyzz, affine, pairwise; MSM_ACC_AUTO when unset, "auto"
  * or unknown. */
 int msm_acc_from_env(void);

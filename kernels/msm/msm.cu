@@ -52,7 +52,7 @@ struct dev_exec {
     size_t cub_cap = 0;
     std::vector<std::pair<void *, size_t>> caps; /* buffer -> capacity */
 
-    size_t cap_of(void *p)
+    size_t cap_of(void *p) const
     {
         for (auto &c : caps)
             if (c.first == p) return c.second;
@@ -72,6 +72,16 @@ struct dev_exec {
         bytes = bytes < 256 ? 256 : bytes;
         CUDA_TRY(gpu_pool_malloc_async((void **)p, bytes, stream));
         caps.push_back({*p, bytes});
+        return 0;
+    }
+    /* One buffer back to the pool, stream-ordered (after the work enqueued that uses it). */
+    int drop(void **p)
+    {
+        if (!*p) return 0;
+        for (auto &c : caps)
+            if (c.first == *p) c = {nullptr, 0};
+        CUDA_TRY(cudaFreeAsync(*p, stream));
+        *p = nullptr;
         return 0;
     }
     /* stream-ordered too (the caller saw the stream idle): cudaFree would hold back every other
@@ -348,7 +358,7 @@ extern "C" void msm_gpu_ctx_set_precompute(msm_gpu_ctx *c, int mode)
 
 extern "C" void msm_gpu_ctx_set_accumulation(msm_gpu_ctx *c, int mode, unsigned min_batch, unsigned kmul)
 {
-    msm_gpu_ctx_set_acc_kind(c, mode);
+    (void)msm_gpu_ctx_set_acc_kind(c, mode); /* a new context's, or a benchmark's: nothing to free */
     /* pairwise (AUTO's too): a round's inversion (~70 products) pays once a thread has ~16
      * pairs (4 products saved on each) */
     const bool pair = c->x.acc.kind == MSM_ACC_PAIRWISE || c->x.acc.kind == MSM_ACC_AUTO;
@@ -356,9 +366,21 @@ extern "C" void msm_gpu_ctx_set_accumulation(msm_gpu_ctx *c, int mode, unsigned 
     c->x.acc.kmul = kmul ? kmul : 1;
 }
 
-extern "C" void msm_gpu_ctx_set_acc_kind(msm_gpu_ctx *c, int mode)
+extern "C" int msm_gpu_ctx_set_acc_kind(msm_gpu_ctx *c, int mode)
 {
     c->x.acc.kind = mode == MSM_ACC_AFFINE || mode == MSM_ACC_PAIRWISE || mode == MSM_ACC_AUTO ? mode : MSM_ACC_XYZZ;
+    if (c->x.acc.kind == MSM_ACC_PAIRWISE || c->x.acc.kind == MSM_ACC_AUTO || (!c->b.pair_pts && !c->b.pair_pre))
+        return CUZK_OK;
+    /* a mode without pairwise rounds: their scratch goes (a slot that ran a pairwise key's MSMs
+     * and now runs one whose slot bytes were counted without it would hold it on top) */
+    CUDA_TRY(cudaSetDevice(c->device));
+    GPU_TRY(c->x.drop(&c->b.pair_pts));
+    return c->x.drop(&c->b.pair_pre);
+}
+
+extern "C" size_t msm_gpu_ctx_pair_scratch_bytes(const msm_gpu_ctx *c)
+{
+    return c->x.cap_of(c->b.pair_pts) + c->x.cap_of(c->b.pair_pre);
 }
 
 extern "C" void msm_gpu_ctx_set_pair_rounds(msm_gpu_ctx *c, unsigned rounds) { c->x.acc.rounds = rounds; }
@@ -549,14 +571,16 @@ static size_t scratch_typed(size_t n, size_t max_entries, size_t piece, size_t b
     /* the largest window any run may take: per piece, chosen from at most pts scalars */
     unsigned c = persist ? acc_window<F>(n, bucket_bytes_max) : msm_choose_window(pts, pairwise);
     const size_t nwin = msm_windows(c), B = (size_t)1 << (c - 1);
-    size_t chunk = pts < max_entries ? pts : max_entries;
-    if (!chunk) chunk = 1;
-    size_t wg = persist ? nwin : max_entries / chunk;
-    wg = wg < 1 ? 1 : wg > nwin ? nwin : wg;
+    /* sort entries of a group: chunk·wg at pts scalars, but a run of fewer (nr) takes
+     * nr·min(max_entries / nr, its windows), which is not monotone in nr (max_entries 2^26,
+     * 40 M points: 40 M entries; 33 M: 66 M): min(max_entries, pts·nwin) bounds every nr */
+    const size_t all_windows = pts * nwin;
     /* buckets: with few scalars other than 0 and 1 a group grows to every window, at a
      * smaller window size; nwin·B·P bounds both, and the precomputed copies' two arrays of
      * one merged window each when they run in point chunks */
-    size_t buckets = nwin * B * P, ent = persist ? max_entries : chunk * wg, segs = B < MSM_SEG ? 1 : B / 2;
+    size_t buckets = nwin * B * P, segs = B < MSM_SEG ? 1 : B / 2;
+    size_t ent = persist || all_windows > max_entries ? max_entries : all_windows;
+    if (!ent) ent = 1;
     /* level-0 threads are `waves` waves: one is ~132 SMs x 8 blocks x 128 on an H200 (G1; 2^18
      * bounds it), G2's blocks are half as wide at lower occupancy (~34 k; 2^17 bounds it) */
     const size_t Tmax = ((size_t)1 << (sizeof(F) > 48 ? 17 : 18)) * waves;

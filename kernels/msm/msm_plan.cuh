@@ -366,6 +366,7 @@ template <class F, class X> int plan_begin(X &x, msm_bufs &b, unsigned cfix, boo
     st->n_one = st->n_rest = 0;
     st->nwin = 0;
     st->copies = 1;
+    st->acc = MSM_ACC_XYZZ;
     st->persist = persist && cfix;
     if ((rc = x.ensure(&b.ones, sizeof(xyzz<F>))) || (rc = x.zero(b.ones, sizeof(xyzz<F>))) ||
         (rc = x.ensure(&b.windows, MSM_MAX_WINDOWS * sizeof(xyzz<F>))) ||
@@ -503,7 +504,8 @@ int plan_add(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, si
     /* 3. Pippenger on the rest: window groups of wg windows over point chunks; persistent
      * buckets take every window at once and are neither cleared nor reduced here */
     if (!nr) return 0;
-    st->acc = x.acc.now = msm_acc_effective(x.acc.kind, nr, x.acc.pair_min);
+    x.acc.now = msm_acc_effective(x.acc.kind, nr, x.acc.pair_min);
+    st->acc = st->persist ? MSM_ACC_XYZZ : x.acc.now; /* persistent buckets add in XYZZ */
     if (!st->persist && msm_pre_pays(nr, pre, max_entries))
         return plan_rest_pre<F>(x, b, bases, scalars, mont, nr, max_entries, pre, st);
     if (!st->c) st->c = msm_choose_window(nr, x.acc.now == MSM_ACC_PAIRWISE);

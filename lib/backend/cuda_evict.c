@@ -61,7 +61,8 @@ void cuda_evict_apply(cuda_dev *d, uint32_t i, cuda_key **owners, const pl_evict
         od->pl.copies[v] = 0;
         od->pl.kind = od->pl.resident_total ? PL_PARTIAL : PL_STREAMED;
         od->pl.ws = PL_LEAN; /* what streams runs lean (cuda_flow_lean) */
-        od->msm_acc = cuda_acc_plain(); /* slots_stream checked the slots with its scratch */
+        od->msm_acc = cuda_acc_plain(); /* slots_stream checked the slots with its scratch; its
+                                         * next MSM frees pairwise's (msm_gpu_ctx_set_acc_kind) */
         d->resident -= bytes + copies;
         /* the slots' lean part (cs_slots.h) as the victim streams now: within slot_bytes
          * (slots_stream), which it leaves as it is */

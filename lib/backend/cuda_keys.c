@@ -200,10 +200,11 @@ static void fill_pl_input(const cuda_backend *b, const cuda_dev *d, const cuda_k
 
 /* The same key in slots sized for cuda_acc_rich (pairwise's scratch where its MSMs are large
  * enough), taken only where that costs nothing the plain placement has: the same kind, layout,
- * slot count, resident bytes and urgent room, and no evictions (in0: the inputs as filled,
- * before the plain placement changed them). On the H200 a 2^27 PoRep key's full slot grows
- * from 27.95 to 32.26 GiB and its partitions run 2.4 % faster (bench/RESULTS.md, session 11);
- * a card where that would stream bases keeps XYZZ. 1: *in, *pl and *room replaced. */
+ * slot count, resident prefixes, precomputed copies and urgent room, and no evictions (in0:
+ * the inputs as filled, before the plain placement changed them). On the H200 a 2^27 PoRep
+ * key's full slot grows from 27.95 to 32.26 GiB and its partitions run 5.3 % faster
+ * (bench/RESULTS.md, session 12); on a GPU made 16 GiB pairwise would stream more bases and
+ * lose 6.4 %, and the key keeps XYZZ. 1: *in, *pl and *room replaced. */
 static int place_rich(const cuda_dev *d, const cuda_key *k, const pl_input *in0, uint64_t base_room, uint64_t own_room,
                       pl_input *in, pl_result *pl, uint64_t *room)
 {
@@ -218,9 +219,14 @@ static int place_rich(const cuda_dev *d, const cuda_key *k, const pl_input *in0,
     pl_eviction none[PL_MAX_VICTIMS * PL_N]; /* no victims, so none chosen */
     if (placement_with_rooms(&rin, base_room, own_room, k->pinned, NULL, 0, none, &nev, &r, &rroom) != CUZK_OK)
         return 0;
-    if (nev || r.kind != pl->kind || r.ws != pl->ws || r.slots != pl->slots || r.resident_total != pl->resident_total ||
+    if (nev || r.kind != pl->kind || r.ws != pl->ws || r.slots != pl->slots || memcmp(r.resident, pl->resident, sizeof r.resident) ||
         rroom != *room || rin.keep != in->keep)
         return 0;
+    /* the copies placement_copies would make next, in what each leaves over */
+    pl_result plain_c = *pl, rich_c = r;
+    placement_copies(in, *room, cuda_copies_max(), &plain_c);
+    placement_copies(&rin, rroom, cuda_copies_max(), &rich_c);
+    if (rich_c.copies_bytes < plain_c.copies_bytes) return 0;
     *in = rin, *pl = r, *room = rroom;
     return 1;
 }

@@ -419,14 +419,17 @@ int slot_msm(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordina
     int rc;
     if ((rc = slot_yield(s, ordinal)) || (rc = slot_stage_begin(s, st, s->stream))) return rc;
     msm_gpu_ctx_set_waves(s->ctx, k->msm_waves); /* the key's scratch was budgeted with them */
-    msm_gpu_ctx_set_acc_kind(s->ctx, s->urgent_own ? cuda_acc_plain() : kd->msm_acc); /* and with this */
-    if (FAULT_HIT(FAULT_CUDA_MSM)) rc = err_set(CUZK_EDEVICE, "injected fault: CUDA MSM");
-    else if (kd->pl.ws == PL_FULL && counts) {
-        msm_gpu_ctx_set_counts(s->ctx, counts[0], counts[1]);
-        rc = msm_gpu_run_deferred(s->ctx, kd->whole[v], 0, d_scalars, n, form, out);
-    } else if (kd->pl.ws == PL_FULL)
-        rc = msm_gpu_run(s->ctx, kd->whole[v], 0, d_scalars, n, form, MSM_SCALARS_DEVICE, out);
-    else rc = msm_pieces(s, k, kd, v, d_scalars, n, form, next, out);
+    /* and with this accumulation (switching away from pairwise frees its scratch) */
+    rc = msm_gpu_ctx_set_acc_kind(s->ctx, s->urgent_own ? cuda_acc_plain() : kd->msm_acc);
+    if (rc == CUZK_OK) {
+        if (FAULT_HIT(FAULT_CUDA_MSM)) rc = err_set(CUZK_EDEVICE, "injected fault: CUDA MSM");
+        else if (kd->pl.ws == PL_FULL && counts) {
+            msm_gpu_ctx_set_counts(s->ctx, counts[0], counts[1]);
+            rc = msm_gpu_run_deferred(s->ctx, kd->whole[v], 0, d_scalars, n, form, out);
+        } else if (kd->pl.ws == PL_FULL)
+            rc = msm_gpu_run(s->ctx, kd->whole[v], 0, d_scalars, n, form, MSM_SCALARS_DEVICE, out);
+        else rc = msm_pieces(s, k, kd, v, d_scalars, n, form, next, out);
+    }
     if (rc) {
         char what[64];
         snprintf(what, sizeof what, "MSM of %llu points", (unsigned long long)n);

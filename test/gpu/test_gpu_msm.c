@@ -527,6 +527,50 @@ static void test_pairwise(void **state)
     msm_gpu_ctx_free(pw);
 }
 
+/* MSM_ACC_AUTO, a new context's default: pairwise from CUZK_MSM_PAIR_MIN scalars other than
+ * 0 and 1 (read when the context is made; 1000 here), XYZZ below; switched to XYZZ
+ * (msm_gpu_ctx_set_acc_kind, as the backend does per key) the context frees the pairwise
+ * scratch and does not make it again; switched back, pairwise runs again. */
+static void test_auto_switch(void **state)
+{
+    (void)state;
+    setenv("CUZK_MSM_PAIR_MIN", "1000", 1);
+    msm_gpu_ctx *saved = ctx, *au = NULL;
+    assert_int_equal(msm_gpu_ctx_create(&au, 0, NULL, 0), 0);
+    unsetenv("CUZK_MSM_PAIR_MIN");
+    ctx = au;
+    enum { N = 5000 };
+    void *host;
+    msm_gpu_bases *gb = gen_bases(MSM_CURVE_G1, N, &host);
+    fr_t *k = malloc(N * sizeof *k);
+    assert_non_null(k);
+    for (size_t j = 0; j < N; j++) make_scalar(&k[j], S_RANDOM);
+    msm_gpu_stats st;
+    check(MSM_CURVE_G1, gb, host, k, 500, MSM_SCALARS_HOST, "auto below the threshold");
+    msm_gpu_last_stats(au, &st);
+    assert_int_equal(st.acc, MSM_ACC_XYZZ);
+    assert_int_equal(msm_gpu_ctx_pair_scratch_bytes(au), 0);
+    check(MSM_CURVE_G1, gb, host, k, N, MSM_SCALARS_HOST, "auto above the threshold");
+    msm_gpu_last_stats(au, &st);
+    assert_int_equal(st.acc, MSM_ACC_PAIRWISE);
+    assert_true(msm_gpu_ctx_pair_scratch_bytes(au) > 0);
+    assert_int_equal(msm_gpu_ctx_set_acc_kind(au, MSM_ACC_XYZZ), CUZK_OK);
+    assert_int_equal(msm_gpu_ctx_pair_scratch_bytes(au), 0);
+    check(MSM_CURVE_G1, gb, host, k, N, MSM_SCALARS_HOST, "switched to XYZZ");
+    msm_gpu_last_stats(au, &st);
+    assert_int_equal(st.acc, MSM_ACC_XYZZ);
+    assert_int_equal(msm_gpu_ctx_pair_scratch_bytes(au), 0);
+    assert_int_equal(msm_gpu_ctx_set_acc_kind(au, MSM_ACC_AUTO), CUZK_OK);
+    check(MSM_CURVE_G1, gb, host, k, N, MSM_SCALARS_HOST, "back to auto");
+    msm_gpu_last_stats(au, &st);
+    assert_int_equal(st.acc, MSM_ACC_PAIRWISE);
+    ctx = saved;
+    msm_gpu_ctx_free(au);
+    msm_gpu_bases_free(gb);
+    free(k);
+    free(host);
+}
+
 /* Buckets whose runs hit every special case of an affine addition, different ones in one
  * batch (ft_msm_affine_special, as test_msm_sim's test_affine_special): small positive
  * digits, then scalars near r (negative digits). Many buckets per thread (kmul 64), every
@@ -832,6 +876,7 @@ int main(void)
         cmocka_unit_test(test_affine),
         cmocka_unit_test(test_affine_special),
         cmocka_unit_test(test_pairwise),
+        cmocka_unit_test(test_auto_switch),
         cmocka_unit_test(test_pairwise_special),
         cmocka_unit_test(test_precompute),
     };
