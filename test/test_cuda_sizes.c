@@ -87,6 +87,32 @@ static void porep_witness_fits_16_gib(void **state)
     assert_true(slot + wit + cs <= cap);
 }
 
+/* CUZK_PIECE_MB sets the streamed pieces (whole points of either curve: a multiple of 192
+ * bytes), also past the default's 768 MiB cap; the lean streaming slot grows by its two stream
+ * buffers. Unset: an eighth of the largest vector, at most 768 MiB. */
+static void piece_bytes_knob(void **state)
+{
+    (void)state;
+    static cuda_key k;
+    static groth16_params pk;
+    memset(&pk, 0, sizeof pk);
+    memset(&k, 0, sizeof k);
+    pk.n_h = (1u << 27) - 1, pk.n_l = pk.n_a = 130000000, pk.n_b_g1 = pk.n_b_g2 = 32000000;
+    pk.vk.n_ic = 328;
+    k.pk = &pk;
+    k.n[PL_H] = pk.n_h, k.n[PL_L] = pk.n_l, k.n[PL_A] = pk.n_a, k.n[PL_B_G1] = pk.n_b_g1, k.n[PL_B_G2] = pk.n_b_g2;
+    k.log_m = 27, k.msm_waves = 1;
+    unsetenv("CUZK_PIECE_MB");
+    const uint64_t def = cuda_piece_bytes(&k);
+    assert_int_equal(def, CUDA_PIECE_BYTES);
+    setenv("CUZK_PIECE_MB", "1536", 1);
+    const uint64_t big = cuda_piece_bytes(&k);
+    unsetenv("CUZK_PIECE_MB");
+    assert_int_equal(big % 192, 0);
+    assert_true(big <= (uint64_t)1536 << 20 && big > ((uint64_t)1536 << 20) - 192);
+    assert_true(cuda_slot_need(&k, 1, 1, big) >= cuda_slot_need(&k, 1, 1, def) + 2 * (big - def));
+}
+
 static void waves_by_key_and_engine(void **state)
 {
     (void)state;
@@ -101,6 +127,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(winning_fits_the_urgent_room),
+        cmocka_unit_test(piece_bytes_knob),
         cmocka_unit_test(waves_by_key_and_engine),
         cmocka_unit_test(porep_witness_fits_16_gib),
     };

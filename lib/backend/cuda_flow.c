@@ -8,6 +8,7 @@
  * Inputs are page-locked host memory (cuda_start staged what was not).
  */
 #if CUZK_HAVE_CUDA
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend/backend_common.h"
@@ -76,13 +77,27 @@ uint64_t cuda_ws_full_acc(const cuda_key *k, int acc)
 
 uint64_t cuda_ws_full(const cuda_key *k) { return cuda_ws_full_acc(k, cuda_acc_plain()); }
 
+/* CUZK_PIECE_MB, for measuring larger pieces (issue 28 item 3: each streamed piece of an MSM
+ * reduces its own buckets; at 16 GiB the 2^27 H MSM's 17 pieces cost ~190 ms of reductions, and
+ * the window model puts 8 pieces at −7 %, 4 at −12 % of that MSM, against two larger stream
+ * buffers per lean slot taken from resident bases). Validated by cuda_env_check (1..4096). */
+static uint64_t piece_bytes_env(void)
+{
+    const char *e = getenv("CUZK_PIECE_MB");
+    return e && *e ? (uint64_t)strtoull(e, NULL, 10) << 20 : 0;
+}
+
 uint64_t cuda_piece_bytes(const cuda_key *k)
 {
     uint64_t big = 0;
     for (int v = 0; v < PL_N; v++)
         if (k->n[v] * pl_point_bytes(v) > big) big = k->n[v] * pl_point_bytes(v);
-    uint64_t p = big / 8;
-    p = p < CUDA_PIECE_MIN ? CUDA_PIECE_MIN : p > CUDA_PIECE_BYTES ? CUDA_PIECE_BYTES : p;
+    uint64_t p = piece_bytes_env();
+    if (!p) {
+        p = big / 8;
+        p = p > CUDA_PIECE_BYTES ? CUDA_PIECE_BYTES : p;
+    }
+    p = p < CUDA_PIECE_MIN ? CUDA_PIECE_MIN : p;
     return p - p % 192;
 }
 
