@@ -113,6 +113,39 @@ static void piece_bytes_knob(void **state)
     assert_true(cuda_slot_need(&k, 1, 1, big) >= cuda_slot_need(&k, 1, 1, def) + 2 * (big - def));
 }
 
+/* A key placed full whose partition an urgent worker runs in its own lean slot: slot_msm
+ * runs its MSMs over the whole resident vectors, so the urgent slot's need counts that
+ * (msm_gpu_run's scratch over 2^27 points at the lean entries: more than a piece's), while
+ * keys placed lean, resident or streamed, need what cuda_slot_need says. */
+static void full_key_in_lean_slot(void **state)
+{
+    (void)state;
+    static cuda_key k;
+    static groth16_params pk;
+    memset(&pk, 0, sizeof pk);
+    memset(&k, 0, sizeof k);
+    pk.n_h = (1u << 27) - 1, pk.n_l = pk.n_a = 130000000, pk.n_b_g1 = pk.n_b_g2 = 32000000;
+    pk.vk.n_ic = 328;
+    k.pk = &pk;
+    k.n[PL_H] = pk.n_h, k.n[PL_L] = pk.n_l, k.n[PL_A] = pk.n_a, k.n[PL_B_G1] = pk.n_b_g1, k.n[PL_B_G2] = pk.n_b_g2;
+    k.log_m = 27, k.msm_waves = 1;
+    const uint64_t piece = cuda_piece_bytes(&k);
+    cuda_key_dev kd;
+    memset(&kd, 0, sizeof kd);
+    kd.pl.kind = PL_RESIDENT, kd.pl.ws = PL_FULL;
+    const uint64_t whole = msm_gpu_scratch_bytes(MSM_CURVE_G1, k.n[PL_H], CUDA_MSM_ENTRIES_LEAN, 0, 0, 1, MSM_ACC_XYZZ);
+    const uint64_t by_piece = cuda_slot_need(&k, 1, 0, piece), full_lean = cuda_slot_need_kd(&k, &kd, 1, piece);
+    printf("2^27 key placed full, run lean: %.2f GiB (by pieces %.2f GiB; H's whole-vector MSM scratch %.2f GiB)\n",
+           full_lean / GiB, by_piece / GiB, whole / GiB);
+    assert_true(full_lean > by_piece);
+    assert_true(full_lean >= whole);
+    assert_int_equal(cuda_slot_need_kd(&k, &kd, 0, piece), cuda_slot_need(&k, 0, 0, piece));
+    kd.pl.ws = PL_LEAN;
+    assert_int_equal(cuda_slot_need_kd(&k, &kd, 1, piece), by_piece);
+    kd.pl.kind = PL_STREAMED;
+    assert_int_equal(cuda_slot_need_kd(&k, &kd, 1, piece), cuda_slot_need(&k, 1, 1, piece));
+}
+
 static void waves_by_key_and_engine(void **state)
 {
     (void)state;
@@ -128,6 +161,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(winning_fits_the_urgent_room),
         cmocka_unit_test(piece_bytes_knob),
+        cmocka_unit_test(full_key_in_lean_slot),
         cmocka_unit_test(waves_by_key_and_engine),
         cmocka_unit_test(porep_witness_fits_16_gib),
     };

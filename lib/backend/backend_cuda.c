@@ -294,13 +294,12 @@ static int stage_inputs(cuda_worker *w, const cuda_key *k, const cuzk_partition 
 static uint32_t urgent_fits(cuda_dev *d, const cuda_key *k, const cuda_key_dev *kd, const cuda_cs *wcs, uint32_t i,
                             int lean[], uint32_t *prefer)
 {
-    const int streamed = kd->pl.kind != PL_RESIDENT;
     uint32_t fits = 0;
     pthread_mutex_lock(&d->lock);
     const uint64_t used = cuda_dev_used(d), free_now = d->cap > used ? d->cap - used : 0;
     for (int j = 0; j < CUDA_URGENT_SLOTS; j++)
         for (int l = kd->pl.ws == PL_LEAN; l <= 1; l++) {
-            const uint64_t need = cuda_slot_need(k, l, streamed, d->piece_bytes) + (wcs ? cuda_cs_job_extra(wcs, i, l) : 0);
+            const uint64_t need = cuda_slot_need_kd(k, kd, l, d->piece_bytes) + (wcs ? cuda_cs_job_extra(wcs, i, l) : 0);
             if (need > free_now + d->urgent_bytes[j]) continue;
             fits |= 1u << j, lean[j] = l;
             break;
@@ -315,7 +314,7 @@ static uint32_t urgent_fits(cuda_dev *d, const cuda_key *k, const cuda_key_dev *
 static int urgent_commit(cuda_dev *d, const cuda_key *k, const cuda_key_dev *kd, const cuda_cs *wcs, uint32_t i, int j,
                          int lean)
 {
-    const uint64_t need = cuda_slot_need(k, lean, kd->pl.kind != PL_RESIDENT, d->piece_bytes) +
+    const uint64_t need = cuda_slot_need_kd(k, kd, lean, d->piece_bytes) +
                           (wcs ? cuda_cs_job_extra(wcs, i, lean) : 0);
     pthread_mutex_lock(&d->lock);
     const uint64_t used = cuda_dev_used(d), free_now = d->cap > used ? d->cap - used : 0;
@@ -378,7 +377,7 @@ static int cuda_start(void *ws, backend_job *job)
     uint64_t t2 = bjob_now_ns();
     if (t2 - t1 > 20000) /* waited for a slot: its bytes */
         bjob_trace(job, CUZK_TRACE_BUDGET_WAIT, t1, t2,
-                   cuda_slot_need(k, lean, streamed, d->piece_bytes) + (wcs ? cuda_cs_job_extra(wcs, di, lean) : 0));
+                   cuda_slot_need_kd(k, kd, lean, d->piece_bytes) + (wcs ? cuda_cs_job_extra(wcs, di, lean) : 0));
     /* an ordinary partition paces its work (gpu_gate_pass at its stage boundaries, window groups
      * and transforms) and gives way there while an urgent one runs. An urgent one (by its
      * priority, on whichever worker) raises the count once its slot is ready: from then on it

@@ -123,6 +123,15 @@ uint64_t cuda_slot_need(const cuda_key *k, int lean, int streamed, uint64_t piec
     return lean ? cuda_ws_lean(k, piece_bytes) + (streamed ? 2 * piece_bytes : 0) : cuda_ws_full(k);
 }
 
+uint64_t cuda_slot_need_kd(const cuda_key *k, const cuda_key_dev *kd, int lean, uint64_t piece_bytes)
+{
+    if (!lean || kd->pl.ws != PL_FULL) return cuda_slot_need(k, lean, kd->pl.kind != PL_RESIDENT, piece_bytes);
+    /* a key placed full, run in a lean (urgent) slot: slot_msm runs its MSMs over the whole
+     * resident vectors, at the lean slot's sort entries (msm_gpu_run's scratch, not a piece's:
+     * its index arrays alone are 10 bytes a point) */
+    return key_work_bytes(k, 1) + cuda_prep_bytes(k->pk->n_l) + msm_scratch(k, CUDA_MSM_ENTRIES_LEAN, 0, cuda_acc_plain());
+}
+
 uint64_t cuda_work_bytes(const cuda_inputs *in, int lean)
 {
     return work_scalars(lean, in->log_m, in->na, in->n_a, in->n_b, in->ni) * FR;

@@ -373,6 +373,10 @@ int cuda_acc_rich(void);
 unsigned cuda_msm_waves(uint32_t urgent_workers, int pinned, unsigned env_waves);
 /* one slot's device bytes for key k: what the placement budgets and the urgent slot takes */
 uint64_t cuda_slot_need(const cuda_key *k, int lean, int streamed, uint64_t piece_bytes);
+/* ... for a partition of k as placed on the device (kd) in a slot of layout lean: as
+ * cuda_slot_need, but a key placed full run lean (an urgent worker's own slot) counts the MSMs
+ * over its whole resident vectors that slot_msm runs for it. */
+uint64_t cuda_slot_need_kd(const cuda_key *k, const cuda_key_dev *kd, int lean, uint64_t piece_bytes);
 /* The stream buffer size for a key (when it is the first on its device). */
 uint64_t cuda_piece_bytes(const cuda_key *k);
 /* Device bytes of a slot's work area and prep area for these inputs. */
