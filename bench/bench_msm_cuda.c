@@ -277,12 +277,13 @@ int bench_msm_cuda(int argc, char **argv)
         for (int r = 1; r < reps; r++) if (w[0].ms[r] < lo) lo = w[0].ms[r];
         double med = bench_median(w[0].ms, reps);
         double per = wall_ms / (reps * streams);
+        const char *ran = st.acc == MSM_ACC_PAIRWISE ? "pairwise" : st.acc == MSM_ACC_AFFINE ? "affine" : "xyzz";
         if (json)
             printf("{\"bench\":\"msm\",\"backend\":\"cuda\",\"curve\":\"%s\",\"log_n\":%d,\"bits_fraction\":%.3f,"
-                   "\"scalars\":\"%s\",\"acc\":\"%s\",\"copies\":%u,\"copies_made_s\":%.3f,\"streams\":%d,\"reps\":%d,"
+                   "\"scalars\":\"%s\",\"acc\":\"%s\",\"acc_ran\":\"%s\",\"copies\":%u,\"copies_made_s\":%.3f,\"streams\":%d,\"reps\":%d,"
                    "\"median_ms\":%.3f,\"min_ms\":%.3f,\"wall_per_msm_ms\":%.3f,\"window\":%u,\"groups\":%u,"
                    "\"n_zero\":%llu,\"n_one\":%llu,\"n_rest\":%llu,\"same_result\":%d,\"device\":\"%s\"}\n",
-                   curve, log_n, frac, where, accs[a].name, st.copies, pre_s_made, streams, reps, med, lo, per,
+                   curve, log_n, frac, where, accs[a].name, ran, st.copies, pre_s_made, streams, reps, med, lo, per,
                    st.window_bits, st.window_groups, (unsigned long long)st.n_zero, (unsigned long long)st.n_one,
                    (unsigned long long)st.n_rest, same, name);
         else
@@ -292,7 +293,7 @@ int bench_msm_cuda(int argc, char **argv)
                    "  cuzk-bench msm --backend cuda --curve %s --log %d --bits-fraction %g --reps %d --streams %d --scalars %s "
                    "--acc %s%s%s%s\n",
                    curve, log_n, frac, where, label, med, lo, reps, streams, streams == 1 ? "" : "s", per,
-                   st.acc == MSM_ACC_PAIRWISE ? "pairwise" : st.acc == MSM_ACC_AFFINE ? "affine" : "xyzz", st.window_bits, st.window_groups, st.copies, st.copies == 1 ? "y" : "ies", pre_s_made,
+                   ran, st.window_bits, st.window_groups, st.copies, st.copies == 1 ? "y" : "ies", pre_s_made,
                    (unsigned long long)st.n_zero, (unsigned long long)st.n_one, (unsigned long long)st.n_rest,
                    vi ? (same ? "equal to the first's" : "DIFFERENT") : "reference", gen_s, name, curve, log_n, frac,
                    reps, streams, where, accs[a].name, window ? " --window (forced)" : "", pre_s ? " --precompute " : "",
