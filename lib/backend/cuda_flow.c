@@ -129,7 +129,8 @@ uint64_t cuda_slot_need_kd(const cuda_key *k, const cuda_key_dev *kd, int lean, 
     /* a key placed full, run in a lean (urgent) slot: slot_msm runs its MSMs over the whole
      * resident vectors, at the lean slot's sort entries (msm_gpu_run's scratch, not a piece's:
      * its index arrays alone are 10 bytes a point) */
-    return key_work_bytes(k, 1) + cuda_prep_bytes(k->pk->n_l) + msm_scratch(k, CUDA_MSM_ENTRIES_LEAN, 0, cuda_acc_plain());
+    return key_work_bytes(k, 1) + cuda_prep_bytes(k->pk->n_l) +
+           msm_scratch(k, CUDA_MSM_ENTRIES_LEAN, 0, cuda_acc_plain());
 }
 
 uint64_t cuda_work_bytes(const cuda_inputs *in, int lean)
