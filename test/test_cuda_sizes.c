@@ -87,6 +87,19 @@ static void porep_witness_fits_16_gib(void **state)
     assert_true(slot + wit + cs <= cap);
 }
 
+/* A 2^27 key of PoRep's proportions (counts rounded), its bases not made. */
+static void porep_like_key(cuda_key *k, groth16_params *pk)
+{
+    memset(pk, 0, sizeof *pk);
+    memset(k, 0, sizeof *k);
+    pk->n_h = (1u << 27) - 1, pk->n_l = pk->n_a = 130000000, pk->n_b_g1 = pk->n_b_g2 = 32000000;
+    pk->vk.n_ic = 328;
+    k->pk = pk;
+    k->n[PL_H] = pk->n_h, k->n[PL_L] = pk->n_l, k->n[PL_A] = pk->n_a, k->n[PL_B_G1] = pk->n_b_g1;
+    k->n[PL_B_G2] = pk->n_b_g2;
+    k->log_m = 27, k->msm_waves = 1;
+}
+
 /* CUZK_PIECE_MB sets the streamed pieces (whole points of either curve: a multiple of 192
  * bytes), also past the default's 768 MiB cap; the lean streaming slot grows by its two stream
  * buffers. Unset: an eighth of the largest vector, at most 768 MiB. */
@@ -95,13 +108,7 @@ static void piece_bytes_knob(void **state)
     (void)state;
     static cuda_key k;
     static groth16_params pk;
-    memset(&pk, 0, sizeof pk);
-    memset(&k, 0, sizeof k);
-    pk.n_h = (1u << 27) - 1, pk.n_l = pk.n_a = 130000000, pk.n_b_g1 = pk.n_b_g2 = 32000000;
-    pk.vk.n_ic = 328;
-    k.pk = &pk;
-    k.n[PL_H] = pk.n_h, k.n[PL_L] = pk.n_l, k.n[PL_A] = pk.n_a, k.n[PL_B_G1] = pk.n_b_g1, k.n[PL_B_G2] = pk.n_b_g2;
-    k.log_m = 27, k.msm_waves = 1;
+    porep_like_key(&k, &pk);
     unsetenv("CUZK_PIECE_MB");
     const uint64_t def = cuda_piece_bytes(&k);
     assert_int_equal(def, CUDA_PIECE_BYTES);
@@ -122,13 +129,7 @@ static void full_key_in_lean_slot(void **state)
     (void)state;
     static cuda_key k;
     static groth16_params pk;
-    memset(&pk, 0, sizeof pk);
-    memset(&k, 0, sizeof k);
-    pk.n_h = (1u << 27) - 1, pk.n_l = pk.n_a = 130000000, pk.n_b_g1 = pk.n_b_g2 = 32000000;
-    pk.vk.n_ic = 328;
-    k.pk = &pk;
-    k.n[PL_H] = pk.n_h, k.n[PL_L] = pk.n_l, k.n[PL_A] = pk.n_a, k.n[PL_B_G1] = pk.n_b_g1, k.n[PL_B_G2] = pk.n_b_g2;
-    k.log_m = 27, k.msm_waves = 1;
+    porep_like_key(&k, &pk);
     const uint64_t piece = cuda_piece_bytes(&k);
     cuda_key_dev kd;
     memset(&kd, 0, sizeof kd);

@@ -185,6 +185,15 @@ static msm_gpu_bases *gen_bases(int curve, size_t n, void **host)
     return gb;
 }
 
+/* n random scalars (malloc'd, canonical). */
+static fr_t *random_scalars(size_t n)
+{
+    fr_t *k = malloc(n * sizeof *k);
+    assert_non_null(k);
+    for (size_t j = 0; j < n; j++) make_scalar(&k[j], S_RANDOM);
+    return k;
+}
+
 static void sizes(int curve, const int *logs, int nlogs)
 {
     size_t max = (size_t)1 << logs[nlogs - 1];
@@ -542,9 +551,7 @@ static void test_auto_switch(void **state)
     enum { N = 5000 };
     void *host;
     msm_gpu_bases *gb = gen_bases(MSM_CURVE_G1, N, &host);
-    fr_t *k = malloc(N * sizeof *k);
-    assert_non_null(k);
-    for (size_t j = 0; j < N; j++) make_scalar(&k[j], S_RANDOM);
+    fr_t *k = random_scalars(N);
     msm_gpu_stats st;
     check(MSM_CURVE_G1, gb, host, k, 500, MSM_SCALARS_HOST, "auto below the threshold");
     msm_gpu_last_stats(au, &st);
@@ -713,9 +720,7 @@ static void test_gate_groups(void **state)
     const size_t n = (size_t)1 << 18;
     void *host;
     msm_gpu_bases *gb = gen_bases(MSM_CURVE_G1, n, &host);
-    fr_t *k = malloc(n * sizeof *k);
-    assert_non_null(k);
-    for (size_t j = 0; j < n; j++) make_scalar(&k[j], S_RANDOM);
+    fr_t *k = random_scalars(n);
     g1_jac want;
     msm_g1(&want, host, k, n, tp);
     msm_gpu_ctx *gc = NULL;
