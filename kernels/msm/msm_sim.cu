@@ -278,8 +278,12 @@ extern "C" int msm_acc_from_env(void)
 
 extern "C" size_t msm_pair_min_from_env(void)
 {
+    /* the engine refuses a bad value at create (cuda_env_check); a context made outside an
+     * engine (benchmarks, tests) takes the default for one rather than 0 (pairwise always) */
     const char *a = getenv("CUZK_MSM_PAIR_MIN");
-    return a && *a ? (size_t)strtoull(a, NULL, 10) : MSM_PAIR_MIN_N;
+    char *end = NULL;
+    const unsigned long long v = a && *a ? strtoull(a, &end, 10) : 0;
+    return v && end && !*end ? (size_t)v : MSM_PAIR_MIN_N;
 }
 
 extern "C" void msm_sim_fp_inv(void *out, const void *in, size_t n)

@@ -341,6 +341,10 @@ static size_t gpu_free_bytes(void)
     return 0;
 }
 
+/* The smallest budget that holds the three keys and the bulk circuit's constraint system
+ * streamed (find_budgets; 0: not searched, or none). */
+static uint64_t S_cs_budget;
+
 static void run_phase(int index, const char *name, uint64_t budget, int workers, int faults)
 {
     s_phase_begin(index, name, budget, workers, faults);
@@ -366,7 +370,12 @@ static void run_phase(int index, const char *name, uint64_t budget, int workers,
         s_phase_end();
         return;
     }
-    P->cs = s_cs_load(s, &(uint64_t){S_seed ^ (0xc5ull * (uint64_t)index)});
+    /* under a budget streamed (what the budget search sized the streaming phase for); where
+     * the budget holds it (the whole GPU, the CPU, the streaming budget) a refusal fails the
+     * phase rather than leave it without witness-only partitions */
+    P->cs = s_cs_load(s, &(uint64_t){S_seed ^ (0xc5ull * (uint64_t)index)}, budget != 0);
+    if (!P->cs && !faults && (!budget || (S_cs_budget && budget >= S_cs_budget)))
+        s_fail("phase %d: the bulk circuit's constraint system was refused where the budget holds it", index);
     s_witness_alone(s);
     s_alone(s);
     uint64_t t0 = s_now();
@@ -486,6 +495,7 @@ static int find_budgets(uint64_t *min_b, uint64_t *stream_b)
     *stream_b = res ? (*min_b + res) / 2 / (1 << 20) * (1 << 20) : *min_b;
     const uint64_t with_cs = *min_b ? budget_search(s, *min_b, whole, NEED_CS) : 0;
     if (with_cs > *stream_b) *stream_b = with_cs;
+    S_cs_budget = with_cs;
     printf("stress: smallest budget for the three keys %.0f MiB, bulk key resident from %.0f MiB, with the "
            "constraint system streamed from %.0f MiB, streaming budget %.0f MiB\n", (double)*min_b / (1 << 20),
            (double)res / (1 << 20), (double)with_cs / (1 << 20), (double)*stream_b / (1 << 20));
@@ -498,6 +508,7 @@ int stress_run(const stress_cfg *cfg)
 {
     S_cfg = cfg;
     S_seed = cfg->seed ? cfg->seed : test_seed();
+    S_cs_budget = 0;
     atomic_store(&S_failures, 0);
     printf("stress: seed 0x%016llx (replay with CUZK_STRESS_SEED=0x%016llx); %s, %.1f s per phase, keys "
            "2^%u/2^%u/2^%u\n", (unsigned long long)S_seed, (unsigned long long)S_seed,

@@ -126,9 +126,9 @@ void s_phase_end(void);
  * (printed; a failing load is a test failure only when must). */
 int s_engine_create(tslot *s, uint64_t budget, int workers, int faults, cuzk_engine **out);
 int s_load_keys(tslot *s, cuzk_engine *e, cuzk_srs *srs[NKEYS], int must);
-/* A constraint system of the bulk key's circuit (flags 0, or CUZK_CS_STREAM at random on a GPU);
- * NULL when it could not be loaded (a failure unless a budget or a fault explains it). */
-cuzk_cs *s_cs_load(tslot *s, uint64_t *rng);
+/* A constraint system of the bulk key's circuit (on a GPU CUZK_CS_STREAM when stream, else at
+ * random); NULL when it could not be loaded (a failure unless a budget or a fault explains it). */
+cuzk_cs *s_cs_load(tslot *s, uint64_t *rng, int stream);
 void s_cs_release(tslot *s, cuzk_cs *cs); /* NULL: nothing; timed and counted */
 /* One witness-only partition on P->cs (none: nothing) proven on the idle engine: every phase
  * with a constraint system proves one whatever the load's timing (the load's may all still be

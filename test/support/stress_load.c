@@ -465,7 +465,7 @@ static void *churn(void *arg)
         S_TIMED(s, C_PLACEMENT, 0, rc = cuzk_srs_placement(srs, 0, &pl));
         if (rc) s_fail("cuzk_srs_placement: %s (%s)", cuzk_strerror(rc), cuzk_last_error());
         for (int i = 0; i < 2; i++) submit(s, &rng, srs, NULL, K_BULK, J_CHURN, 2, 0);
-        cuzk_cs *cs = s_rand(&rng) % 2 ? s_cs_load(s, &rng) : NULL;
+        cuzk_cs *cs = s_rand(&rng) % 2 ? s_cs_load(s, &rng, 0) : NULL;
         if (cs) {
             for (int i = 0; i < 2; i++) submit(s, &rng, srs, cs, K_BULK, J_CHURN, 2, 0);
             if (s_rand(&rng) % 2) { /* it replaces the bulk producer's, released in use */
@@ -587,12 +587,12 @@ int s_load_keys(tslot *s, cuzk_engine *e, cuzk_srs *srs[NKEYS], int must)
     return CUZK_OK;
 }
 
-cuzk_cs *s_cs_load(tslot *s, uint64_t *rng)
+cuzk_cs *s_cs_load(tslot *s, uint64_t *rng, int stream)
 {
     const int gpu = S_cfg->backend == CUZK_BACKEND_CUDA;
-    /* streamed one time in two; three in four under a budget (where the streaming budget was
-     * chosen to hold it streamed beside the keys) */
-    const uint32_t flags = gpu && s_rand(rng) % 4 < (P->budget ? 3u : 2u) ? CUZK_CS_STREAM : 0;
+    /* streamed where asked; else one time in two, three in four under a budget (where the
+     * streaming budget was chosen to hold it streamed beside the keys) */
+    const uint32_t flags = gpu && (stream || s_rand(rng) % 4 < (P->budget ? 3u : 2u)) ? CUZK_CS_STREAM : 0;
     cuzk_cs *cs = NULL;
     int rc, window = fault_window();
     S_TIMED(s, C_CS_LOAD, 0, rc = cuzk_cs_load(P->e, S_keys[K_BULK].cs_path, flags, &cs));
