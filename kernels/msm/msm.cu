@@ -58,22 +58,6 @@ struct dev_exec {
             if (c.first == p) return c.second;
         return 0;
     }
-    int ensure(void **p, size_t bytes)
-    {
-        if (*p && cap_of(*p) >= bytes) return 0;
-        /* stream-ordered: cudaFree would wait for every stream of the device (an urgent
-         * partition's MSM behind a backlog's whole MSM) */
-        if (*p) {
-            for (auto &c : caps)
-                if (c.first == *p) c = {nullptr, 0};
-            CUDA_TRY(cudaFreeAsync(*p, stream));
-            *p = nullptr;
-        }
-        bytes = bytes < 256 ? 256 : bytes;
-        CUDA_TRY(gpu_pool_malloc_async((void **)p, bytes, stream));
-        caps.push_back({*p, bytes});
-        return 0;
-    }
     /* One buffer back to the pool, stream-ordered (after the work enqueued that uses it). */
     int drop(void **p)
     {
@@ -82,6 +66,17 @@ struct dev_exec {
             if (c.first == *p) c = {nullptr, 0};
         CUDA_TRY(cudaFreeAsync(*p, stream));
         *p = nullptr;
+        return 0;
+    }
+    int ensure(void **p, size_t bytes)
+    {
+        if (*p && cap_of(*p) >= bytes) return 0;
+        /* stream-ordered: cudaFree would wait for every stream of the device (an urgent
+         * partition's MSM behind a backlog's whole MSM) */
+        GPU_TRY(drop(p));
+        bytes = bytes < 256 ? 256 : bytes;
+        CUDA_TRY(gpu_pool_malloc_async((void **)p, bytes, stream));
+        caps.push_back({*p, bytes});
         return 0;
     }
     /* stream-ordered too (the caller saw the stream idle): cudaFree would hold back every other
