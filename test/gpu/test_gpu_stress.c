@@ -6,6 +6,8 @@
  * witness-only on the bulk circuit's constraint system, resident or streamed, which the churn
  * reloads and releases in use) and ended by destroying the engine with work in flight; device memory must come back after each destroy. Latencies of the urgent kinds
  * (alone, p50, p99) and the longest call of each kind are printed as bench/RESULTS.md rows.
+ * CUZK_MSM_PAIR_MIN=4096 (unless set): the keys' MSMs run pairwise rounds, as 2^20 and larger
+ * ones do by default.
  * About 2.5 min on an H200 (30 s per phase); CUZK_STRESS_SECONDS sets each phase's length,
  * CUZK_STRESS_TOTAL_SECONDS all of them (make soak-gpu MINUTES=10). Exits 77 without a GPU. */
 #include <setjmp.h>
@@ -34,6 +36,10 @@ int main(void)
      * queues"), or the urgent partitions could wait behind the backlog's queued work */
     setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
     setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+    /* the keys' MSMs (2^12..2^16 points) below the default 2^20 would all run XYZZ: from 2^12
+     * they take pairwise rounds under the load too, and a slot alternates between a key
+     * placed with pairwise's scratch and one placed without (the switch frees it) */
+    setenv("CUZK_MSM_PAIR_MIN", "4096", 0);
     if (gpu_test_begin()) return 77;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(stress_gpu),
