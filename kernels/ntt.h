@@ -72,9 +72,17 @@ int gpu_h_step_from_host_checked(void *d_a, void *d_b, void *d_c, const void *a,
  * vectors): a arrives in d_x and b in d_y while A's transforms run; c is copied into d_x
  * once A·B has been formed in d_y (that copy is not overlapped). On return (on the stream)
  * d_x holds the h scalars in natural order; d_y is clobbered. */
+/* ab_arrived (NULL: none): called once, as soon as b's copy is enqueued, with the event (on
+ * copy_stream) of a's and b's arrival: from there until c's copy the step leaves PCIe idle, so
+ * a caller's own copies ordered after that event (the H MSM's first pieces) do not delay the
+ * step's inputs. Its error ends the step. */
+typedef struct gpu_h_hook {
+    int (*fn)(void *user, void *ab_arrived);
+    void *user;
+} gpu_h_hook;
 int gpu_h_step_from_host_lean(void *d_x, void *d_y, const void *a, const void *b, const void *c, uint64_t len,
                               unsigned log_n, int canonical, gpu_prep_result *d_res, const struct gpu_gate *gate,
-                              void *stream, void *copy_stream);
+                              const gpu_h_hook *ab_arrived, void *stream, void *copy_stream);
 /* The H step over inputs made on the device (witness-only partitions: a = A·w etc., evaluated
  * by kernels/spmv): fill(user, i, d, stream) enqueues on stream the len values of input i
  * (0 a, 1 b, 2 c; Montgomery form) into device buffer d, which this zero-pads to 2^log_n;

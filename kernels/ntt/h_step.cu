@@ -209,7 +209,8 @@ static int h_upload(void *d, const void *host, uint64_t len, unsigned log_n, uns
 
 extern "C" int gpu_h_step_from_host_lean(void *d_x, void *d_y, const void *a, const void *b, const void *c,
                                          uint64_t len, unsigned log_n, int canonical, gpu_prep_result *d_res,
-                                         const gpu_gate *gate, void *stream, void *copy_stream)
+                                         const gpu_gate *gate, const gpu_h_hook *ab_arrived, void *stream,
+                                         void *copy_stream)
 {
     if (log_n < 1 || log_n > NTT_MAX_LOG) return err_set(CUZK_EINVAL, "H step domain 2^%u is outside 2^1..2^%d", log_n, NTT_MAX_LOG);
     if (!d_x || !d_y || d_x == d_y) return err_set(CUZK_EINVAL, "H step: two distinct device buffers are needed");
@@ -232,6 +233,8 @@ extern "C" int gpu_h_step_from_host_lean(void *d_x, void *d_y, const void *a, co
     if (!rc) rc = h_run_a(x, ctx, sz, log_n, st);
     /* b's copy starts at once on cp (behind a's), st takes it up after A's transforms */
     if (!rc) rc = h_upload(y, b, len, log_n, 1, canonical, d_res, NULL, ev[1], st, cp);
+    /* enqueued before the gate, which may hold this thread for a transform or an urgent job */
+    if (!rc && ab_arrived && ab_arrived->fn) rc = ab_arrived->fn(ab_arrived->user, ev[1]);
     if (!rc) rc = h_pause(gate, st);
     if (!rc) rc = h_run_b(y, x, x, x, true, NTT_CHAIN_HEAD, ctx, sz, log_n, st);
     if (!rc) {

@@ -246,6 +246,23 @@ int cuda_flow_full_msms(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd,
     return slot_msm_collect(s, ordinal); /* the five sums, after one wait */
 }
 
+/* The H MSM's first pieces, copied once the lean H step's inputs a and b have arrived (its
+ * gpu_h_hook): enqueued ahead of them, as they were, the two pieces shared PCIe with a's copy
+ * and the step grew with their size (2^27 on an H200: 448, 477, 536 ms at 768, 1536, 3072 MiB
+ * pieces; bench/RESULTS.md); after b, PCIe is idle until c's copy. */
+typedef struct prefetch_h {
+    cuda_slot *s;
+    const cuda_key *k;
+    const cuda_key_dev *kd;
+} prefetch_h;
+
+static int prefetch_after_ab(void *user, void *ab_arrived)
+{
+    const prefetch_h *p = user;
+    int rc = gpu_stream_wait_event(p->s->bases_stream, ab_arrived);
+    return rc ? rc : slot_prefetch(p->s, p->k, p->kd, PL_H);
+}
+
 int cuda_flow_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, const cuda_inputs *in,
                    backend_job *job)
 {
@@ -256,14 +273,15 @@ int cuda_flow_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int 
     gpu_prep_result *d_res = s->d_prep;
     int form = in->canon ? CUZK_FR_CANONICAL : CUZK_FR_MONTGOMERY, rc;
     const groth16_params *pk = k->pk;
-    /* H's first pieces cross PCIe while the H step runs (they are needed whatever h is) */
-    if ((rc = slot_prefetch(s, k, kd, PL_H))) return slot_fail(ordinal, "copying bases");
-    /* the H step: h lands in [0, m), [m, 2m) is free when it ends */
+    /* the H step: h lands in [0, m), [m, 2m) is free when it ends; H's first pieces cross
+     * PCIe during it (needed whatever h is) once a and b are in (prefetch_after_ab) */
+    prefetch_h ph = {s, k, kd};
+    const gpu_h_hook after_ab = {prefetch_after_ab, &ph};
     if ((rc = slot_yield(s, ordinal)) || (rc = gpu_prep_reset(d_res, s->stream)) ||
         (rc = slot_stage_begin(s, ST_H, s->stream)) ||
         (FAULT_HIT(FAULT_CUDA_H) && err_set(CUZK_EDEVICE, "injected fault: CUDA H step")) ||
         gpu_h_step_from_host_lean(h, w + m, in->a, in->b, in->c, len, in->log_m, in->canon, d_res, s->gate,
-                                  s->stream, s->copy_stream) ||
+                                  &after_ab, s->stream, s->copy_stream) ||
         (rc = slot_stage_end(s, ST_H, s->stream, 3 * len * FR)))
         return rc ? rc : slot_fail(ordinal, "the H step");
     /* aux crosses PCIe during the H MSM, into the H step's second vector */

@@ -359,9 +359,12 @@ int cuda_flow_witness_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *
     const groth16_params *pk = k->pk;
     wit_fill f = {s, cs, &cs->dev[i], d_in, d_aux};
     int rc;
-    if ((rc = slot_prefetch(s, k, kd, PL_H))) return slot_fail(ordinal, "copying bases");
     if ((rc = slot_yield(s, ordinal)) || (rc = gpu_prep_reset(d_res, s->stream))) return rc;
     if (witness_to_device(s, in, d_in, d_aux, NULL)) return slot_fail(ordinal, "copying and checking the witness");
+    /* H's first pieces once the witness is in: ahead of it they would delay the H step */
+    if ((rc = gpu_stream_wait_event(s->bases_stream, s->ev[2 * ST_COPY + 1])) ||
+        (rc = slot_prefetch(s, k, kd, PL_H)))
+        return slot_fail(ordinal, "copying bases");
     if ((rc = slot_stage_begin(s, ST_H, s->stream)) ||
         (FAULT_HIT(FAULT_CUDA_H) && err_set(CUZK_EDEVICE, "injected fault: CUDA H step")) ||
         gpu_h_step_filled_lean(h, w + m, in->len, in->log_m, fill_abc, &f, s->gate, s->stream) ||

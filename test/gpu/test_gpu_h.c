@@ -59,6 +59,20 @@ static void cpu_h(fr_t *h, const fr_t *a, const fr_t *b, const fr_t *c, unsigned
     free(A), free(B), free(C);
 }
 
+/* The lean step's hook: how often it was called, with which event; fail: its return. */
+typedef struct hook_seen {
+    int calls, fail;
+    void *event;
+} hook_seen;
+
+static int hook_count(void *user, void *ab_arrived)
+{
+    hook_seen *h = user;
+    h->calls++;
+    h->event = ab_arrived;
+    return h->fail;
+}
+
 /* satisfied = 1: c = a·b pointwise, so A·B - C vanishes on the domain and h[n-1] = 0.
  * from_host: 0 = device inputs, 1 = copied from the host into three buffers, 2 = into two
  * (gpu_h_step_from_host_lean). */
@@ -90,9 +104,15 @@ static void check_size(unsigned L, int satisfied, int from_host)
         assert_int_equal(gpu_fr_fill_random(d[1], n, 2, s), 0);
         assert_int_equal(gpu_fr_fill_random(d[2], n, 3, s), 0);
         assert_int_equal(gpu_stream_sync(s), 0);
-        rc = from_host == 2 ? gpu_h_step_from_host_lean(d[0], d[1], a, b, c, len, L, 0, NULL, NULL, s, cp)
+        hook_seen seen = {0, 0, NULL};
+        const gpu_h_hook hook = {hook_count, &seen};
+        rc = from_host == 2 ? gpu_h_step_from_host_lean(d[0], d[1], a, b, c, len, L, 0, NULL, NULL, &hook, s, cp)
                             : gpu_h_step_from_host(d[0], d[1], d[2], a, b, c, len, L, s, cp);
         if (!rc) rc = gpu_stream_sync(s);
+        if (from_host == 2) { /* once, with a's and b's arrival */
+            assert_int_equal(seen.calls, 1);
+            assert_non_null(seen.event);
+        }
         gpu_stream_destroy(s), gpu_stream_destroy(cp);
     } else {
         fr_t *v[3] = {a, b, c};
@@ -174,6 +194,34 @@ static void test_tiny(void **state)
         check_size(L, 0, 1);
         check_size(L, 0, 2);
     }
+}
+
+/* The lean step's hook failing ends the step with its error, and nothing after it runs. */
+static void test_hook_error(void **state)
+{
+    (void)state;
+    const unsigned L = 10;
+    const uint64_t n = 1ull << L;
+    const size_t bytes = n * sizeof(fr_t);
+    fr_t *h[3];
+    void *d[2], *s, *cp;
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(gpu_host_alloc((void **)&h[k], bytes), 0);
+        rand_fr_vec(h[k], n);
+    }
+    for (int k = 0; k < 2; k++) assert_int_equal(gpu_malloc(&d[k], bytes), 0);
+    assert_int_equal(gpu_stream_create(&s), 0);
+    assert_int_equal(gpu_stream_create(&cp), 0);
+    hook_seen seen = {0, CUZK_EDEVICE, NULL};
+    const gpu_h_hook hook = {hook_count, &seen};
+    assert_int_equal(gpu_h_step_from_host_lean(d[0], d[1], h[0], h[1], h[2], n, L, 0, NULL, NULL, &hook, s, cp),
+                     CUZK_EDEVICE);
+    assert_int_equal(seen.calls, 1);
+    assert_int_equal(gpu_stream_sync(s), 0);
+    assert_int_equal(gpu_stream_sync(cp), 0);
+    gpu_stream_destroy(s), gpu_stream_destroy(cp);
+    for (int k = 0; k < 2; k++) gpu_free(d[k]);
+    for (int k = 0; k < 3; k++) gpu_host_free(h[k]);
 }
 
 static void test_2_10(void **state)
@@ -398,7 +446,7 @@ static void test_gate(void **state)
 static int h_gated(gated_call *c)
 {
     return c->lean ? gpu_h_step_from_host_lean(c->d[0], c->d[1], c->a, c->b, c->c, c->len, c->log_n, 0, c->d_res, c->g,
-                                               c->stream, c->cp)
+                                               NULL, c->stream, c->cp)
                    : gpu_h_step_from_host_checked(c->d[0], c->d[1], c->d[2], c->a, c->b, c->c, c->len, c->log_n, 0,
                                                   c->d_res, c->g, c->stream, c->cp);
 }
@@ -452,6 +500,7 @@ int main(void)
     tp = threadpool_create(0);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tiny),
+        cmocka_unit_test(test_hook_error),
         cmocka_unit_test(test_circom_partition),
         cmocka_unit_test(test_2_10),
         cmocka_unit_test(test_2_16),
