@@ -2,7 +2,8 @@
  * The CUDA backend's placement policy (lib/backend/cuda_placement.c), with no GPU: a PoRep
  * 2^27 key (bases and working sets as the backend computes them, TARGETS.md) on the cards
  * storage providers run, from 141 GiB down to what cannot hold one streaming worker, plus
- * random inputs checked against the policy's invariants.
+ * random inputs checked against the policy's invariants; and the evictions for a key being
+ * loaded and for a constraint system's bytes (placement_evict_bytes).
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,7 +1,8 @@
 /*
  * Witness-only partitions on the CUDA backend: the constraint system placed on each device
  * through the device budget (resident where it fits beside the keys and the slots, else its
- * matrices streamed in pieces from page-locked host memory), and the device work of one such
+ * matrices streamed in pieces from page-locked host memory, idle keys giving way resident
+ * bases where not even that fits: cuda_evict.c), and the device work of one such
  * partition — the witness copied once, range-checked on the device, a, b, c evaluated straight
  * into the H step's vectors, then the a/b/c path's MSMs over the device's copy of the witness.
  */
