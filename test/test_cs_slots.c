@@ -157,6 +157,57 @@ static void layouts_and_keys(void **state)
     assert_int_equal(need.pieces, 0);
 }
 
+/* A key that streams after giving way to a system (cuda_evict.c): checked against the slots
+ * as the system's commit leaves them, not as they are. Full slots of a 20 GiB key, a system
+ * streamed with a 4 GiB witness: a victim whose lean slot needs 17 GiB fits the slots now
+ * (no system), not once they keep the witness in a lean slot; 15 GiB fits both. */
+static void lean_fits_after_commit(void **state)
+{
+    (void)state;
+    cs_slots s;
+    memset(&s, 0, sizeof s);
+    cs_slots_key(&s, 0, 20 * GiB);
+    const cs_need sys = {4 * GiB, 64 * MiB}, after = cs_need_max(s.kept, sys);
+    assert_true(cs_slots_lean_fits(&s, s.kept, 17 * GiB));
+    assert_false(cs_slots_lean_fits(&s, after, 17 * GiB));
+    assert_true(cs_slots_lean_fits(&s, after, 15 * GiB));
+    assert_true(cs_slots_lean_fits(&s, after, 20 * GiB - 4 * GiB)); /* exactly: 16 + 4 + 64 MiB */
+    assert_false(cs_slots_lean_fits(&s, after, 20 * GiB - 4 * GiB + 1));
+    /* no key at all: nothing fits (no slots) */
+    cs_slots none;
+    memset(&none, 0, sizeof none);
+    assert_false(cs_slots_lean_fits(&none, sys, 1));
+}
+
+/* cs_slots_lean_fits against its meaning: recording such a key after the commit (cs_slots_key
+ * with its need plus a lean slot's systems' part, as cuda_evict_apply does) leaves the slots'
+ * bytes as the commit made them, and one that does not fit would grow them (oracle). */
+static void lean_fits_random(void **state)
+{
+    (void)state;
+    for (int it = 0; it < 20000; it++) {
+        cs_slots s;
+        memset(&s, 0, sizeof s);
+        uint64_t keys[2] = {0, 0};
+        for (int l = 0; l < 2; l++)
+            if (test_rand64() % 3) keys[l] = s.keys[l] = 1 + test_rand64() % (16 * GiB);
+        s.kept = (cs_need){test_rand64() % 2 ? test_rand64() % (4 * GiB) : 0, test_rand64() % (64 * MiB)};
+        const cs_need sys = {test_rand64() % (4 * GiB), test_rand64() % 2 ? 2 * (test_rand64() % (32 * MiB)) : 0};
+        const cs_need kept = cs_need_max(s.kept, sys);
+        const uint64_t own = 1 + test_rand64() % (20 * GiB);
+        const int fits = cs_slots_lean_fits(&s, kept, own);
+        cs_slots c = s;
+        cs_slots_commit(&c, sys);
+        const uint64_t committed = cs_slots_bytes(&c);
+        assert_int_equal(committed, oracle(keys, &kept, 1));
+        cs_slots_key(&c, 1, own + cs_need_extra(c.kept, 1));
+        const uint64_t lean_keys[2] = {keys[0], keys[1] > own ? keys[1] : own};
+        assert_int_equal(cs_slots_bytes(&c), oracle(lean_keys, &kept, 1));
+        if (fits) assert_int_equal(cs_slots_bytes(&c), committed);
+        else assert_true(cs_slots_bytes(&c) > committed);
+    }
+}
+
 /* Random loads and releases on random devices against the oracle. */
 static void random_against_oracle(void **state)
 {
@@ -199,6 +250,8 @@ int main(void)
         cmocka_unit_test(failed_placement_leaves_slots),
         cmocka_unit_test(layouts_and_keys),
         cmocka_unit_test(random_against_oracle),
+        cmocka_unit_test(lean_fits_after_commit),
+        cmocka_unit_test(lean_fits_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

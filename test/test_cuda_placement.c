@@ -2,7 +2,8 @@
  * The CUDA backend's placement policy (lib/backend/cuda_placement.c), with no GPU: a PoRep
  * 2^27 key (bases and working sets as the backend computes them, TARGETS.md) on the cards
  * storage providers run, from 141 GiB down to what cannot hold one streaming worker, plus
- * random inputs checked against the policy's invariants.
+ * random inputs checked against the policy's invariants; and the evictions for a key being
+ * loaded and for a constraint system's bytes (placement_evict_bytes).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -598,6 +599,168 @@ static void test_evictions_random(void **state)
     }
 }
 
+/* A victim with the given resident bytes of H, L, A, B_G2, B_G1 (MiB). */
+static pl_victim victim(uint64_t h, uint64_t l, uint64_t a, uint64_t b2, uint64_t b1, uint64_t last_used, int evictable)
+{
+    pl_victim v;
+    memset(&v, 0, sizeof v);
+    v.resident[PL_H] = h << 20, v.resident[PL_L] = l << 20, v.resident[PL_A] = a << 20;
+    v.resident[PL_B_G2] = b2 << 20, v.resident[PL_B_G1] = b1 << 20;
+    v.last_used = last_used, v.evictable = evictable;
+    return v;
+}
+
+/* Bytes for a constraint system (placement_evict_bytes): nothing for no deficit; the least
+ * recently used victim first, its vectors H, L, A, B_G2, B_G1; what is not needed given back
+ * from the last taken back; pinned or busy victims skipped; not enough evicts nothing. */
+static void test_evict_bytes(void **state)
+{
+    (void)state;
+    const uint64_t M = (uint64_t)1 << 20;
+    pl_eviction ev[PL_MAX_VICTIMS * PL_N];
+    uint32_t n = 99;
+    pl_victim vs[3] = {victim(100, 100, 100, 100, 100, 7, 1), victim(100, 100, 100, 100, 100, 3, 1)};
+    /* no deficit: nothing, even with victims; none at all: nothing either */
+    assert_int_equal(placement_evict_bytes(vs, 2, 0, ev, &n), CUZK_OK);
+    assert_int_equal(n, 0);
+    n = 99;
+    assert_int_equal(placement_evict_bytes(NULL, 0, 0, ev, &n), CUZK_OK);
+    assert_int_equal(n, 0);
+    /* the least recently used (vs[1]) gives its H, which is enough */
+    assert_int_equal(placement_evict_bytes(vs, 2, 1, ev, &n), CUZK_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(ev[0].victim, 1);
+    assert_int_equal(ev[0].vector, PL_H);
+    assert_int_equal(placement_evict_bytes(vs, 2, 100 * M, ev, &n), CUZK_OK);
+    assert_int_equal(n, 1);
+    /* more than its H: its vectors in order, then the next victim's */
+    assert_int_equal(placement_evict_bytes(vs, 2, 100 * M + 1, ev, &n), CUZK_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(ev[0].victim, 1);
+    assert_int_equal(ev[0].vector, PL_H);
+    assert_int_equal(ev[1].victim, 1);
+    assert_int_equal(ev[1].vector, PL_L);
+    assert_int_equal(placement_evict_bytes(vs, 2, 450 * M, ev, &n), CUZK_OK);
+    assert_int_equal(n, 5);
+    static const int32_t order[PL_N] = {PL_H, PL_L, PL_A, PL_B_G2, PL_B_G1};
+    for (int j = 0; j < PL_N; j++) {
+        assert_int_equal(ev[j].victim, 1);
+        assert_int_equal(ev[j].vector, order[j]);
+    }
+    assert_int_equal(placement_evict_bytes(vs, 2, 501 * M, ev, &n), CUZK_OK);
+    assert_int_equal(n, 6);
+    assert_int_equal(ev[5].victim, 0);
+    assert_int_equal(ev[5].vector, PL_H);
+    /* a vector it does not hold is skipped */
+    vs[1].resident[PL_H] = 0;
+    assert_int_equal(placement_evict_bytes(vs, 2, 1, ev, &n), CUZK_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(ev[0].victim, 1);
+    assert_int_equal(ev[0].vector, PL_L);
+    /* busy or pinned (not evictable): skipped, the next one gives */
+    vs[1].evictable = 0;
+    assert_int_equal(placement_evict_bytes(vs, 2, 1, ev, &n), CUZK_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(ev[0].victim, 0);
+    assert_int_equal(ev[0].vector, PL_H);
+    /* not enough in all that may give way: nothing evicted, though vs[1] holds enough */
+    n = 99;
+    assert_int_equal(placement_evict_bytes(vs, 2, 500 * M + 1, ev, &n), CUZK_EBUDGET);
+    assert_int_equal(n, 0);
+    vs[0].evictable = 0;
+    n = 99;
+    assert_int_equal(placement_evict_bytes(vs, 2, 1, ev, &n), CUZK_EBUDGET);
+    assert_int_equal(n, 0);
+    /* pruned: the idlest key is small (1 + 10 MiB), the next one's H (10 MiB) is taken after
+     * all of it; of 15 MiB needed, the small key's H is not needed and given back */
+    pl_victim pr[2] = {victim(1, 10, 0, 0, 0, 1, 1), victim(10, 50, 0, 0, 0, 2, 1)};
+    assert_int_equal(placement_evict_bytes(pr, 2, 15 * M, ev, &n), CUZK_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(ev[0].victim, 0);
+    assert_int_equal(ev[0].vector, PL_L);
+    assert_int_equal(ev[1].victim, 1);
+    assert_int_equal(ev[1].vector, PL_H);
+    /* more than the small key holds, and the next one's H alone does (20 MiB): the small key
+     * keeps everything */
+    pr[1].resident[PL_H] = 20 * M;
+    assert_int_equal(placement_evict_bytes(pr, 2, 12 * M, ev, &n), CUZK_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(ev[0].victim, 1);
+    assert_int_equal(ev[0].vector, PL_H);
+}
+
+/* Random victims and deficits: a refusal exactly when every evictable byte is less than the
+ * deficit (nothing evicted then); else evictable resident vectors, each once, whose bytes
+ * reach it, and without any one of them would not (minimal). */
+static void test_evict_bytes_random(void **state)
+{
+    (void)state;
+    for (int it = 0; it < 20000; it++) {
+        pl_victim vs[6];
+        const uint32_t nv = (uint32_t)(test_rand64() % 7);
+        uint64_t all = 0;
+        for (uint32_t i = 0; i < nv; i++) {
+            for (int v = 0; v < PL_N; v++) vs[i].resident[v] = test_rand64() % 3 ? test_rand64() % GiB : 0;
+            vs[i].last_used = test_rand64() % 8;
+            vs[i].evictable = test_rand64() % 4 != 0;
+            if (vs[i].evictable)
+                for (int v = 0; v < PL_N; v++) all += vs[i].resident[v];
+        }
+        const uint64_t deficit = test_rand64() % 4 ? test_rand64() % (3 * GiB) : 0;
+        pl_eviction ev[PL_MAX_VICTIMS * PL_N];
+        uint32_t n = 99;
+        int rc = placement_evict_bytes(vs, nv, deficit, ev, &n);
+        if (all < deficit) {
+            assert_int_equal(rc, CUZK_EBUDGET);
+            assert_int_equal(n, 0);
+            continue;
+        }
+        assert_int_equal(rc, CUZK_OK);
+        uint8_t seen[6][PL_N] = {{0}};
+        for (uint32_t i = 0; i < n; i++) {
+            assert_true(ev[i].victim < nv);
+            assert_true(vs[ev[i].victim].evictable);
+            assert_true(vs[ev[i].victim].resident[ev[i].vector] > 0);
+            assert_false(seen[ev[i].victim][ev[i].vector]);
+            seen[ev[i].victim][ev[i].vector] = 1;
+        }
+        const uint64_t freed = evicted_bytes(vs, ev, n);
+        assert_true(freed >= deficit);
+        if (!deficit) assert_int_equal(n, 0);
+        for (uint32_t skip = 0; skip < n; skip++)
+            assert_true(freed - vs[ev[skip].victim].resident[ev[skip].vector] < deficit);
+        /* the order, from scratch: evictable victims by last use (ties: the first passed), each
+         * one's vectors H, L, A, B_G2, B_G1; the evictions are taken from the shortest prefix
+         * that reaches the deficit, in its order, and include its last (the one that reached it) */
+        pl_eviction order[6 * PL_N];
+        static const int32_t vec[PL_N] = {PL_H, PL_L, PL_A, PL_B_G2, PL_B_G1};
+        uint32_t no = 0, prefix = 0;
+        uint8_t used[6] = {0};
+        for (uint32_t k = 0; k < nv; k++) {
+            uint32_t best = nv;
+            for (uint32_t i = 0; i < nv; i++)
+                if (!used[i] && vs[i].evictable && (best == nv || vs[i].last_used < vs[best].last_used)) best = i;
+            if (best == nv) break;
+            used[best] = 1;
+            for (int j = 0; j < PL_N; j++)
+                if (vs[best].resident[vec[j]]) order[no].victim = best, order[no++].vector = vec[j];
+        }
+        for (uint64_t sum = 0; deficit && sum < deficit; prefix++)
+            sum += vs[order[prefix].victim].resident[order[prefix].vector];
+        uint32_t at = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            while (at < prefix && (order[at].victim != ev[i].victim || order[at].vector != ev[i].vector)) at++;
+            assert_true(at < prefix);
+            at++;
+        }
+        if (prefix) {
+            assert_true(n > 0);
+            assert_int_equal(ev[n - 1].victim, order[prefix - 1].victim);
+            assert_int_equal(ev[n - 1].vector, order[prefix - 1].vector);
+        }
+    }
+}
+
 /* placement_with_rooms against its definition, random cards, slots and victims: the avail it
  * leaves is the one passed plus what its evictions free; where it fell back to WinningPoSt's
  * room alone, both rooms would not have kept the layout and the result is that of the base
@@ -650,6 +813,8 @@ int main(void)
         cmocka_unit_test(test_copies),
         cmocka_unit_test(test_evictions),
         cmocka_unit_test(test_evictions_random),
+        cmocka_unit_test(test_evict_bytes),
+        cmocka_unit_test(test_evict_bytes_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -414,7 +414,8 @@ enum {
                                     evaluation, whatever fits (on a card too small for the key
                                     and the system: load the system first with this flag, so
                                     the key's placement leaves room for what its witness-only
-                                    partitions add). Ignored by the CPU backend.             */
+                                    partitions add; loaded after, it takes what it lacks from
+                                    the idle key's resident bases). Ignored by the CPU backend. */
 };
 
 /* Loads a constraint system for this engine from path: a circom .r1cs file (as
@@ -423,13 +424,16 @@ enum {
  * rows are bellperson's: the circuit's constraints, then one row per input (A = that input,
  * B = C = 0), so abc_len = constraints + inputs; the three density bitmaps are derived here,
  * once. flags: 0 or CUZK_CS_STREAM. On CUDA it is placed on each device through the device
- * budget like a key: resident where its matrices fit beside what is loaded, else streamed.
+ * budget like a key: resident where its matrices fit beside what is loaded, else streamed,
+ * and where not even that fits, idle unpinned keys give way resident bases as to a key load
+ * (docs/api.md, cuzk_srs_load, "Eviction"; never to make it resident).
  * path is borrowed for the call; *out is owned by the caller until
  * cuzk_cs_release. Its host memory is reported by cuzk_cs_get_info and in cuzk_stats
  * (cs_host_bytes). Thread-safe.
  * Errors: CUZK_EINVAL (NULL argument, unknown flags), CUZK_EIO (cannot read the file),
  * CUZK_EFORMAT (a malformed file; the detail names the offset or entry), CUZK_ENOMEM, and on
- * CUDA CUZK_EBUDGET (not even streamed it fits: the detail gives the bytes), CUZK_EDEVICE. */
+ * CUDA CUZK_EBUDGET (not even streamed it fits, after what idle keys could give way: the
+ * detail gives the bytes; nothing evicted), CUZK_EDEVICE. */
 CUZK_API int cuzk_cs_load(cuzk_engine *engine, const char *path, uint32_t flags, cuzk_cs **out);
 
 /* Gives up the caller's hold on a constraint system; it lives on while submitted

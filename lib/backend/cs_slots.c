@@ -30,6 +30,11 @@ void cs_slots_key(cs_slots *s, int lean, uint64_t slot_bytes)
     s->keys[lean != 0] = max64(s->keys[lean != 0], max64(own, 1));
 }
 
+int cs_slots_lean_fits(const cs_slots *s, cs_need kept, uint64_t own)
+{
+    return own + cs_need_extra(kept, 1) <= bytes_with(s, kept);
+}
+
 int cs_slots_choose(const cs_slots *s, uint32_t nslots, uint64_t avail, uint64_t wit, uint64_t piece, uint64_t res,
                     uint64_t table, int stream, int *resident, cs_need *need, uint64_t *grow, uint64_t *own)
 {

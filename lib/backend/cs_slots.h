@@ -35,6 +35,13 @@ uint64_t cs_slots_bytes(const cs_slots *s);
  * systems' part included): its own part recorded. */
 void cs_slots_key(cs_slots *s, int lean, uint64_t slot_bytes);
 
+/* Whether a key that needs own bytes in a lean slot (the systems' part left out: a key that
+ * streams after an eviction) runs in the slots as they are with kept as the systems' part
+ * (a system's commit to come, s->kept's maximum with its need; or s->kept): own plus a lean
+ * slot's systems' part within their bytes, so that recording it (cs_slots_key) leaves them
+ * as they are. */
+int cs_slots_lean_fits(const cs_slots *s, cs_need kept, uint64_t own);
+
 /* A system being placed on the device (nslots slots, avail bytes free there): resident (res
  * bytes for itself) unless stream or that does not fit with every slot grown for it, else
  * streamed (its coefficient table, table bytes, and two pieces of piece bytes per slot).

@@ -1,8 +1,9 @@
 /*
  * Eviction (cuda_placement.h, "Eviction"): a key being loaded takes device memory from the
  * resident bases of keys loaded before it, whole vectors at a time, when that is what lets it
- * load at all or, pinned, be resident. The policy (which vectors, how many) is
- * placement_with_evictions; this is the backend's side: who may give way, and the
+ * load at all or, pinned, be resident; a constraint system, when that is what lets it load
+ * streamed. The policy (which vectors, how many) is placement_with_evictions or
+ * placement_evict_bytes; this is the backend's side: who may give way, and the
  * bookkeeping when they do. A victim keeps working: its later partitions run the lean flow
  * and copy what it lost from its pinned host copy, as a key placed partial from the start.
  */
@@ -12,12 +13,13 @@
 #include "backend/cuda_internal.h"
 
 /* Whether the device's slots can run k streamed (what k needs after losing a vector): their
- * bytes, with what they keep for the constraint systems' witness-only partitions, and their
- * pieces (the device's, which a small first key made small) few enough for one MSM's plan
- * (CUDA_MAX_PIECES): its later partitions would fail otherwise. */
-static int slots_stream(const cuda_dev *d, const cuda_key *k)
+ * bytes, with what they keep for the constraint systems' witness-only partitions (kept: as a
+ * system's commit will leave them), and their pieces (the device's, which a small first key
+ * made small) few enough for one MSM's plan (CUDA_MAX_PIECES): its later partitions would
+ * fail otherwise. */
+static int slots_stream(const cuda_dev *d, const cuda_key *k, cs_need kept)
 {
-    if (!d->nslots || cuda_slot_need(k, 1, 1, d->piece_bytes) + cuda_cs_slot_extra(d, 1) > d->slot_bytes) return 0;
+    if (!d->nslots || !cs_slots_lean_fits(&d->cs, kept, cuda_slot_need(k, 1, 1, d->piece_bytes))) return 0;
     for (int v = 0; v < PL_N; v++) {
         uint64_t per = d->piece_bytes / pl_point_bytes(v);
         if (k->n[v] && (!per || (k->n[v] + per - 1) / per > CUDA_MAX_PIECES)) return 0;
@@ -27,10 +29,11 @@ static int slots_stream(const cuda_dev *d, const cuda_key *k)
 
 static int host_copy(const cuda_key *k) { return k->registered || k->pinned_block; }
 
-uint32_t cuda_evict_candidates(cuda_backend *b, const cuda_key *k, uint32_t i, int host_needed, pl_victim *victims,
-                               cuda_key **owners)
+uint32_t cuda_evict_candidates(cuda_backend *b, const cuda_key *k, uint32_t i, int host_needed, const cs_need *kept,
+                               pl_victim *victims, cuda_key **owners)
 {
     const cuda_dev *d = &b->dev[i];
+    const cs_need as_kept = kept ? *kept : d->cs.kept; /* a system's commit to come, or as they are */
     uint32_t n = 0;
     for (cuda_key *o = b->keys; o && n < PL_MAX_VICTIMS; o = o->next) {
         if (o == k || o->ndev <= i) continue;
@@ -39,7 +42,7 @@ uint32_t cuda_evict_candidates(cuda_backend *b, const cuda_key *k, uint32_t i, i
         pl_victim *v = &victims[n];
         for (int x = 0; x < PL_N; x++) v->resident[x] = od->pl.resident[x] + cuda_copies_bytes(od, x); /* + copies */
         v->last_used = od->last_used;
-        v->evictable = !o->pinned && !od->running && (!host_needed || host_copy(o)) && slots_stream(d, o);
+        v->evictable = !o->pinned && !od->running && (!host_needed || host_copy(o)) && slots_stream(d, o, as_kept);
         owners[n++] = o;
     }
     return n;

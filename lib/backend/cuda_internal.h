@@ -262,13 +262,14 @@ int cuda_key_placement(void *be, void *key, uint32_t device_index, cuzk_placemen
  * hold or have committed (the device's lock held). */
 uint64_t cuda_dev_used(const cuda_dev *d);
 
-/* ---- cuda_evict.c: room for a key being loaded, from idle keys' resident bases ---- */
-/* Up to PL_MAX_VICTIMS keys on device i that could give way to k (b->keys_lock and the
- * device's lock held): each one's resident bytes, last use, and whether it may (not pinned,
- * no partition on the device, pinned host copy when host_needed, and its slots can stream
- * it). owners[j] is victims[j]'s key. */
-uint32_t cuda_evict_candidates(cuda_backend *b, const cuda_key *k, uint32_t i, int host_needed, pl_victim *victims,
-                               cuda_key **owners);
+/* ---- cuda_evict.c: room for a key or system being loaded, from idle keys' resident bases ---- */
+/* Up to PL_MAX_VICTIMS keys on device i that could give way to k (NULL: to a constraint
+ * system; b->keys_lock and the device's lock held): each one's resident bytes, last use, and
+ * whether it may (not pinned, no partition on the device, pinned host copy when host_needed,
+ * and its slots can stream it: as they are, or with kept as the systems' part when not NULL,
+ * the slots a system's commit leaves). owners[j] is victims[j]'s key. */
+uint32_t cuda_evict_candidates(cuda_backend *b, const cuda_key *k, uint32_t i, int host_needed, const cs_need *kept,
+                               pl_victim *victims, cuda_key **owners);
 /* Applies evictions on device i (the device's lock held): the victims' vectors leave their
  * placement (lean, partial or streamed from now on) and the device's resident count; their
  * device memory goes to stash[] (*nstash), freed by the caller after unlocking. */

@@ -300,7 +300,7 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
         own = urgent_key_need(b, k, &in);
         own_room = own > d->urgent_bytes[1] ? own - d->urgent_bytes[1] : 0;
         uint64_t room = 0;
-        uint32_t nv = cuda_evict_candidates(b, k, i, host_ready, vs, owners);
+        uint32_t nv = cuda_evict_candidates(b, k, i, host_ready, NULL, vs, owners);
         rc = placement_with_rooms(&in, base_room, own_room, k->pinned, vs, nv, ev, &nev, &kd->pl, &room);
         if (own_room && (room == base_room || !in.keep)) own = own_room = 0; /* WinningPoSt's room alone */
         if (rc == CUZK_EBUDGET && k->pinned) /* placed as it fits, evicting nothing: check_pinned refuses it */
@@ -407,7 +407,7 @@ static int plan_key(cuda_backend *b, cuda_key *k, int *streams)
         const uint64_t own = urgent_key_need(b, k, &pd[i].in);
         pd[i].own_room = own > d->urgent_bytes[1] ? own - d->urgent_bytes[1] : 0;
         /* victims whose host copies are not page-locked yet count: place_key pins them */
-        pd[i].n_victims = cuda_evict_candidates(b, k, i, 0, pd[i].victims, owners);
+        pd[i].n_victims = cuda_evict_candidates(b, k, i, 0, NULL, pd[i].victims, owners);
         pthread_mutex_unlock(&d->lock);
     }
     pthread_mutex_unlock(&b->keys_lock);

@@ -143,36 +143,49 @@ static int placement_ok(pl_input *in, uint64_t room, int must_be_resident, pl_re
     return placement_decide_urgent(in, room, out) == CUZK_OK && (!must_be_resident || out->kind == PL_RESIDENT);
 }
 
+/* Whether freeing `freed` bytes of victims' bases is enough (more freed never makes it less so). */
+typedef int (*evict_enough_fn)(void *ctx, uint64_t freed);
+
+static uint64_t evicted(const pl_victim *victims, const pl_eviction *ev, uint32_t n)
+{
+    uint64_t t = 0;
+    for (uint32_t i = 0; i < n; i++) t += victims[ev[i].victim].resident[ev[i].vector];
+    return t;
+}
+
 /* Drops from an accepted eviction list what it does not need: the greedy order takes a whole
  * least recently used key before the next one's first vector, which may do alone (a small key
  * used last week, then a large one's H). Tried from the last taken (the dearest) back, so what
- * stays is what the order prefers; one pass leaves each needed, as more avail never refuses a
- * placement that less accepted. in->avail and *out: the list that stays. */
-static uint32_t evictions_prune(pl_input *in, uint64_t room, int must_be_resident, const pl_victim *victims,
-                                pl_eviction *ev, uint32_t n, pl_result *out)
+ * stays is what the order prefers; one pass leaves each needed, as more freed never refuses
+ * what less accepted. */
+static uint32_t evictions_prune(const pl_victim *victims, pl_eviction *ev, uint32_t n, evict_enough_fn enough,
+                                void *ctx)
 {
+    uint64_t freed = evicted(victims, ev, n);
     for (uint32_t i = n; i-- > 0;) {
         const uint64_t bytes = victims[ev[i].victim].resident[ev[i].vector];
-        pl_result without;
-        in->avail -= bytes;
-        if (placement_ok(in, room, must_be_resident, &without)) {
+        if (enough(ctx, freed - bytes)) {
             memmove(&ev[i], &ev[i + 1], (n - i - 1) * sizeof *ev);
             n--;
-        } else in->avail += bytes;
+            freed -= bytes;
+        }
     }
-    placement_ok(in, room, must_be_resident, out); /* the placement of what stays (in->keep too) */
     return n;
 }
 
-int placement_with_evictions(pl_input *in, uint64_t room, int must_be_resident, const pl_victim *victims,
-                             uint32_t n_victims, pl_eviction *out_ev, uint32_t *n_out, pl_result *out)
+/* The eviction order of cuda_placement.h: victims least recently used first, each one's
+ * vectors cheapest to stream first, until enough; then pruned. CUZK_OK with *n_out evictions
+ * (0 where nothing is needed), CUZK_EBUDGET with none where even every evictable vector is not
+ * enough. */
+static int evictions_choose(const pl_victim *victims, uint32_t n_victims, evict_enough_fn enough, void *ctx,
+                            pl_eviction *out_ev, uint32_t *n_out)
 {
     static const int32_t order[PL_N] = {PL_H, PL_L, PL_A, PL_B_G2, PL_B_G1}; /* cheapest to stream first */
     *n_out = 0;
     if (n_victims > PL_MAX_VICTIMS) n_victims = PL_MAX_VICTIMS;
-    if (placement_ok(in, room, must_be_resident, out)) return CUZK_OK;
+    if (enough(ctx, 0)) return CUZK_OK;
     uint8_t taken[PL_MAX_VICTIMS] = {0};
-    const uint64_t avail0 = in->avail;
+    uint64_t freed = 0;
     uint32_t n = 0;
     for (;;) {
         /* the least recently used evictable victim with resident bytes left */
@@ -184,23 +197,58 @@ int placement_with_evictions(pl_input *in, uint64_t room, int must_be_resident, 
             if (!left) continue;
             if (best == n_victims || victims[i].last_used < victims[best].last_used) best = i;
         }
-        if (best == n_victims) break;
+        if (best == n_victims) return CUZK_EBUDGET;
         taken[best] = 1;
         for (int j = 0; j < PL_N; j++) {
             int32_t v = order[j];
             if (!victims[best].resident[v]) continue;
             out_ev[n].victim = best, out_ev[n].vector = v;
             n++;
-            in->avail += victims[best].resident[v];
-            if (placement_ok(in, room, must_be_resident, out)) {
-                *n_out = evictions_prune(in, room, must_be_resident, victims, out_ev, n, out);
+            freed += victims[best].resident[v];
+            if (enough(ctx, freed)) {
+                *n_out = evictions_prune(victims, out_ev, n, enough, ctx);
                 return CUZK_OK;
             }
         }
     }
+}
+
+typedef struct key_enough {
+    pl_input *in;
+    uint64_t avail0, room;
+    int must_be_resident;
+    pl_result *out;
+} key_enough;
+
+static int key_fits(void *ctx, uint64_t freed)
+{
+    key_enough *k = ctx;
+    k->in->avail = k->avail0 + freed;
+    return placement_ok(k->in, k->room, k->must_be_resident, k->out);
+}
+
+int placement_with_evictions(pl_input *in, uint64_t room, int must_be_resident, const pl_victim *victims,
+                             uint32_t n_victims, pl_eviction *out_ev, uint32_t *n_out, pl_result *out)
+{
+    const uint64_t avail0 = in->avail;
+    key_enough k = {in, avail0, room, must_be_resident, out};
+    if (n_victims > PL_MAX_VICTIMS) n_victims = PL_MAX_VICTIMS;
+    if (evictions_choose(victims, n_victims, key_fits, &k, out_ev, n_out) == CUZK_OK) {
+        /* the placement of what stays (in->keep too) */
+        key_fits(&k, evicted(victims, out_ev, *n_out));
+        return CUZK_OK;
+    }
     in->avail = avail0; /* not even all of it: evict nothing */
     placement_decide_urgent(in, room, out);
     return CUZK_EBUDGET;
+}
+
+static int bytes_enough(void *ctx, uint64_t freed) { return freed >= *(const uint64_t *)ctx; }
+
+int placement_evict_bytes(const pl_victim *victims, uint32_t n_victims, uint64_t deficit, pl_eviction *out_ev,
+                          uint32_t *n_out)
+{
+    return evictions_choose(victims, n_victims, bytes_enough, &deficit, out_ev, n_out);
 }
 
 int placement_with_rooms(pl_input *in, uint64_t base_room, uint64_t own_room, int must_be_resident,

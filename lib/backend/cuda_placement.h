@@ -74,7 +74,9 @@ void placement_copies(const pl_input *in, uint64_t room, uint32_t max_copies, pl
  * key (CUZK_SRS_PIN), be resident. A victim is a key on this device that is not pinned and has
  * no partition on the device (the caller says which may give way); vectors leave in the order
  * streaming them costs least (H, L, A, B_G2, B_G1), victims least recently used first, and no
- * more than needed (whole vectors). The victim's later partitions stream what it lost. */
+ * more than needed (whole vectors). The victim's later partitions stream what it lost. A
+ * constraint system that cannot load even streamed takes bytes the same way
+ * (placement_evict_bytes). */
 #define PL_MAX_VICTIMS 32
 typedef struct pl_victim {
     uint64_t resident[PL_N];     /* the victim's resident bytes of each vector on the device   */
@@ -100,6 +102,16 @@ typedef struct pl_eviction {
  * out_ev holds PL_MAX_VICTIMS * PL_N entries. */
 int placement_with_evictions(pl_input *in, uint64_t room, int must_be_resident, const pl_victim *victims,
                              uint32_t n_victims, pl_eviction *out_ev, uint32_t *n_out, pl_result *out);
+
+/* The evictions that free at least `deficit` bytes (a constraint system that does not fit
+ * even streamed: cuda_witness.c), in placement_with_evictions' order: victims least recently
+ * used first, each one's vectors in the order above, until the bytes taken reach deficit;
+ * then what was not needed is given back, from the last taken back, so that without any one
+ * of the evictions the bytes would not reach it. CUZK_OK with *n_out evictions (0: deficit 0);
+ * CUZK_EBUDGET when every evictable vector together frees less (nothing to evict then,
+ * *n_out = 0). out_ev holds PL_MAX_VICTIMS * PL_N entries. */
+int placement_evict_bytes(const pl_victim *victims, uint32_t n_victims, uint64_t deficit, pl_eviction *out_ev,
+                          uint32_t *n_out);
 
 /* placement_with_evictions keeping base_room + own_room (WinningPoSt's room, and a
  * CUZK_SRS_URGENT key's own urgent slot) where that keeps the layout, else base_room alone

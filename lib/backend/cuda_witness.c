@@ -1,7 +1,8 @@
 /*
  * Witness-only partitions on the CUDA backend: the constraint system placed on each device
  * through the device budget (resident where it fits beside the keys and the slots, else its
- * matrices streamed in pieces from page-locked host memory), and the device work of one such
+ * matrices streamed in pieces from page-locked host memory, idle keys giving way resident
+ * bases where not even that fits: cuda_evict.c), and the device work of one such
  * partition — the witness copied once, range-checked on the device, a, b, c evaluated straight
  * into the H step's vectors, then the a/b/c path's MSMs over the device's copy of the witness.
  */
@@ -115,40 +116,124 @@ static void cs_unregister(cuda_cs *x)
     x->registered = 0;
 }
 
+/* A system's choice on device i (b->keys_lock and the device's lock held): resident or
+ * streamed in what is free (cs_slots_choose), else streamed with what idle keys' resident
+ * bases give way (placement_evict_bytes: never to hold it resident). */
+typedef struct cs_choice {
+    int resident;
+    cs_need need;                /* what every slot keeps for it                            */
+    uint64_t grow, own;          /* each slot's growth, its own bytes                       */
+    uint64_t avail;              /* free on the device                                      */
+    uint64_t deficit, evictable; /* streamed: the bytes missing, what the victims could give */
+    uint32_t nv, nev;
+    pl_victim vs[PL_MAX_VICTIMS];
+    cuda_key *owners[PL_MAX_VICTIMS];
+    pl_eviction ev[PL_MAX_VICTIMS * PL_N];
+} cs_choice;
+
+static int cs_choose(cuda_backend *b, const cuda_cs *x, uint32_t i, int stream, int host_ready, cs_choice *ch)
+{
+    const cuda_dev *d = &b->dev[i];
+    const csc *c = x->sys;
+    const uint64_t used = cuda_dev_used(d), res = cuda_cs_resident_bytes(c), table = (uint64_t)c->n_coeffs * FR;
+    ch->avail = d->cap > used ? d->cap - used : 0;
+    ch->deficit = ch->evictable = 0;
+    ch->nv = ch->nev = 0;
+    if (cs_slots_choose(&d->cs, d->nslots, ch->avail, x->wit_bytes, x->piece_bytes, res, table, stream, &ch->resident,
+                        &ch->need, &ch->grow, &ch->own) == CUZK_OK)
+        return CUZK_OK;
+    /* refused: need, grow and own are the streamed choice's, which does not fit. The victims
+     * must stream in the slots as its commit leaves them (grown by its part), so that their
+     * later partitions do not grow them past what was counted here */
+    const uint64_t total = ch->own + (uint64_t)d->nslots * ch->grow;
+    ch->deficit = total > ch->avail ? total - ch->avail : 0;
+    const cs_need kept = cs_need_max(d->cs.kept, ch->need);
+    ch->nv = cuda_evict_candidates(b, NULL, i, host_ready, &kept, ch->vs, ch->owners);
+    for (uint32_t j = 0; j < ch->nv; j++)
+        for (int v = 0; v < PL_N && ch->vs[j].evictable; v++) ch->evictable += ch->vs[j].resident[v];
+    return placement_evict_bytes(ch->vs, ch->nv, ch->deficit, ch->ev, &ch->nev);
+}
+
+static int cs_refusal(const cuda_dev *d, const cuda_cs *x, const cs_choice *ch)
+{
+    const uint64_t table = (uint64_t)x->sys->n_coeffs * FR, n = d->nslots;
+    return err_set(CUZK_EBUDGET,
+                   "CUDA backend: device %d cannot hold the constraint system even streamed: its coefficient "
+                   "table (%llu bytes) and %llu worker slots grown by %llu bytes each (the witness in a lean "
+                   "slot, two %llu-byte pieces) need %llu bytes, %llu are available and idle keys' resident "
+                   "bases could give %llu more (device budget %llu; keys pinned with CUZK_SRS_PIN, with a "
+                   "partition running, or that these slots could not stream do not give way)",
+                   d->ordinal, (unsigned long long)table, (unsigned long long)n, (unsigned long long)ch->grow,
+                   (unsigned long long)x->piece_bytes, (unsigned long long)(table + n * ch->grow),
+                   (unsigned long long)ch->avail, (unsigned long long)ch->evictable, (unsigned long long)d->cap);
+}
+
+/* Every device's choice before any device's is applied: a system that one of them cannot
+ * take even after its idle keys give way fails before anything is evicted on any (place_all
+ * chooses again on each device, from what it holds then). */
+static int cs_plan(cuda_backend *b, const cuda_cs *x, int stream)
+{
+    cs_choice *ch = malloc(sizeof *ch);
+    if (!ch) return err_set(CUZK_ENOMEM, "CUDA backend: out of memory");
+    int rc = CUZK_OK;
+    pthread_mutex_lock(&b->keys_lock);
+    for (uint32_t i = 0; i < b->ndev && !rc; i++) {
+        pthread_mutex_lock(&b->dev[i].lock);
+        /* victims whose host copies are not page-locked yet count: cs_commit pins them */
+        if (cs_choose(b, x, i, stream, 0, ch)) rc = cs_refusal(&b->dev[i], x, ch);
+        pthread_mutex_unlock(&b->dev[i].lock);
+    }
+    pthread_mutex_unlock(&b->keys_lock);
+    free(ch);
+    return rc;
+}
+
 /* Decides resident or streamed on device i and commits the bytes (b->keys_lock, then the
  * device's lock): the system's own bytes, and what every existing slot grows by so that a
  * witness-only partition fits it (the witness in a lean slot, two pieces where it streams;
- * cs_slots.h). *resident: the choice; *own: the device bytes it committed for itself. */
+ * cs_slots.h). Where not even streamed fits, idle keys give way as to a key being loaded
+ * (cuda_evict.c): their host copies are page-locked first, outside the device's lock, and
+ * the choice is made again once they are; their bases are freed once the locks are released,
+ * before the system's own allocations. *resident: the choice; *own: the device bytes it
+ * committed for itself. */
 static int cs_commit(cuda_backend *b, cuda_cs *x, uint32_t i, int stream, int *resident, uint64_t *own)
 {
     cuda_dev *d = &b->dev[i];
-    const csc *c = x->sys;
+    cs_choice *ch = malloc(sizeof *ch);
+    msm_gpu_bases *stash[PL_MAX_VICTIMS * PL_N];
+    uint32_t nstash = 0;
+    int rc;
+    if (!ch) return err_set(CUZK_ENOMEM, "CUDA backend: out of memory");
     pthread_mutex_lock(&b->keys_lock);
-    pthread_mutex_lock(&d->lock);
-    const uint64_t used = cuda_dev_used(d), avail = d->cap > used ? d->cap - used : 0, n = d->nslots;
-    const uint64_t res = cuda_cs_resident_bytes(c), table = (uint64_t)c->n_coeffs * FR;
-    cs_need need;
-    uint64_t grow = 0;
-    int rc = cs_slots_choose(&d->cs, d->nslots, avail, x->wit_bytes, x->piece_bytes, res, table, stream, resident,
-                             &need, &grow, own);
-    if (rc)
-        err_set(CUZK_EBUDGET,
-                "CUDA backend: device %d cannot hold the constraint system even streamed: its coefficient "
-                "table (%llu bytes) and %llu worker slots grown by %llu bytes each (the witness in a lean "
-                "slot, two %llu-byte pieces) need %llu bytes, %llu are available (device budget %llu; a key "
-                "placed partly resident takes what is left: load the system first, with CUZK_CS_STREAM where "
-                "the key and the system do not both fit)",
-                d->ordinal, (unsigned long long)table, (unsigned long long)n, (unsigned long long)grow,
-                (unsigned long long)x->piece_bytes, (unsigned long long)(table + n * grow),
-                (unsigned long long)avail, (unsigned long long)d->cap);
+    for (int host_ready = 0;; host_ready = 1) {
+        pthread_mutex_lock(&d->lock);
+        rc = cs_choose(b, x, i, stream, host_ready, ch);
+        if (rc || !ch->nev || host_ready) break;
+        pthread_mutex_unlock(&d->lock); /* pin the victims' host copies, then choose again */
+        for (uint32_t j = 0; j < ch->nev; j++)
+            (void)cuda_key_pin_host(ch->owners[ch->ev[j].victim], d->ordinal); /* failed: not a victim then */
+        if ((rc = gpu_set_device(d->ordinal))) {
+            pthread_mutex_unlock(&b->keys_lock);
+            free(ch);
+            return rc;
+        }
+    }
+    if (rc) cs_refusal(d, x, ch);
     else {
-        x->need[i] = need; /* given back by cs_settle when it goes */
-        cs_slots_commit(&d->cs, need);
-        if (n) d->slot_bytes = cs_slots_bytes(&d->cs); /* grown by `grow`; later keys size slots with it */
-        d->cs_resident += *own;
+        /* the victims' lean part as they stream now: within the slots this commit leaves */
+        cuda_evict_apply(d, i, ch->owners, ch->ev, ch->nev, stash, &nstash);
+        *resident = ch->resident, *own = ch->own;
+        x->need[i] = ch->need; /* given back by cs_settle when it goes */
+        cs_slots_commit(&d->cs, ch->need);
+        if (d->nslots) d->slot_bytes = cs_slots_bytes(&d->cs); /* grown by `grow`; later keys size slots with it */
+        d->cs_resident += ch->own;
     }
     pthread_mutex_unlock(&d->lock);
     pthread_mutex_unlock(&b->keys_lock);
+    /* no partition of theirs reads them: none ran at the choice, later ones read the new
+     * placement; freed before cuda_cs_place allocates the system's part */
+    for (uint32_t j = 0; j < nstash; j++) msm_gpu_bases_free(stash[j]);
+    free(ch);
     return rc;
 }
 
@@ -196,7 +281,7 @@ int cuda_cs_place_all(void *be, const csc *c, uint32_t flags, void **out)
     x->next = b->systems;
     b->systems = x;
     pthread_mutex_unlock(&b->keys_lock);
-    int rc = CUZK_OK;
+    int rc = cs_plan(b, x, (flags & CUZK_CS_STREAM) != 0);
     for (uint32_t i = 0; i < b->ndev && !rc; i++) {
         int resident = 0;
         uint64_t own = 0;

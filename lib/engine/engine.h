@@ -171,6 +171,9 @@ void engine_srs_unref(cuzk_srs *s);
 struct groth16_params;
 int engine_srs_load_synthetic(cuzk_engine *e, const struct groth16_params *shape, uint32_t flags, cuzk_srs **out);
 void engine_srs_reap(cuzk_engine *e); /* frees dead keys' structs; srs_lock held */
+/* Raises each live key's host reservation to the host memory it holds page-locked now (keys
+ * that gave way to a load stream from there; engine_api.c). srs_lock not held. */
+void engine_srs_count_pinned(cuzk_engine *e);
 /* A key load in flight, counted among the holders of host budget from before the backend's
  * load until its reservation is the key's or given back: a partition waiting for room does not
  * give up (never fits) while a load that may fail and give its bytes back is running. */

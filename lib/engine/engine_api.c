@@ -39,11 +39,12 @@ static uint64_t key_pinned_bytes(cuzk_engine *e, void *key)
     return e->ops->key_placement(e->be, key, 0, &pl) == CUZK_OK ? pl.pinned_host_bytes : 0;
 }
 
-/* A load may have made keys loaded before it give way on a GPU (CUDA eviction): they stream
- * from then on, from host memory page-locked for them during that load, which counts in the
- * host budget as a key loaded streamed does — beyond the budget where it must, as the memory
- * is held already. Each live key's reservation is raised to what it holds now. */
-static void srs_count_pinned(cuzk_engine *e)
+/* A load (a key's, or a constraint system's: engine_cs.c) may have made keys loaded before it
+ * give way on a GPU (CUDA eviction): they stream from then on, from host memory page-locked
+ * for them during that load, which counts in the host budget as a key loaded streamed does —
+ * beyond the budget where it must, as the memory is held already. Each live key's reservation
+ * is raised to what it holds now. */
+void engine_srs_count_pinned(cuzk_engine *e)
 {
     if (!e->ops->key_placement) return; /* no GPU placement, nothing page-locked */
     pthread_mutex_lock(&e->srs_lock); /* the list, and one recount at a time */
@@ -67,14 +68,14 @@ static void srs_count_pinned(cuzk_engine *e)
 
 static int srs_wrap(cuzk_engine *e, void *key, cuzk_srs **out)
 {
-    srs_count_pinned(e); /* first: what the others hold now may leave this one no room */
+    engine_srs_count_pinned(e); /* first: what the others hold now may leave this one no room */
     /* The key's page-locked bases count in the host budget for as long as the key lives.
      * A backend that reserves through backend_config.host (key_host_reserved) reserved its
      * key's whole host copy before it evicted anything, whenever the load left the key
      * streaming; held is that, or 0 for a key loaded resident. Anything the key pins beyond
      * held now was pinned after its load, when a racing load evicted some of its resident
      * bases: memory held already, counted beyond the budget where it must (as
-     * srs_count_pinned counts every key that gave way). A refusal would free a key its own
+     * engine_srs_count_pinned counts every key that gave way). A refusal would free a key its own
      * reservation admitted, because another load ran beside it. A backend that does not
      * reserve (no key_host_reserved) is admitted here instead: its key's pinned bytes are
      * reserved now or the key is refused (after its evictions, the old path). */
@@ -118,7 +119,7 @@ static int srs_wrap(cuzk_engine *e, void *key, cuzk_srs **out)
 static int srs_loaded(cuzk_engine *e, int rc, void *key, cuzk_srs **out)
 {
     if (rc == CUZK_OK) rc = srs_wrap(e, key, out);
-    else srs_count_pinned(e); /* a load that failed may have taken from keys all the same */
+    else engine_srs_count_pinned(e); /* a load that failed may have taken from keys all the same */
     engine_hold_leave(e);
     return rc;
 }

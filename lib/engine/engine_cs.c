@@ -50,9 +50,15 @@ int engine_cs_adopt(cuzk_engine *e, struct csc *sys, uint32_t flags, cuzk_cs **o
     cuzk_cs *cs = calloc(1, sizeof *cs);
     if (!cs) return err_set(CUZK_ENOMEM, "cuzk_cs_load: out of memory");
     void *be_cs = NULL; /* on the devices, through their budget (CUDA), before it is visible */
-    if (e->ops->cs_place && (rc = e->ops->cs_place(e->be, sys, flags, &be_cs)) != CUZK_OK) {
-        free(cs);
-        return rc;
+    if (e->ops->cs_place) {
+        rc = e->ops->cs_place(e->be, sys, flags, &be_cs);
+        /* idle keys that gave way to it (even where it then failed) stream from host copies
+         * page-locked for them: counted in the host budget as after a key's load */
+        engine_srs_count_pinned(e);
+        if (rc != CUZK_OK) {
+            free(cs);
+            return rc;
+        }
     }
     cs->be_cs = be_cs;
     if (be_cs) e->ops->cs_device(e->be, be_cs, &cs->device_bytes, &cs->resident_devices, &cs->streamed_devices);

@@ -9,7 +9,8 @@
  * 2 workers, both scalar forms, witnesses pinned and pageable. At 2^16 a real key (test
  * setup): the CUDA witness proof equals the CPU backend's and verifies. A witness value not
  * below r ends the job with CUZK_EINVAL naming it (aux and inputs); every release runs once.
- * Exits 77 without a GPU.
+ * A streamed system that does not fit beside a partial key takes bytes from its resident
+ * bases, and both paths still prove and verify. Exits 77 without a GPU.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -439,6 +440,102 @@ static void real_key_against_cpu(void **state)
     test_key_free(&key);
 }
 
+/* A streamed system that does not fit beside a key placed partial takes the bytes from the
+ * key's resident bases (issue: the stress test's budgets, where what a partial key leaves is
+ * the budget modulo a piece): a real 2^16 key under budgets shrinking by 1/16 until it no
+ * longer loads; wherever it loads partial and the system loads streamed only by evicting
+ * (the key's resident bytes drop, whole vectors), a/b/c and witness-only partitions on it
+ * still give the CPU backend's proofs, which verify. */
+static void system_evicts_idle_key(void **state)
+{
+    (void)state;
+    synth_cfg cfg;
+    uint8_t seed[32];
+    test_rand_bytes(seed, sizeof seed);
+    synth_cfg_for_domain(&cfg, 16, seed);
+    test_key key;
+    assert_int_equal(test_key_make(&key, &cfg, "gpu-witness-evict", 0), CUZK_OK);
+    circuit c;
+    circuit_from_cfg(&c, &key.scfg);
+    fr_t r[N], s[N];
+    for (int i = 0; i < N; i++) ft_rand_fr(&r[i]), ft_rand_fr(&s[i]);
+    uint8_t want[N][192], abc[N][192], got[N][192];
+    cuzk_engine *e = engine_with(CUZK_BACKEND_CPU, 0, 1, 1);
+    cuzk_srs *srs;
+    cuzk_cs *cs;
+    assert_int_equal(cuzk_srs_load(e, key.path, 0, &srs), CUZK_OK);
+    assert_int_equal(cs_into(e, &c, 0, &cs), CUZK_OK);
+    prove_set(e, srs, cs, &c, CUZK_FR_MONTGOMERY, r, s, 0, want, got);
+    for (int i = 0; i < N; i++) assert_memory_equal(got[i], want[i], 192);
+    cuzk_cs_release(cs);
+    cuzk_srs_release(srs);
+    cuzk_engine_destroy(e);
+    cuzk_fr pub[512];
+    assert_true(c.sys.num_inputs - 1 <= 512);
+    for (uint64_t i = 1; i < c.sys.num_inputs; i++) fr_from_mont((fr_t *)&pub[i - 1], &c.in[i]);
+
+    /* everything resident: where the budgets start */
+    cuzk_placement before = {.struct_size = sizeof before}, after = {.struct_size = sizeof after};
+    e = engine_with(CUZK_BACKEND_CUDA, 0, 2, 1);
+    assert_int_equal(cuzk_srs_load(e, key.path, 0, &srs), CUZK_OK);
+    assert_int_equal(cuzk_srs_placement(srs, 0, &before), CUZK_OK);
+    uint64_t budget = before.resident_bytes + (uint64_t)before.slots * before.slot_bytes;
+    cuzk_srs_release(srs);
+    cuzk_engine_destroy(e);
+    int partial = 0, evicted = 0;
+    for (int k = 0; k < 48; k++, budget = budget * 15 / 16) {
+        e = engine_with(CUZK_BACKEND_CUDA, budget, 2, 1);
+        if (cuzk_srs_load(e, key.path, 0, &srs) != CUZK_OK) {
+            cuzk_engine_destroy(e);
+            break;
+        }
+        assert_int_equal(cuzk_srs_placement(srs, 0, &before), CUZK_OK);
+        if (before.kind != CUZK_PLACEMENT_PARTIAL) {
+            cuzk_srs_release(srs);
+            cuzk_engine_destroy(e);
+            continue;
+        }
+        partial++;
+        int rc = cs_into(e, &c, CUZK_CS_STREAM, &cs);
+        if (rc != CUZK_OK) { /* even the key's every resident byte would not do */
+            printf("budget %llu, key partial (%llu resident): %s\n", (unsigned long long)budget,
+                   (unsigned long long)before.resident_bytes, cuzk_last_error());
+            assert_int_equal(rc, CUZK_EBUDGET);
+            cuzk_srs_release(srs);
+            cuzk_engine_destroy(e);
+            continue;
+        }
+        assert_int_equal(cuzk_srs_placement(srs, 0, &after), CUZK_OK);
+        printf("budget %llu: key partial, %llu bytes resident before the system, %llu after (%s)\n",
+               (unsigned long long)budget, (unsigned long long)before.resident_bytes,
+               (unsigned long long)after.resident_bytes, kind_name(after.kind));
+        assert_true(after.resident_bytes <= before.resident_bytes);
+        if (after.resident_bytes < before.resident_bytes) {
+            evicted++;
+            const uint64_t lost = before.resident_bytes - after.resident_bytes;
+            assert_int_equal(after.streamed_bytes, before.streamed_bytes + lost);
+            assert_int_equal(after.working_set, CUZK_WORKING_SET_LEAN);
+            for (int v = 0; v < 5; v++) /* whole vectors leave */
+                assert_true(after.vector_resident_bytes[v] == before.vector_resident_bytes[v] ||
+                            after.vector_resident_bytes[v] == 0);
+            prove_set(e, srs, cs, &c, CUZK_FR_MONTGOMERY, r, s, k % 2, abc, got);
+            for (int i = 0; i < N; i++) {
+                assert_memory_equal(abc[i], want[i], 192);
+                assert_memory_equal(got[i], want[i], 192);
+                const size_t npub = c.sys.num_inputs - 1;
+                assert_int_equal(cuzk_verify(key.vk, key.vk_len, got[i], pub, npub, CUZK_FR_CANONICAL), CUZK_OK);
+            }
+        }
+        cuzk_cs_release(cs);
+        cuzk_srs_release(srs);
+        cuzk_engine_destroy(e);
+    }
+    printf("key partial at %d budgets, the system loaded by evicting at %d\n", partial, evicted);
+    assert_true(evicted > 0);
+    circuit_free(&c);
+    test_key_free(&key);
+}
+
 int main(void)
 {
     if (gpu_test_begin()) return 77;
@@ -447,6 +544,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(real_key_against_cpu),
         cmocka_unit_test(slots_given_back),
+        cmocka_unit_test(system_evicts_idle_key),
         cmocka_unit_test(placements_2_16),
         cmocka_unit_test(placements_2_20),
         cmocka_unit_test(placements_2_22),

@@ -342,7 +342,8 @@ static size_t gpu_free_bytes(void)
 }
 
 /* The smallest budget that holds the three keys and the bulk circuit's constraint system
- * streamed (find_budgets; 0: not searched, or none). */
+ * streamed (find_budgets; 0: not searched, or none); every larger one holds them too, the
+ * system evicting what it lacks from the bulk key's resident bases. */
 static uint64_t S_cs_budget;
 
 static void run_phase(int index, const char *name, uint64_t budget, int workers, int faults)
@@ -491,9 +492,13 @@ static int find_budgets(uint64_t *min_b, uint64_t *stream_b)
     uint64_t res = *min_b ? budget_search(s, *min_b, whole, NEED_RESIDENT) : 0;
     /* halfway: the bulk key keeps part of its bases and streams the rest; and at least what
      * also takes the bulk circuit's constraint system streamed, so that witness-only
-     * partitions run at a small budget too (at the smallest one the system is refused) */
+     * partitions run at a small budget too. The system takes what it lacks from the bulk
+     * key's resident bases (an idle key gives way), so from the smallest budget that holds it
+     * on, every larger one does: the smallest budget itself first (where the bulk key keeps
+     * enough resident), else the search above it */
     *stream_b = res ? (*min_b + res) / 2 / (1 << 20) * (1 << 20) : *min_b;
-    const uint64_t with_cs = *min_b ? budget_search(s, *min_b, whole, NEED_CS) : 0;
+    uint64_t with_cs = 0;
+    if (*min_b) with_cs = budget_fits(s, *min_b, NEED_CS) ? *min_b : budget_search(s, *min_b, whole, NEED_CS);
     if (with_cs > *stream_b) *stream_b = with_cs;
     S_cs_budget = with_cs;
     printf("stress: smallest budget for the three keys %.0f MiB, bulk key resident from %.0f MiB, with the "
