@@ -120,6 +120,44 @@ static void piece_bytes_knob(void **state)
     assert_true(cuda_slot_need(&k, 1, 1, big) >= cuda_slot_need(&k, 1, 1, def) + 2 * (big - def));
 }
 
+/* The first key's pieces (cuda_piece_bytes_first): the 768 MiB default where the key is
+ * resident beside a lean slot; twice that where it streams and the larger lean streaming slot
+ * fits with room for a witness-only partition's witness (a 2^27 PoRep key on a card made 24
+ * GiB: 23.36 GiB of budget), but not on one made 16 GiB (15.36), where the smaller slot keeps
+ * witness-only partitions possible (porep_witness_fits_16_gib); CUZK_PIECE_MB over both. */
+static void piece_bytes_first_key(void **state)
+{
+    (void)state;
+    static cuda_key k;
+    static groth16_params pk;
+    porep_like_key(&k, &pk);
+    unsetenv("CUZK_PIECE_MB");
+    const uint64_t small = cuda_piece_bytes(&k), budget16 = (uint64_t)(15.36 * GiB), budget24 = (uint64_t)(23.36 * GiB);
+    const uint64_t wit = ((uint64_t)pk.vk.n_ic + pk.n_l) * 32; /* inputs and aux, 32 bytes each */
+    uint64_t keyb = 0;
+    for (int v = 0; v < PL_N; v++) keyb += k.n[v] * pl_point_bytes(v);
+    assert_int_equal(cuda_piece_bytes_first(&k, (uint64_t)138 * (1ull << 30), 0), small);
+    assert_int_equal(cuda_piece_bytes_first(&k, keyb + cuda_ws_lean(&k, small), 0), small);
+    assert_int_equal(cuda_piece_bytes_first(&k, budget16, 0), small);
+    const uint64_t large = cuda_piece_bytes_first(&k, budget24, 0);
+    assert_int_equal(large % 192, 0);
+    assert_true(large >= 2 * small - 192 && large <= 2 * small);
+    const uint64_t slot = cuda_slot_need(&k, 1, 1, large);
+    printf("lean streaming slot %.2f GiB with %.0f MiB pieces (%.2f GiB with %.0f MiB), witness %.2f GiB\n",
+           slot / GiB, (double)large / (1 << 20), cuda_slot_need(&k, 1, 1, small) / GiB, (double)small / (1 << 20),
+           wit / GiB);
+    assert_true(slot + wit > budget16 && slot + wit <= budget24);
+    /* the boundary: the slot and the witness, or the systems' part where larger */
+    assert_int_equal(cuda_piece_bytes_first(&k, slot + wit, 0), large);
+    assert_int_equal(cuda_piece_bytes_first(&k, slot + wit - 1, 0), small);
+    assert_int_equal(cuda_piece_bytes_first(&k, slot + wit, wit), large);
+    assert_int_equal(cuda_piece_bytes_first(&k, slot + wit, wit + 1), small);
+    setenv("CUZK_PIECE_MB", "512", 1);
+    assert_int_equal(cuda_piece_bytes_first(&k, budget24, 0), cuda_piece_bytes(&k));
+    assert_true(cuda_piece_bytes(&k) <= (uint64_t)512 << 20);
+    unsetenv("CUZK_PIECE_MB");
+}
+
 /* A key placed full whose partition an urgent worker runs in its own lean slot: slot_msm
  * runs its MSMs over the whole resident vectors, so the urgent slot's need counts that
  * (msm_gpu_run's scratch over 2^27 points at the lean entries: more than a piece's), while
@@ -162,6 +200,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(winning_fits_the_urgent_room),
         cmocka_unit_test(piece_bytes_knob),
+        cmocka_unit_test(piece_bytes_first_key),
         cmocka_unit_test(full_key_in_lean_slot),
         cmocka_unit_test(waves_by_key_and_engine),
         cmocka_unit_test(porep_witness_fits_16_gib),

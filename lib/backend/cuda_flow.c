@@ -87,7 +87,9 @@ static uint64_t piece_bytes_env(void)
     return e && *e ? (uint64_t)strtoull(e, NULL, 10) << 20 : 0;
 }
 
-uint64_t cuda_piece_bytes(const cuda_key *k)
+/* An eighth of k's largest vector, at most cap (CUZK_PIECE_MB instead where set), whole
+ * points of either curve. */
+static uint64_t piece_bytes_capped(const cuda_key *k, uint64_t cap)
 {
     uint64_t big = 0;
     for (int v = 0; v < PL_N; v++)
@@ -95,10 +97,31 @@ uint64_t cuda_piece_bytes(const cuda_key *k)
     uint64_t p = piece_bytes_env();
     if (!p) {
         p = big / 8;
-        p = p > CUDA_PIECE_BYTES ? CUDA_PIECE_BYTES : p;
+        p = p > cap ? cap : p;
     }
     p = p < CUDA_PIECE_MIN ? CUDA_PIECE_MIN : p;
     return p - p % 192;
+}
+
+uint64_t cuda_piece_bytes(const cuda_key *k) { return piece_bytes_capped(k, CUDA_PIECE_BYTES); }
+
+/* Larger pieces where the key streams: each streamed piece of an MSM reduces its own buckets,
+ * and twice the piece halves those reductions (2^27 PoRep on an H200 made 16/24/32 GiB: MSM H
+ * 1460 -> 1381 ms, 0.396/0.406/0.409 -> 0.409/0.426/0.431 partitions/s, though the larger
+ * stream buffers take resident bases: bench/RESULTS.md, session 13). Where the key is resident
+ * the pieces only stage uploads; and the larger lean slot must leave room for a witness-only
+ * partition's witness (a constraint system loaded later grows the lean slot by it): on a card
+ * made 16 GiB it does not, and the smaller pieces keep witness-only partitions possible. */
+uint64_t cuda_piece_bytes_first(const cuda_key *k, uint64_t avail, uint64_t lean_extra)
+{
+    const uint64_t small = cuda_piece_bytes(k), large = piece_bytes_capped(k, CUDA_PIECE_BYTES_STREAMED);
+    if (large <= small) return small;
+    uint64_t keyb = 0;
+    for (int v = 0; v < PL_N; v++) keyb += k->n[v] * pl_point_bytes(v);
+    if (keyb + cuda_ws_lean(k, small) + lean_extra <= avail) return small; /* resident */
+    const uint64_t wit = ((uint64_t)k->pk->vk.n_ic + k->pk->n_l) * FR; /* inputs and aux */
+    const uint64_t extra = lean_extra > wit ? lean_extra : wit;
+    return cuda_ws_lean(k, large) + extra + 2 * large <= avail ? large : small;
 }
 
 uint64_t cuda_ws_lean_acc(const cuda_key *k, uint64_t piece_bytes, int acc)

@@ -34,6 +34,7 @@ _Static_assert(CUDA_MAX_SLOTS <= SLOT_POOL_MAX, "the slot pool indexes every slo
 /* One stream buffer (two per lean slot): at most 2^22 G2 or 2^23 G1 points, at least an
  * eighth of the key's largest vector (so small keys stream in several pieces too). */
 #define CUDA_PIECE_BYTES ((uint64_t)192 << 22)
+#define CUDA_PIECE_BYTES_STREAMED ((uint64_t)192 << 23) /* cuda_piece_bytes_first */
 #define CUDA_PIECE_MIN ((uint64_t)192 << 8)
 /* Room a placement keeps for the urgent workers' slot: a WinningPoSt partition (2^19, pinned,
  * MSMs in one wave: a 0.46 GiB full slot + 0.18 GiB of bases). */
@@ -380,6 +381,12 @@ uint64_t cuda_slot_need(const cuda_key *k, int lean, int streamed, uint64_t piec
 uint64_t cuda_slot_need_kd(const cuda_key *k, const cuda_key_dev *kd, int lean, uint64_t piece_bytes);
 /* The stream buffer size for a key (when it is the first on its device). */
 uint64_t cuda_piece_bytes(const cuda_key *k);
+/* The pieces of the first key placed on a device, which sets the device's (its slots' stream
+ * buffers): CUDA_PIECE_BYTES_STREAMED-capped where k does not fit resident beside a lean slot
+ * (lean_extra: the systems' part of one) in avail and the larger lean streaming slot does,
+ * with room for the larger of lean_extra and a witness-only partition's witness on k; else
+ * cuda_piece_bytes. */
+uint64_t cuda_piece_bytes_first(const cuda_key *k, uint64_t avail, uint64_t lean_extra);
 /* Device bytes of a slot's work area and prep area for these inputs. */
 uint64_t cuda_work_bytes(const cuda_inputs *in, int lean);
 uint64_t cuda_prep_bytes(uint64_t na);

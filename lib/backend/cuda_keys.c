@@ -181,18 +181,25 @@ uint64_t cuda_dev_used(const cuda_dev *d)
     return used;
 }
 
+static uint64_t winning_room(const cuda_backend *b, const cuda_dev *d);
+
 static void fill_pl_input(const cuda_backend *b, const cuda_dev *d, const cuda_key *k, pl_input *in)
 {
     memset(in, 0, sizeof *in);
     for (int v = 0; v < PL_N; v++) in->base_bytes[v] = k->n[v] * pl_point_bytes(v);
-    uint64_t piece = d->nslots ? d->piece_bytes : cuda_piece_bytes(k);
+    uint64_t used = cuda_dev_used(d);
+    in->avail = d->cap > used ? d->cap - used : 0;
+    /* the first key sets the device's pieces: larger where it streams and they fit beside
+     * WinningPoSt's room */
+    const uint64_t room = winning_room(b, d);
+    uint64_t piece = d->nslots ? d->piece_bytes
+                               : cuda_piece_bytes_first(k, in->avail > room ? in->avail - room : 0,
+                                                        cuda_cs_slot_extra(d, 1));
     in->piece_bytes = piece;
     /* slots hold witness-only partitions of the loaded constraint systems too */
     in->ws_full = cuda_ws_full(k) + cuda_cs_slot_extra(d, 0);
     in->ws_lean = cuda_ws_lean(k, piece) + cuda_cs_slot_extra(d, 1);
     in->stream_bufs = 2 * piece;
-    uint64_t used = cuda_dev_used(d);
-    in->avail = d->cap > used ? d->cap - used : 0;
     in->max_slots = d->nslots ? d->nslots
                   : b->workers_per_device < CUDA_MAX_SLOTS ? b->workers_per_device : CUDA_MAX_SLOTS;
     in->slot_bytes = d->nslots ? d->slot_bytes : 0;
