@@ -21,7 +21,9 @@ static const env_rule rules[] = {
     {"CUZK_MSM_WAVES", 1, 8, NULL, "level-0 waves of the MSM accumulation"},
     {"CUZK_MSM_ACC", 0, 0, "auto xyzz affine pairwise", "bucket accumulation"},
     {"CUZK_MSM_PAIR_MIN", 1, 1L << 40, NULL, "scalars from which auto takes pairwise rounds"},
-    {"CUZK_PIECE_MB", 1, 4096, NULL, "streamed pieces' size in MiB (default: an eighth of the largest vector, at most 768)"},
+    {"CUZK_PIECE_MB", 1, 4096, NULL,
+     "streamed pieces' size in MiB (default: an eighth of the largest vector, at most 768, or 1536 for a key that "
+     "streams where the larger slot fits)"},
     {"CUZK_MSM_AFF_MIN_BATCH", 0, 1 << 20, NULL, "affine/pairwise batch per thread, 0 = default"},
     {"CUZK_MSM_AFF_KMUL", 0, 1 << 20, NULL, "affine accumulation's entry multiple, 0 = default"},
     {"CUZK_MSM_PAIR_ROUNDS", 0, 64, NULL, "pairwise rounds, 0 = until too few pairs"},
