@@ -144,6 +144,52 @@ static void test_porep_cards(void **state)
     printf("8 GiB: CUZK_EBUDGET, needs %.2f GiB\n", (double)r.need / GiB);
 }
 
+/* CUZK_LEAN_SLOTS=2 (lean_slots): a key that streams takes two streaming slots where both
+ * fit, its resident prefixes in what they leave, else one as before; never where it would be
+ * resident, never with one worker. */
+static void test_two_lean_slots(void **state)
+{
+    (void)state;
+    pl_result one, two;
+    for (uint64_t gib = 16; gib <= 48; gib += 8) {
+        pl_input in = porep(gib * GiB - GiB / 2, 2);
+        assert_int_equal(placement_decide(&in, &one), CUZK_OK);
+        in.lean_slots = 2;
+        assert_int_equal(placement_decide(&in, &two), CUZK_OK);
+        check_invariants(&in, &two);
+        char card[40];
+        snprintf(card, sizeof card, "%llu GiB, two lean slots", (unsigned long long)gib);
+        show(card, &two);
+        const uint64_t lean_streamed = in.ws_lean + in.stream_bufs;
+        assert_int_equal(one.slots, 1);
+        assert_int_equal(two.ws, PL_LEAN);
+        assert_int_equal(two.slot_bytes, lean_streamed);
+        if (2 * lean_streamed <= in.avail) {
+            assert_int_equal(two.slots, 2);
+            assert_true(two.resident_total + 2 * lean_streamed <= in.avail);
+            assert_true(two.resident_total + in.piece_bytes >= one.resident_total - lean_streamed);
+        } else {
+            assert_int_equal(two.slots, 1);
+            assert_memory_equal(two.resident, one.resident, sizeof one.resident);
+        }
+    }
+    /* a card that holds only one streaming slot, and one worker: one */
+    pl_input in = porep(15 * GiB, 2);
+    in.lean_slots = 2;
+    assert_int_equal(placement_decide(&in, &two), CUZK_OK);
+    assert_int_equal(two.slots, 1);
+    in = porep(31 * GiB, 1);
+    in.lean_slots = 2;
+    assert_int_equal(placement_decide(&in, &two), CUZK_OK);
+    assert_int_equal(two.slots, 1);
+    /* resident layouts are not the knob's: the H200's two full slots stay */
+    in = porep(139 * GiB, 2);
+    in.lean_slots = 2;
+    assert_int_equal(placement_decide(&in, &two), CUZK_OK);
+    assert_int_equal(two.ws, PL_FULL);
+    assert_int_equal(two.kind, PL_RESIDENT);
+}
+
 /* A second key on a device whose slots exist: it fits around them, growing them if it must. */
 static void test_second_key(void **state)
 {
@@ -805,6 +851,7 @@ int main(void)
     test_seed();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_porep_cards),
+        cmocka_unit_test(test_two_lean_slots),
         cmocka_unit_test(test_second_key),
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_urgent_room),

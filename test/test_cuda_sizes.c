@@ -152,6 +152,11 @@ static void piece_bytes_first_key(void **state)
     assert_int_equal(cuda_piece_bytes_first(&k, slot + wit - 1, 0), small);
     assert_int_equal(cuda_piece_bytes_first(&k, slot + wit, wit), large);
     assert_int_equal(cuda_piece_bytes_first(&k, slot + wit, wit + 1), small);
+    /* two streaming slots (CUZK_LEAN_SLOTS=2) take the larger pieces only where both fit */
+    setenv("CUZK_LEAN_SLOTS", "2", 1);
+    assert_int_equal(cuda_piece_bytes_first(&k, budget24, 0), small);
+    assert_int_equal(cuda_piece_bytes_first(&k, 2 * (slot + wit), 0), large);
+    unsetenv("CUZK_LEAN_SLOTS");
     setenv("CUZK_PIECE_MB", "512", 1);
     assert_int_equal(cuda_piece_bytes_first(&k, budget24, 0), cuda_piece_bytes(&k));
     assert_true(cuda_piece_bytes(&k) <= (uint64_t)512 << 20);

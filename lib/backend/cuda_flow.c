@@ -103,6 +103,16 @@ static uint64_t piece_bytes_capped(const cuda_key *k, uint64_t cap)
     return p - p % 192;
 }
 
+/* CUZK_LEAN_SLOTS (1 or 2; validated by cuda_env_check): for measuring two streaming lean
+ * slots on a card that holds them (issue 28 item 3: one lean slot runs one partition at a
+ * time, where the resident layout overlaps two). Two take twice the slot bytes from resident
+ * bases; with 768 MiB pieces (CUZK_PIECE_MB=768) they fit a card made 24 GiB. */
+uint32_t cuda_lean_slots(void)
+{
+    const char *e = getenv("CUZK_LEAN_SLOTS");
+    return e && strtol(e, NULL, 10) == 2 ? 2 : 1;
+}
+
 uint64_t cuda_piece_bytes(const cuda_key *k) { return piece_bytes_capped(k, CUDA_PIECE_BYTES); }
 
 /* Larger pieces where the key streams: each streamed piece of an MSM reduces its own buckets,
@@ -121,7 +131,8 @@ uint64_t cuda_piece_bytes_first(const cuda_key *k, uint64_t avail, uint64_t lean
     if (keyb + cuda_ws_lean(k, small) + lean_extra <= avail) return small; /* resident */
     const uint64_t wit = ((uint64_t)k->pk->vk.n_ic + k->pk->n_l) * FR; /* inputs and aux */
     const uint64_t extra = lean_extra > wit ? lean_extra : wit;
-    return cuda_ws_lean(k, large) + extra + 2 * large <= avail ? large : small;
+    /* each streaming slot (CUZK_LEAN_SLOTS) takes the larger pieces and grows by the witness */
+    return cuda_lean_slots() * (cuda_ws_lean(k, large) + extra + 2 * large) <= avail ? large : small;
 }
 
 uint64_t cuda_ws_lean_acc(const cuda_key *k, uint64_t piece_bytes, int acc)

@@ -202,6 +202,7 @@ static void fill_pl_input(const cuda_backend *b, const cuda_dev *d, const cuda_k
     in->stream_bufs = 2 * piece;
     in->max_slots = d->nslots ? d->nslots
                   : b->workers_per_device < CUDA_MAX_SLOTS ? b->workers_per_device : CUDA_MAX_SLOTS;
+    in->lean_slots = cuda_lean_slots();
     in->slot_bytes = d->nslots ? d->slot_bytes : 0;
 }
 

@@ -1,7 +1,8 @@
 /*
  * The placement policy of cuda_placement.h: the fastest arrangement that fits, in this
  * order — everything resident with two full slots, with one full slot, with one lean slot;
- * then one lean slot with stream buffers and as many bases resident as the rest holds.
+ * then one lean slot with stream buffers (two where asked: CUZK_LEAN_SLOTS) and as many bases
+ * resident as the rest holds.
  */
 #include "backend/cuda_placement.h"
 
@@ -95,8 +96,11 @@ int placement_decide(const pl_input *in, pl_result *out)
         out->need = lean_streamed;
         return CUZK_EBUDGET;
     }
-    out->ws = PL_LEAN, out->slots = 1, out->slot_bytes = lean_streamed;
-    fill_resident(in, avail - lean_streamed, out);
+    /* two streaming slots where asked and they fit (bases resident in what they leave): two
+     * partitions overlap as in the resident layout, at the cost of resident bases */
+    const uint32_t lean = two == 2 && in->lean_slots >= 2 && lean_streamed <= avail / 2 ? 2 : 1;
+    out->ws = PL_LEAN, out->slots = lean, out->slot_bytes = lean_streamed;
+    fill_resident(in, avail - lean * lean_streamed, out);
     return CUZK_OK;
 }
 

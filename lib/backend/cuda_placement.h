@@ -34,6 +34,8 @@ typedef struct pl_input {
     uint64_t slot_bytes;         /* 0: this key decides the slots; else their size (bytes),  */
                                  /* which the key may grow (all slots) within avail          */
     uint64_t keep;               /* of avail, bytes to leave free (the urgent workers' slot)  */
+    uint32_t lean_slots;         /* streaming lean slots a first key takes where they fit     */
+                                 /* (0 or 1: one; 2: two, with max_slots >= 2: CUZK_LEAN_SLOTS) */
 } pl_input;
 
 typedef struct pl_result {
