@@ -583,6 +583,21 @@ static void same_placement(const pl_result *a, const pl_result *b)
     for (int v = 0; v < PL_N; v++) assert_int_equal(a->resident[v], b->resident[v]);
 }
 
+/* nv random victims (vectors resident or not, last use, evictable three times in four); the
+ * bytes the evictable ones hold. */
+static uint64_t random_victims(pl_victim *vs, uint32_t nv)
+{
+    uint64_t all = 0;
+    for (uint32_t i = 0; i < nv; i++) {
+        for (int v = 0; v < PL_N; v++) vs[i].resident[v] = test_rand64() % 3 ? test_rand64() % GiB : 0;
+        vs[i].last_used = test_rand64() % 8;
+        vs[i].evictable = test_rand64() % 4 != 0;
+        if (vs[i].evictable)
+            for (int v = 0; v < PL_N; v++) all += vs[i].resident[v];
+    }
+    return all;
+}
+
 /* Random victims: an accepted eviction list is minimal (without any one of its evictions it
  * does not suffice), takes only evictable resident vectors, each once; a refusal means even every
  * evictable byte would not do. */
@@ -595,14 +610,7 @@ static void test_evictions_random(void **state)
         const uint64_t room = test_rand64() % 2 ? GiB : 0;
         pl_victim vs[4];
         uint32_t nv = (uint32_t)(test_rand64() % 5), n;
-        uint64_t all = 0;
-        for (uint32_t i = 0; i < nv; i++) {
-            for (int v = 0; v < PL_N; v++) vs[i].resident[v] = test_rand64() % 3 ? test_rand64() % GiB : 0;
-            vs[i].last_used = test_rand64() % 8;
-            vs[i].evictable = test_rand64() % 4 != 0;
-            if (vs[i].evictable)
-                for (int v = 0; v < PL_N; v++) all += vs[i].resident[v];
-        }
+        const uint64_t all = random_victims(vs, nv);
         pl_eviction ev[PL_MAX_VICTIMS * PL_N];
         pl_result r, check;
         pl_input w = in;
@@ -744,14 +752,7 @@ static void test_evict_bytes_random(void **state)
     for (int it = 0; it < 20000; it++) {
         pl_victim vs[6];
         const uint32_t nv = (uint32_t)(test_rand64() % 7);
-        uint64_t all = 0;
-        for (uint32_t i = 0; i < nv; i++) {
-            for (int v = 0; v < PL_N; v++) vs[i].resident[v] = test_rand64() % 3 ? test_rand64() % GiB : 0;
-            vs[i].last_used = test_rand64() % 8;
-            vs[i].evictable = test_rand64() % 4 != 0;
-            if (vs[i].evictable)
-                for (int v = 0; v < PL_N; v++) all += vs[i].resident[v];
-        }
+        const uint64_t all = random_victims(vs, nv);
         const uint64_t deficit = test_rand64() % 4 ? test_rand64() % (3 * GiB) : 0;
         pl_eviction ev[PL_MAX_VICTIMS * PL_N];
         uint32_t n = 99;

@@ -372,21 +372,27 @@ static void slots_given_back(void **state)
     circuit_free(&big);
 }
 
+/* A real 2^16 key (file under `name`), its circuit, and N random (r, s) pairs. */
+static void real_key_setup(const char *name, test_key *key, circuit *c, fr_t r[N], fr_t s[N])
+{
+    synth_cfg cfg;
+    uint8_t seed[32];
+    test_rand_bytes(seed, sizeof seed);
+    synth_cfg_for_domain(&cfg, 16, seed);
+    assert_int_equal(test_key_make(key, &cfg, name, 0), CUZK_OK);
+    circuit_from_cfg(c, &key->scfg);
+    for (int i = 0; i < N; i++) ft_rand_fr(&r[i]), ft_rand_fr(&s[i]);
+}
+
 /* A real key: the CUDA witness proof equals the CPU backend's witness and a/b/c proofs and
  * verifies; then bad witness values, named by index. */
 static void real_key_against_cpu(void **state)
 {
     (void)state;
-    synth_cfg cfg;
-    uint8_t seed[32];
-    test_rand_bytes(seed, sizeof seed);
-    synth_cfg_for_domain(&cfg, 16, seed);
     test_key key;
-    assert_int_equal(test_key_make(&key, &cfg, "gpu-witness", 0), CUZK_OK);
     circuit c;
-    circuit_from_cfg(&c, &key.scfg);
     fr_t r[N], s[N];
-    for (int i = 0; i < N; i++) ft_rand_fr(&r[i]), ft_rand_fr(&s[i]);
+    real_key_setup("gpu-witness", &key, &c, r, s);
     uint8_t cpu_abc[N][192], cpu_wit[N][192], gpu_abc[N][192], gpu_wit[N][192];
     for (int form = 0; form < 2; form++) {
         cuzk_engine *cpu = engine_with(CUZK_BACKEND_CPU, 0, 1, 1), *gpu = engine_with(CUZK_BACKEND_CUDA, 0, 2, 1);
@@ -449,16 +455,10 @@ static void real_key_against_cpu(void **state)
 static void system_evicts_idle_key(void **state)
 {
     (void)state;
-    synth_cfg cfg;
-    uint8_t seed[32];
-    test_rand_bytes(seed, sizeof seed);
-    synth_cfg_for_domain(&cfg, 16, seed);
     test_key key;
-    assert_int_equal(test_key_make(&key, &cfg, "gpu-witness-evict", 0), CUZK_OK);
     circuit c;
-    circuit_from_cfg(&c, &key.scfg);
     fr_t r[N], s[N];
-    for (int i = 0; i < N; i++) ft_rand_fr(&r[i]), ft_rand_fr(&s[i]);
+    real_key_setup("gpu-witness-evict", &key, &c, r, s);
     uint8_t want[N][192], abc[N][192], got[N][192];
     cuzk_engine *e = engine_with(CUZK_BACKEND_CPU, 0, 1, 1);
     cuzk_srs *srs;
