@@ -583,6 +583,19 @@ static void same_placement(const pl_result *a, const pl_result *b)
     for (int v = 0; v < PL_N; v++) assert_int_equal(a->resident[v], b->resident[v]);
 }
 
+/* Each eviction names an evictable victim's vector that holds bytes, and none twice. */
+static void check_evictions_valid(const pl_victim *vs, uint32_t nv, const pl_eviction *ev, uint32_t n)
+{
+    uint8_t seen[PL_MAX_VICTIMS][PL_N] = {{0}};
+    for (uint32_t i = 0; i < n; i++) {
+        assert_true(ev[i].victim < nv && nv <= PL_MAX_VICTIMS);
+        assert_true(vs[ev[i].victim].evictable);
+        assert_true(vs[ev[i].victim].resident[ev[i].vector] > 0);
+        assert_false(seen[ev[i].victim][ev[i].vector]);
+        seen[ev[i].victim][ev[i].vector] = 1;
+    }
+}
+
 /* nv random victims (vectors resident or not, last use, evictable three times in four); the
  * bytes the evictable ones hold. */
 static uint64_t random_victims(pl_victim *vs, uint32_t nv)
@@ -636,14 +649,7 @@ static void test_evictions_random(void **state)
         assert_int_equal(placement_decide_urgent(&freed, room, &check), CUZK_OK);
         same_placement(&r, &check);
         assert_int_equal(w.keep, freed.keep);
-        uint8_t seen[4][PL_N] = {{0}};
-        for (uint32_t i = 0; i < n; i++) {
-            assert_true(ev[i].victim < nv);
-            assert_true(vs[ev[i].victim].evictable);
-            assert_true(vs[ev[i].victim].resident[ev[i].vector] > 0);
-            assert_false(seen[ev[i].victim][ev[i].vector]);
-            seen[ev[i].victim][ev[i].vector] = 1;
-        }
+        check_evictions_valid(vs, nv, ev, n);
         /* minimal: without any one of them it does not do (none needed: n = 0) */
         for (uint32_t skip = 0; skip < n; skip++) {
             pl_input less = in;
@@ -763,14 +769,7 @@ static void test_evict_bytes_random(void **state)
             continue;
         }
         assert_int_equal(rc, CUZK_OK);
-        uint8_t seen[6][PL_N] = {{0}};
-        for (uint32_t i = 0; i < n; i++) {
-            assert_true(ev[i].victim < nv);
-            assert_true(vs[ev[i].victim].evictable);
-            assert_true(vs[ev[i].victim].resident[ev[i].vector] > 0);
-            assert_false(seen[ev[i].victim][ev[i].vector]);
-            seen[ev[i].victim][ev[i].vector] = 1;
-        }
+        check_evictions_valid(vs, nv, ev, n);
         const uint64_t freed = evicted_bytes(vs, ev, n);
         assert_true(freed >= deficit);
         if (!deficit) assert_int_equal(n, 0);
