@@ -382,8 +382,9 @@ uint64_t cuda_slot_need_kd(const cuda_key *k, const cuda_key_dev *kd, int lean, 
 /* The stream buffer size for a key (when it is the first on its device). */
 uint64_t cuda_piece_bytes(const cuda_key *k);
 uint32_t cuda_lean_slots(void); /* CUZK_LEAN_SLOTS: 1 (default) or 2 */
-/* The pieces of the first key placed on a device, which sets the device's (its slots' stream
- * buffers): CUDA_PIECE_BYTES_STREAMED-capped where k does not fit resident beside a lean slot
+/* The pieces of the first key placed on a device without urgent workers, which sets the
+ * device's (its slots' stream buffers): CUDA_PIECE_BYTES_STREAMED-capped where k does not fit
+ * resident beside a lean slot
  * (lean_extra: the systems' part of one) in avail and the larger lean streaming slot does,
  * with room for the larger of lean_extra and a witness-only partition's witness on k; else
  * cuda_piece_bytes. */

@@ -181,20 +181,19 @@ uint64_t cuda_dev_used(const cuda_dev *d)
     return used;
 }
 
-static uint64_t winning_room(const cuda_backend *b, const cuda_dev *d);
-
 static void fill_pl_input(const cuda_backend *b, const cuda_dev *d, const cuda_key *k, pl_input *in)
 {
     memset(in, 0, sizeof *in);
     for (int v = 0; v < PL_N; v++) in->base_bytes[v] = k->n[v] * pl_point_bytes(v);
     uint64_t used = cuda_dev_used(d);
     in->avail = d->cap > used ? d->cap - used : 0;
-    /* the first key sets the device's pieces: larger where it streams and they fit beside
-     * WinningPoSt's room */
-    const uint64_t room = winning_room(b, d);
+    /* the first key sets the device's pieces: larger where it streams and they fit; not with
+     * urgent workers, whose own slot for a CUZK_SRS_URGENT key (WindowPoSt, as large as the
+     * bulk key) holds two of the device's pieces: loaded later, it would find no room for
+     * that slot beside the larger bulk one on a 24 GiB card, and wait for the bulk slot */
     uint64_t piece = d->nslots ? d->piece_bytes
-                               : cuda_piece_bytes_first(k, in->avail > room ? in->avail - room : 0,
-                                                        cuda_cs_slot_extra(d, 1));
+                   : b->urgent_workers ? cuda_piece_bytes(k)
+                                       : cuda_piece_bytes_first(k, in->avail, cuda_cs_slot_extra(d, 1));
     in->piece_bytes = piece;
     /* slots hold witness-only partitions of the loaded constraint systems too */
     in->ws_full = cuda_ws_full(k) + cuda_cs_slot_extra(d, 0);
