@@ -133,7 +133,8 @@ static void piece_bytes_first_key(void **state)
     porep_like_key(&k, &pk);
     unsetenv("CUZK_PIECE_MB");
     const uint64_t small = cuda_piece_bytes(&k), budget16 = (uint64_t)(15.36 * GiB), budget24 = (uint64_t)(23.36 * GiB);
-    const uint64_t wit = ((uint64_t)pk.vk.n_ic + pk.n_l) * 32; /* inputs and aux, 32 bytes each */
+    /* inputs and aux, 32 bytes each, and a streamed system's two pieces */
+    const uint64_t wit = ((uint64_t)pk.vk.n_ic + pk.n_l) * 32 + 2 * CUDA_CS_PIECE_MAX;
     uint64_t keyb = 0;
     for (int v = 0; v < PL_N; v++) keyb += k.n[v] * pl_point_bytes(v);
     assert_int_equal(cuda_piece_bytes_first(&k, (uint64_t)138 * (1ull << 30), 0), small);

@@ -433,7 +433,8 @@ enum {
  * Errors: CUZK_EINVAL (NULL argument, unknown flags), CUZK_EIO (cannot read the file),
  * CUZK_EFORMAT (a malformed file; the detail names the offset or entry), CUZK_ENOMEM, and on
  * CUDA CUZK_EBUDGET (not even streamed it fits, after what idle keys could give way: the
- * detail gives the bytes; nothing evicted), CUZK_EDEVICE. */
+ * detail gives the bytes; nothing evicted where the plan over every GPU refused, the GPUs
+ * done so far left as they became where a later step failed), CUZK_EDEVICE. */
 CUZK_API int cuzk_cs_load(cuzk_engine *engine, const char *path, uint32_t flags, cuzk_cs **out);
 
 /* Gives up the caller's hold on a constraint system; it lives on while submitted

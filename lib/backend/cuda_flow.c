@@ -129,7 +129,8 @@ uint64_t cuda_piece_bytes_first(const cuda_key *k, uint64_t avail, uint64_t lean
     uint64_t keyb = 0;
     for (int v = 0; v < PL_N; v++) keyb += k->n[v] * pl_point_bytes(v);
     if (keyb + cuda_ws_lean(k, small) + lean_extra <= avail) return small; /* resident */
-    const uint64_t wit = ((uint64_t)k->pk->vk.n_ic + k->pk->n_l) * FR; /* inputs and aux */
+    /* inputs and aux, and a streamed system's two pieces at most */
+    const uint64_t wit = ((uint64_t)k->pk->vk.n_ic + k->pk->n_l) * FR + 2 * CUDA_CS_PIECE_MAX;
     const uint64_t extra = lean_extra > wit ? lean_extra : wit;
     /* each streaming slot (CUZK_LEAN_SLOTS) takes the larger pieces and grows by the witness */
     return cuda_lean_slots() * (cuda_ws_lean(k, large) + extra + 2 * large) <= avail ? large : small;

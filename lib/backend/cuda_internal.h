@@ -382,6 +382,9 @@ uint64_t cuda_slot_need_kd(const cuda_key *k, const cuda_key_dev *kd, int lean, 
 /* The stream buffer size for a key (when it is the first on its device). */
 uint64_t cuda_piece_bytes(const cuda_key *k);
 uint32_t cuda_lean_slots(void); /* CUZK_LEAN_SLOTS: 1 (default) or 2 */
+/* What placements keep free for the first urgent slot (WinningPoSt's) on d: CUDA_URGENT_ROOM
+ * less what that slot has committed, with urgent workers; else 0. Device lock held. */
+uint64_t cuda_winning_room(const cuda_backend *b, const cuda_dev *d);
 /* The pieces of the first key placed on a device without urgent workers, which sets the
  * device's (its slots' stream buffers): CUDA_PIECE_BYTES_STREAMED-capped where k does not fit
  * resident beside a lean slot

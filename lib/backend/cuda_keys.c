@@ -240,7 +240,7 @@ static int place_rich(const cuda_dev *d, const cuda_key *k, const pl_input *in0,
 
 /* What the placement keeps free for the first urgent slot (WinningPoSt's): CUDA_URGENT_ROOM
  * less what that slot has committed, with urgent workers. */
-static uint64_t winning_room(const cuda_backend *b, const cuda_dev *d)
+uint64_t cuda_winning_room(const cuda_backend *b, const cuda_dev *d)
 {
     return b->urgent_workers && CUDA_URGENT_ROOM > d->urgent_bytes[0] ? CUDA_URGENT_ROOM - d->urgent_bytes[0] : 0;
 }
@@ -303,7 +303,7 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
         const pl_input in0 = in;
         /* urgent workers: room for a WinningPoSt-sized slot, where the bulk layout stays, and
          * for an urgent key's own slot (from its own resident bases: it is placed last) */
-        const uint64_t base_room = winning_room(b, d);
+        const uint64_t base_room = cuda_winning_room(b, d);
         own = urgent_key_need(b, k, &in);
         own_room = own > d->urgent_bytes[1] ? own - d->urgent_bytes[1] : 0;
         uint64_t room = 0;
@@ -346,7 +346,7 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
         /* its urgent slot, where the placement kept the room (in.keep: not where keeping it
          * would have changed the layout), or the slot has it already, and WinningPoSt's room
          * stays free beside it (a key streamed whole keeps "room" it does not have) */
-        if (own && cuda_dev_used(d) + own_room + winning_room(b, d) <= d->cap) {
+        if (own && cuda_dev_used(d) + own_room + cuda_winning_room(b, d) <= d->cap) {
             d->urgent_bytes[1] = kd->urgent_set = d->urgent_bytes[1] + own_room; /* back: urgent_room_back */
             d->urgent_keys++;
         }
@@ -410,7 +410,7 @@ static int plan_key(cuda_backend *b, cuda_key *k, int *streams)
         cuda_dev *d = &b->dev[i];
         pthread_mutex_lock(&d->lock);
         fill_pl_input(b, d, k, &pd[i].in);
-        pd[i].base_room = winning_room(b, d);
+        pd[i].base_room = cuda_winning_room(b, d);
         const uint64_t own = urgent_key_need(b, k, &pd[i].in);
         pd[i].own_room = own > d->urgent_bytes[1] ? own - d->urgent_bytes[1] : 0;
         /* victims whose host copies are not page-locked yet count: place_key pins them */

@@ -146,12 +146,20 @@ static int cs_choose(cuda_backend *b, const cuda_cs *x, uint32_t i, int stream, 
      * must stream in the slots as its commit leaves them (grown by its part), so that their
      * later partitions do not grow them past what was counted here */
     const uint64_t total = ch->own + (uint64_t)d->nslots * ch->grow;
-    ch->deficit = total > ch->avail ? total - ch->avail : 0;
     const cs_need kept = cs_need_max(d->cs.kept, ch->need);
     ch->nv = cuda_evict_candidates(b, NULL, i, host_ready, &kept, ch->vs, ch->owners);
     for (uint32_t j = 0; j < ch->nv; j++)
         for (int v = 0; v < PL_N && ch->vs[j].evictable; v++) ch->evictable += ch->vs[j].resident[v];
-    return placement_evict_bytes(ch->vs, ch->nv, ch->deficit, ch->ev, &ch->nev);
+    /* evicting anyway: enough that WinningPoSt's room stays free too (as key loads keep it),
+     * else what loads it at all, taking from that room as a system that fits may */
+    const uint64_t room = cuda_winning_room(b, d), free_kept = ch->avail > room ? ch->avail - room : 0;
+    ch->deficit = total > free_kept ? total - free_kept : 0;
+    int rc = placement_evict_bytes(ch->vs, ch->nv, ch->deficit, ch->ev, &ch->nev);
+    if (rc != CUZK_OK && room) {
+        ch->deficit = total > ch->avail ? total - ch->avail : 0;
+        rc = placement_evict_bytes(ch->vs, ch->nv, ch->deficit, ch->ev, &ch->nev);
+    }
+    return rc;
 }
 
 static int cs_refusal(const cuda_dev *d, const cuda_cs *x, const cs_choice *ch)

@@ -378,6 +378,7 @@ typedef struct gated_call {
     unsigned log_n;
     int lean, rc;
     _Atomic int returned;
+    _Atomic int hooked; /* the lean step's hook ran (set from the call's thread) */
 } gated_call;
 
 static void *gated_thread(void *arg)
@@ -387,6 +388,8 @@ static void *gated_thread(void *arg)
     atomic_store(&c->returned, 1);
     return NULL;
 }
+
+static int h_gated(gated_call *c);
 
 /* Starts c on its thread with the word raised, checks it is held there (not returned 100 ms
  * later) while the device is not (a device-wide synchronize returns at once: the wait is on
@@ -399,6 +402,8 @@ static void hold_then_lower(gated_call *c, uint32_t *word)
     assert_int_equal(pthread_create(&th, NULL, gated_thread, c), 0);
     nanosleep(&(struct timespec){0, 100000000}, NULL);
     assert_int_equal(atomic_load(&c->returned), 0); /* held at a pass */
+    /* the lean step's hook ran before its first pass: a caller's prefetch is not held back */
+    if (c->fn == h_gated) assert_int_equal(atomic_load(&c->hooked), c->lean);
     uint64_t t0 = mono_ns();
     assert_int_equal(gpu_synchronize(), 0);
     assert_true(mono_ns() - t0 < 1000000000ull); /* the device waits for no host thread */
@@ -443,10 +448,18 @@ static void test_gate(void **state)
     gpu_host_free(landed);
 }
 
+static int gated_hook(void *user, void *ab_arrived)
+{
+    (void)ab_arrived;
+    atomic_fetch_add(&((gated_call *)user)->hooked, 1);
+    return 0;
+}
+
 static int h_gated(gated_call *c)
 {
+    const gpu_h_hook hook = {gated_hook, c};
     return c->lean ? gpu_h_step_from_host_lean(c->d[0], c->d[1], c->a, c->b, c->c, c->len, c->log_n, 0, c->d_res, c->g,
-                                               NULL, c->stream, c->cp)
+                                               &hook, c->stream, c->cp)
                    : gpu_h_step_from_host_checked(c->d[0], c->d[1], c->d[2], c->a, c->b, c->c, c->len, c->log_n, 0,
                                                   c->d_res, c->g, c->stream, c->cp);
 }
@@ -480,6 +493,7 @@ static void test_h_gate(void **state)
     gc.g = &g;
     for (int lean = 0; lean <= 1; lean++) {
         gc.lean = lean;
+        atomic_store(&gc.hooked, 0);
         assert_int_equal(gpu_prep_reset(gc.d_res, gc.stream), 0);
         hold_then_lower(&gc, &word);
         assert_int_equal(gpu_stream_sync(gc.stream), 0);
