@@ -209,6 +209,21 @@ static void lean_fits_random(void **state)
 }
 
 /* Random loads and releases on random devices against the oracle. */
+/* An urgent slot that ran a witness-only partition (committed: its key part, 2.6 GiB, plus
+ * the witness, 3.9 GiB) gives the witness back once trimmed with no system left, keeps what
+ * a system still loaded holds, and never grows by a trim. */
+static void urgent_after_trim(void **state)
+{
+    (void)state;
+    const uint64_t key = 2600ull << 20, wit = 3900ull << 20, piece = 64ull << 20;
+    assert_int_equal(cs_urgent_after_trim(key + wit + 2 * piece, key, 0, 0), key);
+    assert_int_equal(cs_urgent_after_trim(key + wit + 2 * piece, key, wit, 0), key + wit);
+    assert_int_equal(cs_urgent_after_trim(key + wit + 2 * piece, key, wit, piece), key + wit + 2 * piece);
+    /* committed below what the buffers would say (a load's room counted as keys' part): as is */
+    assert_int_equal(cs_urgent_after_trim(key, key, wit, piece), key);
+    assert_int_equal(cs_urgent_after_trim(0, 0, 0, 0), 0);
+}
+
 static void random_against_oracle(void **state)
 {
     (void)state;
@@ -252,6 +267,7 @@ int main(void)
         cmocka_unit_test(random_against_oracle),
         cmocka_unit_test(lean_fits_after_commit),
         cmocka_unit_test(lean_fits_random),
+        cmocka_unit_test(urgent_after_trim),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

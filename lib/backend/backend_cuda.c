@@ -314,12 +314,13 @@ static uint32_t urgent_fits(cuda_dev *d, const cuda_key *k, const cuda_key_dev *
 static int urgent_commit(cuda_dev *d, const cuda_key *k, const cuda_key_dev *kd, const cuda_cs *wcs, uint32_t i, int j,
                          int lean)
 {
-    const uint64_t need = cuda_slot_need_kd(k, kd, lean, d->piece_bytes) +
-                          (wcs ? cuda_cs_job_extra(wcs, i, lean) : 0);
+    const uint64_t key_need = cuda_slot_need_kd(k, kd, lean, d->piece_bytes);
+    const uint64_t need = key_need + (wcs ? cuda_cs_job_extra(wcs, i, lean) : 0);
     pthread_mutex_lock(&d->lock);
     const uint64_t used = cuda_dev_used(d), free_now = d->cap > used ? d->cap - used : 0;
     const int ok = need <= free_now + d->urgent_bytes[j];
     if (ok && need > d->urgent_bytes[j]) d->urgent_bytes[j] = need;
+    if (ok && key_need > d->urgent_key_bytes[j]) d->urgent_key_bytes[j] = key_need;
     pthread_mutex_unlock(&d->lock);
     return ok;
 }

@@ -59,3 +59,9 @@ void cs_slots_settle(cs_slots *s, const cs_need *each, uint32_t n)
     for (uint32_t i = 0; i < n; i++) kept = cs_need_max(kept, each[i]);
     s->kept = kept;
 }
+
+uint64_t cs_urgent_after_trim(uint64_t committed, uint64_t key_bytes, uint64_t wit_held, uint64_t piece_held)
+{
+    const uint64_t keep = key_bytes + wit_held + 2 * piece_held;
+    return committed < keep ? committed : keep;
+}

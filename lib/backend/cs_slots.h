@@ -57,4 +57,9 @@ void cs_slots_commit(cs_slots *s, cs_need need);
  * stays, so cs_slots_bytes drops by what only the one that went needed. */
 void cs_slots_settle(cs_slots *s, const cs_need *each, uint32_t n);
 
+/* An urgent slot's committed bytes once its witness buffers were trimmed to what the systems
+ * left need: at most its keys' part (key_bytes: the largest need without a system's part)
+ * plus the witness buffer and the two system pieces it still holds; never more than before. */
+uint64_t cs_urgent_after_trim(uint64_t committed, uint64_t key_bytes, uint64_t wit_held, uint64_t piece_held);
+
 #endif

@@ -167,6 +167,10 @@ typedef struct cuda_dev {
      * it; a CUZK_SRS_URGENT key commits its size at load), streams of the highest priority */
     cuda_slot urgent[CUDA_URGENT_SLOTS];
     uint64_t urgent_bytes[CUDA_URGENT_SLOTS]; /* committed to each (under lock)              */
+    /* of urgent_bytes, the largest need without the constraint systems' part (a partition's
+     * key layout, a CUZK_SRS_URGENT key's room at load): a slot's witness buffers trimmed once
+     * a system went (cuda_cs_slot_trim) give back the rest */
+    uint64_t urgent_key_bytes[CUDA_URGENT_SLOTS];
     uint32_t urgent_keys;        /* loaded CUZK_SRS_URGENT keys whose room urgent[1] keeps   */
     int urgent_shrink;           /* the last of them went: urgent[1] to be given back        */
     /* urgent partitions running on the device now (host atomics), which ordinary partitions'

@@ -43,7 +43,8 @@ static void urgent_room_settle(cuda_dev *d)
     if (!due || !slot_pool_try_take_urgent(&d->pool, 1)) return;
     slot_shrink(&d->urgent[1]);
     pthread_mutex_lock(&d->lock);
-    if (!d->urgent_keys) d->urgent_bytes[1] = 0, d->urgent_shrink = 0; /* else a load kept room meanwhile */
+    if (!d->urgent_keys) /* else a load kept room meanwhile */
+        d->urgent_bytes[1] = d->urgent_key_bytes[1] = 0, d->urgent_shrink = 0;
     pthread_mutex_unlock(&d->lock);
     slot_pool_give(&d->pool, SLOT_POOL_URGENT_AT(1));
 }
@@ -348,6 +349,7 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
          * stays free beside it (a key streamed whole keeps "room" it does not have) */
         if (own && cuda_dev_used(d) + own_room + cuda_winning_room(b, d) <= d->cap) {
             d->urgent_bytes[1] = kd->urgent_set = d->urgent_bytes[1] + own_room; /* back: urgent_room_back */
+            if (d->urgent_bytes[1] > d->urgent_key_bytes[1]) d->urgent_key_bytes[1] = d->urgent_bytes[1];
             d->urgent_keys++;
         }
     }

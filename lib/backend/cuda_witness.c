@@ -50,6 +50,15 @@ void cuda_cs_slot_trim(cuda_dev *d, cuda_slot *s)
     const cs_need kept = d->cs.kept;
     pthread_mutex_unlock(&d->lock);
     slot_trim_witness(s, kept.wit, kept.pieces / 2);
+    /* an urgent slot's committed bytes come down with it: its keys' part and the witness
+     * buffers it still holds (the caller holds the slot: they stay as they are) */
+    for (int j = 0; j < CUDA_URGENT_SLOTS; j++)
+        if (s == &d->urgent[j]) {
+            pthread_mutex_lock(&d->lock);
+            d->urgent_bytes[j] = cs_urgent_after_trim(d->urgent_bytes[j], d->urgent_key_bytes[j], s->d_wit_bytes,
+                                                      s->cs_piece_bytes);
+            pthread_mutex_unlock(&d->lock);
+        }
 }
 
 uint64_t cuda_cs_job_extra(const cuda_cs *cs, uint32_t i, int lean)
