@@ -115,6 +115,13 @@ uint32_t cuda_lean_slots(void)
 
 uint64_t cuda_piece_bytes(const cuda_key *k) { return piece_bytes_capped(k, CUDA_PIECE_BYTES); }
 
+uint64_t cuda_key_bases_bytes(const cuda_key *k)
+{
+    uint64_t t = 0;
+    for (int v = 0; v < PL_N; v++) t += k->n[v] * pl_point_bytes(v);
+    return t;
+}
+
 /* Larger pieces where the key streams: each streamed piece of an MSM reduces its own buckets,
  * and twice the piece halves those reductions (2^27 PoRep on an H200 made 16/24/32 GiB: MSM H
  * 1460 -> 1381 ms, 0.396/0.406/0.409 -> 0.409/0.426/0.431 partitions/s, though the larger
@@ -122,18 +129,17 @@ uint64_t cuda_piece_bytes(const cuda_key *k) { return piece_bytes_capped(k, CUDA
  * the pieces only stage uploads; and the larger lean slot must leave room for a witness-only
  * partition's witness (a constraint system loaded later grows the lean slot by it): on a card
  * made 16 GiB it does not, and the smaller pieces keep witness-only partitions possible. */
-uint64_t cuda_piece_bytes_first(const cuda_key *k, uint64_t avail, uint64_t lean_extra)
+uint64_t cuda_piece_bytes_first(const cuda_key *k, uint64_t avail, uint64_t lean_extra, uint32_t lean_slots)
 {
     const uint64_t small = cuda_piece_bytes(k), large = piece_bytes_capped(k, CUDA_PIECE_BYTES_STREAMED);
     if (large <= small) return small;
-    uint64_t keyb = 0;
-    for (int v = 0; v < PL_N; v++) keyb += k->n[v] * pl_point_bytes(v);
-    if (keyb + cuda_ws_lean(k, small) + lean_extra <= avail) return small; /* resident */
+    if (cuda_key_bases_bytes(k) + cuda_ws_lean(k, small) + lean_extra <= avail) return small; /* resident */
     /* inputs and aux, and a streamed system's two pieces at most */
     const uint64_t wit = ((uint64_t)k->pk->vk.n_ic + k->pk->n_l) * FR + 2 * CUDA_CS_PIECE_MAX;
     const uint64_t extra = lean_extra > wit ? lean_extra : wit;
-    /* each streaming slot (CUZK_LEAN_SLOTS) takes the larger pieces and grows by the witness */
-    return cuda_lean_slots() * (cuda_ws_lean(k, large) + extra + 2 * large) <= avail ? large : small;
+    /* each streaming slot takes the larger pieces and grows by the witness */
+    const uint64_t n = lean_slots > 1 ? lean_slots : 1;
+    return n * (cuda_ws_lean(k, large) + extra + 2 * large) <= avail ? large : small;
 }
 
 uint64_t cuda_ws_lean_acc(const cuda_key *k, uint64_t piece_bytes, int acc)

@@ -391,11 +391,12 @@ uint32_t cuda_lean_slots(void); /* CUZK_LEAN_SLOTS: 1 (default) or 2 */
 uint64_t cuda_winning_room(const cuda_backend *b, const cuda_dev *d);
 /* The pieces of the first key placed on a device without urgent workers, which sets the
  * device's (its slots' stream buffers): CUDA_PIECE_BYTES_STREAMED-capped where k does not fit
- * resident beside a lean slot
- * (lean_extra: the systems' part of one) in avail and the larger lean streaming slot does,
- * with room for the larger of lean_extra and a witness-only partition's witness on k; else
- * cuda_piece_bytes. */
-uint64_t cuda_piece_bytes_first(const cuda_key *k, uint64_t avail, uint64_t lean_extra);
+ * resident beside a lean slot (lean_extra: the systems' part of one) in avail and lean_slots
+ * larger lean streaming slots do (0 or 1: one), each with room for the larger of lean_extra
+ * and a witness-only partition's witness on k; else cuda_piece_bytes. */
+uint64_t cuda_piece_bytes_first(const cuda_key *k, uint64_t avail, uint64_t lean_extra, uint32_t lean_slots);
+/* The bytes of all of k's bases (affine points, every vector). */
+uint64_t cuda_key_bases_bytes(const cuda_key *k);
 /* Device bytes of a slot's work area and prep area for these inputs. */
 uint64_t cuda_work_bytes(const cuda_inputs *in, int lean);
 uint64_t cuda_prep_bytes(uint64_t na);

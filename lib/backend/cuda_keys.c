@@ -129,9 +129,8 @@ static int place_resident(cuda_key *k, cuda_key_dev *kd, int ordinal, int v)
 int cuda_key_pin_host(cuda_key *k, int ordinal)
 {
     int rc;
-    uint64_t total = 0;
     if (k->registered || k->pinned_block) return CUZK_OK;
-    for (int v = 0; v < PL_N; v++) total += k->n[v] * pl_point_bytes(v);
+    const uint64_t total = cuda_key_bases_bytes(k);
     /* a failure leaves nothing behind (no bytes counted, no block): a load that fails to pin a
      * would-be victim tries again later, and eviction trusts a pinned copy to hold the bases */
     if (!k->synthetic) {
@@ -188,22 +187,22 @@ static void fill_pl_input(const cuda_backend *b, const cuda_dev *d, const cuda_k
     for (int v = 0; v < PL_N; v++) in->base_bytes[v] = k->n[v] * pl_point_bytes(v);
     uint64_t used = cuda_dev_used(d);
     in->avail = d->cap > used ? d->cap - used : 0;
+    in->max_slots = d->nslots ? d->nslots
+                  : b->workers_per_device < CUDA_MAX_SLOTS ? b->workers_per_device : CUDA_MAX_SLOTS;
+    in->lean_slots = in->max_slots >= 2 ? cuda_lean_slots() : 1; /* as placement_decide can give */
+    in->slot_bytes = d->nslots ? d->slot_bytes : 0;
     /* the first key sets the device's pieces: larger where it streams and they fit; not with
      * urgent workers, whose own slot for a CUZK_SRS_URGENT key (WindowPoSt, as large as the
      * bulk key) holds two of the device's pieces: loaded later, it would find no room for
      * that slot beside the larger bulk one on a 24 GiB card, and wait for the bulk slot */
     uint64_t piece = d->nslots ? d->piece_bytes
                    : b->urgent_workers ? cuda_piece_bytes(k)
-                                       : cuda_piece_bytes_first(k, in->avail, cuda_cs_slot_extra(d, 1));
+                                       : cuda_piece_bytes_first(k, in->avail, cuda_cs_slot_extra(d, 1), in->lean_slots);
     in->piece_bytes = piece;
     /* slots hold witness-only partitions of the loaded constraint systems too */
     in->ws_full = cuda_ws_full(k) + cuda_cs_slot_extra(d, 0);
     in->ws_lean = cuda_ws_lean(k, piece) + cuda_cs_slot_extra(d, 1);
     in->stream_bufs = 2 * piece;
-    in->max_slots = d->nslots ? d->nslots
-                  : b->workers_per_device < CUDA_MAX_SLOTS ? b->workers_per_device : CUDA_MAX_SLOTS;
-    in->lean_slots = cuda_lean_slots();
-    in->slot_bytes = d->nslots ? d->slot_bytes : 0;
 }
 
 /* The same key in slots sized for cuda_acc_rich (pairwise's scratch where its MSMs are large
@@ -382,8 +381,7 @@ static int key_streams(const cuda_key *k)
 static int check_pinned(const cuda_backend *b, const cuda_key *k, uint32_t i, const pl_result *pl)
 {
     if (pl->kind == PL_RESIDENT) return CUZK_OK;
-    uint64_t all = 0;
-    for (int v = 0; v < PL_N; v++) all += k->n[v] * pl_point_bytes(v);
+    const uint64_t all = cuda_key_bases_bytes(k);
     return err_set(CUZK_EBUDGET,
                    "CUDA backend: the pinned key (CUZK_SRS_PIN, 2^%u domain) cannot be resident on device %d: "
                    "%llu of its %llu bytes of bases fit beside the workers and the keys loaded before it, after "
@@ -440,8 +438,7 @@ static int plan_key(cuda_backend *b, cuda_key *k, int *streams)
 static int key_host_reserve(cuda_backend *b, cuda_key *k)
 {
     if (k->host_reserved || !b->host.reserve) return CUZK_OK;
-    uint64_t total = 0;
-    for (int v = 0; v < PL_N; v++) total += k->n[v] * pl_point_bytes(v);
+    const uint64_t total = cuda_key_bases_bytes(k);
     if (!b->host.reserve(b->host.ctx, total))
         return err_set(CUZK_EBUDGET, "the host budget refused the key's page-locked host copy (the bases it "
                        "streams): %llu bytes needed, %llu of the budget's %llu bytes free "

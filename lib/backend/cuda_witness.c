@@ -133,7 +133,7 @@ typedef struct cs_choice {
     cs_need need;                /* what every slot keeps for it                            */
     uint64_t grow, own;          /* each slot's growth, its own bytes                       */
     uint64_t avail;              /* free on the device                                      */
-    uint64_t deficit, evictable; /* streamed: the bytes missing, what the victims could give */
+    uint64_t evictable;          /* streamed: what the victims could give                    */
     uint32_t nv, nev;
     pl_victim vs[PL_MAX_VICTIMS];
     cuda_key *owners[PL_MAX_VICTIMS];
@@ -146,7 +146,7 @@ static int cs_choose(cuda_backend *b, const cuda_cs *x, uint32_t i, int stream, 
     const csc *c = x->sys;
     const uint64_t used = cuda_dev_used(d), res = cuda_cs_resident_bytes(c), table = (uint64_t)c->n_coeffs * FR;
     ch->avail = d->cap > used ? d->cap - used : 0;
-    ch->deficit = ch->evictable = 0;
+    ch->evictable = 0;
     ch->nv = ch->nev = 0;
     if (cs_slots_choose(&d->cs, d->nslots, ch->avail, x->wit_bytes, x->piece_bytes, res, table, stream, &ch->resident,
                         &ch->need, &ch->grow, &ch->own) == CUZK_OK)
@@ -162,12 +162,9 @@ static int cs_choose(cuda_backend *b, const cuda_cs *x, uint32_t i, int stream, 
     /* evicting anyway: enough that WinningPoSt's room stays free too (as key loads keep it),
      * else what loads it at all, taking from that room as a system that fits may */
     const uint64_t room = cuda_winning_room(b, d), free_kept = ch->avail > room ? ch->avail - room : 0;
-    ch->deficit = total > free_kept ? total - free_kept : 0;
-    int rc = placement_evict_bytes(ch->vs, ch->nv, ch->deficit, ch->ev, &ch->nev);
-    if (rc != CUZK_OK && room) {
-        ch->deficit = total > ch->avail ? total - ch->avail : 0;
-        rc = placement_evict_bytes(ch->vs, ch->nv, ch->deficit, ch->ev, &ch->nev);
-    }
+    int rc = placement_evict_bytes(ch->vs, ch->nv, total > free_kept ? total - free_kept : 0, ch->ev, &ch->nev);
+    if (rc != CUZK_OK && room)
+        rc = placement_evict_bytes(ch->vs, ch->nv, total > ch->avail ? total - ch->avail : 0, ch->ev, &ch->nev);
     return rc;
 }
 
