@@ -167,6 +167,45 @@ static void piece_bytes_first_key(void **state)
     unsetenv("CUZK_PIECE_MB");
 }
 
+/* Two streaming lean slots by default (cuda_lean_slots_auto) where both fit with a witness's
+ * room each: a 2^27 PoRep key on an H200 made 32 GiB (31.36 GiB of budget: 0.430 -> 0.460
+ * partitions/s with two, bench/RESULTS.md session 14), not made 24 GiB (two fit, 0.438, but
+ * without room for a witness-only partition), not with urgent workers, never where the key is
+ * resident; and the pieces then stay 768 MiB at 32 GiB. */
+static void lean_slots_auto_rule(void **state)
+{
+    (void)state;
+    static cuda_key k;
+    static groth16_params pk;
+    porep_like_key(&k, &pk);
+    unsetenv("CUZK_PIECE_MB");
+    const uint64_t small = cuda_piece_bytes(&k), budget24 = (uint64_t)(23.36 * GiB),
+                   budget32 = (uint64_t)(31.36 * GiB);
+    const uint64_t wit = ((uint64_t)pk.vk.n_ic + pk.n_l) * 32 + 2 * CUDA_CS_PIECE_MAX;
+    const uint64_t room = cuda_slot_need(&k, 1, 1, small) + wit; /* one slot and its room */
+    assert_int_equal(cuda_lean_slots_auto(&k, budget32, 0, 0), 2);
+    assert_int_equal(cuda_lean_slots_auto(&k, budget24, 0, 0), 1);
+    assert_int_equal(cuda_lean_slots_auto(&k, (uint64_t)(15.36 * GiB), 0, 0), 1);
+    assert_int_equal(cuda_lean_slots_auto(&k, budget32, 0, 1), 1);
+    assert_int_equal(cuda_lean_slots_auto(&k, (uint64_t)138 * (1ull << 30), 0, 0), 1);
+    /* the boundary, and a loaded system's part where larger than the witness */
+    assert_int_equal(cuda_lean_slots_auto(&k, 2 * room, 0, 0), 2);
+    assert_int_equal(cuda_lean_slots_auto(&k, 2 * room - 1, 0, 0), 1);
+    assert_int_equal(cuda_lean_slots_auto(&k, 2 * room + 1, wit + 1, 0), 1);
+    assert_int_equal(cuda_lean_slots_auto(&k, 2 * room + 2, wit + 1, 0), 2);
+    /* the first key's pieces with the two slots: the smaller at 32 GiB */
+    assert_int_equal(cuda_piece_bytes_first(&k, budget32, 0, 2), small);
+    /* CUZK_LEAN_SLOTS forces either; unset or empty: the rule */
+    setenv("CUZK_LEAN_SLOTS", "1", 1);
+    assert_int_equal(cuda_lean_slots(), 1);
+    setenv("CUZK_LEAN_SLOTS", "2", 1);
+    assert_int_equal(cuda_lean_slots(), 2);
+    setenv("CUZK_LEAN_SLOTS", "", 1);
+    assert_int_equal(cuda_lean_slots(), 0);
+    unsetenv("CUZK_LEAN_SLOTS");
+    assert_int_equal(cuda_lean_slots(), 0);
+}
+
 /* A key placed full whose partition an urgent worker runs in its own lean slot: slot_msm
  * runs its MSMs over the whole resident vectors, so the urgent slot's need counts that
  * (msm_gpu_run's scratch over 2^27 points at the lean entries: more than a piece's), while
@@ -210,6 +249,7 @@ int main(void)
         cmocka_unit_test(winning_fits_the_urgent_room),
         cmocka_unit_test(piece_bytes_knob),
         cmocka_unit_test(piece_bytes_first_key),
+        cmocka_unit_test(lean_slots_auto_rule),
         cmocka_unit_test(full_key_in_lean_slot),
         cmocka_unit_test(waves_by_key_and_engine),
         cmocka_unit_test(porep_witness_fits_16_gib),

@@ -103,14 +103,14 @@ static uint64_t piece_bytes_capped(const cuda_key *k, uint64_t cap)
     return p - p % 192;
 }
 
-/* CUZK_LEAN_SLOTS (1 or 2; validated by cuda_env_check): for measuring two streaming lean
- * slots on a card that holds them (issue 28 item 3: one lean slot runs one partition at a
- * time, where the resident layout overlaps two). Two take twice the slot bytes from resident
- * bases; with 768 MiB pieces (CUZK_PIECE_MB=768) they fit a card made 24 GiB. */
+/* CUZK_LEAN_SLOTS (1 or 2; validated by cuda_env_check): forces one or two streaming lean
+ * slots for a key that streams (two only where both fit); unset (0), cuda_lean_slots_auto
+ * decides. */
 uint32_t cuda_lean_slots(void)
 {
     const char *e = getenv("CUZK_LEAN_SLOTS");
-    return e && strtol(e, NULL, 10) == 2 ? 2 : 1;
+    const long v = e && *e ? strtol(e, NULL, 10) : 0;
+    return v == 1 || v == 2 ? (uint32_t)v : 0;
 }
 
 uint64_t cuda_piece_bytes(const cuda_key *k) { return piece_bytes_capped(k, CUDA_PIECE_BYTES); }
@@ -129,17 +129,36 @@ uint64_t cuda_key_bases_bytes(const cuda_key *k)
  * the pieces only stage uploads; and the larger lean slot must leave room for a witness-only
  * partition's witness (a constraint system loaded later grows the lean slot by it): on a card
  * made 16 GiB it does not, and the smaller pieces keep witness-only partitions possible. */
+/* A streaming lean slot with pieces of `piece` bytes and room for the larger of lean_extra
+ * (the loaded systems' part) and a witness-only partition's witness on k (its inputs and aux,
+ * and a streamed system's two pieces at most): a constraint system loaded later grows the
+ * lean slot by that. */
+static uint64_t lean_slot_with_room(const cuda_key *k, uint64_t piece, uint64_t lean_extra)
+{
+    const uint64_t wit = ((uint64_t)k->pk->vk.n_ic + k->pk->n_l) * FR + 2 * CUDA_CS_PIECE_MAX;
+    return cuda_ws_lean(k, piece) + (lean_extra > wit ? lean_extra : wit) + 2 * piece;
+}
+
 uint64_t cuda_piece_bytes_first(const cuda_key *k, uint64_t avail, uint64_t lean_extra, uint32_t lean_slots)
 {
     const uint64_t small = cuda_piece_bytes(k), large = piece_bytes_capped(k, CUDA_PIECE_BYTES_STREAMED);
     if (large <= small) return small;
     if (cuda_key_bases_bytes(k) + cuda_ws_lean(k, small) + lean_extra <= avail) return small; /* resident */
-    /* inputs and aux, and a streamed system's two pieces at most */
-    const uint64_t wit = ((uint64_t)k->pk->vk.n_ic + k->pk->n_l) * FR + 2 * CUDA_CS_PIECE_MAX;
-    const uint64_t extra = lean_extra > wit ? lean_extra : wit;
-    /* each streaming slot takes the larger pieces and grows by the witness */
     const uint64_t n = lean_slots > 1 ? lean_slots : 1;
-    return n * (cuda_ws_lean(k, large) + extra + 2 * large) <= avail ? large : small;
+    return n * lean_slot_with_room(k, large, lean_extra) <= avail ? large : small;
+}
+
+/* Two streaming lean slots overlap two partitions as the resident layout does, at the cost of
+ * resident bases: on an H200 made 32 GiB, 2^27 PoRep, 0.430 -> 0.460 partitions/s (one slot
+ * of 1536 MiB pieces against two of 768; bench/RESULTS.md, session 14). Made 24 GiB, two
+ * slots gained 3 % but left no room for a witness-only partition's witness, so the rule asks
+ * both slots to keep that room; an engine with urgent workers keeps one (their own slots need
+ * the room: PoSt deadlines before bulk throughput). */
+uint32_t cuda_lean_slots_auto(const cuda_key *k, uint64_t avail, uint64_t lean_extra, uint32_t urgent_workers)
+{
+    if (urgent_workers) return 1;
+    if (cuda_key_bases_bytes(k) + cuda_ws_lean(k, cuda_piece_bytes(k)) + lean_extra <= avail) return 1; /* resident */
+    return 2 * lean_slot_with_room(k, cuda_piece_bytes(k), lean_extra) <= avail ? 2 : 1;
 }
 
 uint64_t cuda_ws_lean_acc(const cuda_key *k, uint64_t piece_bytes, int acc)

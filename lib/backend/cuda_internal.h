@@ -385,7 +385,12 @@ uint64_t cuda_slot_need(const cuda_key *k, int lean, int streamed, uint64_t piec
 uint64_t cuda_slot_need_kd(const cuda_key *k, const cuda_key_dev *kd, int lean, uint64_t piece_bytes);
 /* The stream buffer size for a key (when it is the first on its device). */
 uint64_t cuda_piece_bytes(const cuda_key *k);
-uint32_t cuda_lean_slots(void); /* CUZK_LEAN_SLOTS: 1 (default) or 2 */
+uint32_t cuda_lean_slots(void); /* CUZK_LEAN_SLOTS: 1 or 2 forced; 0 (unset): cuda_lean_slots_auto */
+/* The streaming lean slots the first key on a device takes where it streams, unless
+ * CUZK_LEAN_SLOTS says: two where both fit in avail with their pieces and each keeps room for
+ * a witness-only partition (see cuda_piece_bytes_first), in an engine without urgent workers;
+ * else one. */
+uint32_t cuda_lean_slots_auto(const cuda_key *k, uint64_t avail, uint64_t lean_extra, uint32_t urgent_workers);
 /* What placements keep free for the first urgent slot (WinningPoSt's) on d: CUDA_URGENT_ROOM
  * less what that slot has committed, with urgent workers; else 0. Device lock held. */
 uint64_t cuda_winning_room(const cuda_backend *b, const cuda_dev *d);

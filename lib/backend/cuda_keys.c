@@ -189,7 +189,10 @@ static void fill_pl_input(const cuda_backend *b, const cuda_dev *d, const cuda_k
     in->avail = d->cap > used ? d->cap - used : 0;
     in->max_slots = d->nslots ? d->nslots
                   : b->workers_per_device < CUDA_MAX_SLOTS ? b->workers_per_device : CUDA_MAX_SLOTS;
-    in->lean_slots = in->max_slots >= 2 ? cuda_lean_slots() : 1; /* as placement_decide can give */
+    const uint32_t forced = cuda_lean_slots();
+    in->lean_slots = in->max_slots < 2 ? 1 /* as placement_decide can give */
+                   : forced            ? forced
+                                       : cuda_lean_slots_auto(k, in->avail, cuda_cs_slot_extra(d, 1), b->urgent_workers);
     in->slot_bytes = d->nslots ? d->slot_bytes : 0;
     /* the first key sets the device's pieces: larger where it streams and they fit; not with
      * urgent workers, whose own slot for a CUZK_SRS_URGENT key (WindowPoSt, as large as the

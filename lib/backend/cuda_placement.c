@@ -1,7 +1,8 @@
 /*
  * The placement policy of cuda_placement.h: the fastest arrangement that fits, in this
  * order — everything resident with two full slots, with one full slot, with one lean slot;
- * then one lean slot with stream buffers (two where asked: CUZK_LEAN_SLOTS) and as many bases
+ * then one lean slot with stream buffers (two where the caller asks and both fit:
+ * cuda_lean_slots_auto, CUZK_LEAN_SLOTS) and as many bases
  * resident as the rest holds.
  */
 #include "backend/cuda_placement.h"

@@ -35,7 +35,8 @@ typedef struct pl_input {
                                  /* which the key may grow (all slots) within avail          */
     uint64_t keep;               /* of avail, bytes to leave free (the urgent workers' slot)  */
     uint32_t lean_slots;         /* streaming lean slots a first key takes where they fit     */
-                                 /* (0 or 1: one; 2: two, with max_slots >= 2: CUZK_LEAN_SLOTS) */
+                                 /* (0 or 1: one; 2: two, with max_slots >= 2: the backend's */
+                                 /* cuda_lean_slots_auto or CUZK_LEAN_SLOTS)                    */
 } pl_input;
 
 typedef struct pl_result {
