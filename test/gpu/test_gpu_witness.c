@@ -10,7 +10,10 @@
  * setup): the CUDA witness proof equals the CPU backend's and verifies. A witness value not
  * below r ends the job with CUZK_EINVAL naming it (aux and inputs); every release runs once.
  * A streamed system that does not fit beside a partial key takes bytes from its resident
- * bases, and both paths still prove and verify. Exits 77 without a GPU.
+ * bases, and both paths still prove and verify. An urgent worker's own slot that ran a
+ * witness-only partition gives the system's part of its bytes back when the system goes: a key
+ * loaded then gets them. Exits 77 without a GPU; CUZK_TEST_FILTER (a cmocka pattern) runs
+ * only the cases it names.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,11 +22,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "cuda_util.h"
 #include "cuzk/cuzk.h"
 #include "engine/engine.h"
+#include "fault.h"
 #include "field/curve.h"
 #include "groth16/csc.h"
 #include "groth16/groth16.h"
@@ -536,6 +541,202 @@ static void system_evicts_idle_key(void **state)
     test_key_free(&key);
 }
 
+/* ---- an urgent slot gives back a constraint system's part ---- */
+
+/* A synthetic key shape of domain 2^log_m in PoRep's proportions (A about the aux, B a
+ * quarter of it); its proofs do not verify, so its partitions are never run here. */
+static void shape_for(groth16_params *s, unsigned log_m)
+{
+    const uint32_t m = 1u << log_m;
+    memset(s, 0, sizeof *s);
+    s->vk.alpha_g1 = s->vk.beta_g1 = s->vk.delta_g1 = G1_GENERATOR;
+    s->vk.beta_g2 = s->vk.gamma_g2 = s->vk.delta_g2 = G2_GENERATOR;
+    s->vk.n_ic = 2;
+    s->n_h = m - 1, s->n_l = m - 64, s->n_a = m - 62;
+    s->n_b_g1 = s->n_b_g2 = m / 4;
+}
+
+/* One device, one ordinary and one urgent worker (priority 7), every proof self-checked;
+ * budget 0: the whole device. */
+static cuzk_engine *urgent_engine(uint64_t budget)
+{
+    const test_opt opts[] = {{CUZK_OPT_BACKEND, CUZK_BACKEND_CUDA}, {CUZK_OPT_VERIFY, 1},
+                             {CUZK_OPT_WORKERS_PER_DEVICE, 1},      {CUZK_OPT_DEVICE_MASK, 1},
+                             {CUZK_OPT_URGENT_PRIORITY, 7},         {CUZK_OPT_DEVICE_BUDGET_BYTES, (int64_t)budget}};
+    cuzk_engine *e = test_engine_opts(opts, budget ? 6 : 5);
+    assert_non_null(e);
+    return e;
+}
+
+typedef struct urgent_fixture {
+    test_key key;                /* real, 2^16: loaded with CUZK_SRS_URGENT                  */
+    circuit c;
+    fr_t r[N], s[N];             /* every partition proves with r[0], s[0]                   */
+    groth16_params first, probe; /* synthetic: loaded first (2^10), loaded last (2^20)       */
+    uint8_t want[192];           /* the CPU backend's witness-only proof                     */
+} urgent_fixture;
+
+static cuzk_placement placement_now(cuzk_srs *srs)
+{
+    cuzk_placement pl = {.struct_size = sizeof pl};
+    assert_int_equal(cuzk_srs_placement(srs, 0, &pl), CUZK_OK);
+    return pl;
+}
+
+/* One engine of urgent_slot_gives_back_system: the small first key (it sets the device's
+ * stream pieces: 48 KiB, the smallest), the real key with CUZK_SRS_URGENT, its system
+ * streamed; an ordinary a/b/c partition held in its start (FAULT_CUDA_HOLD: the ordinary
+ * worker is busy, so the urgent partitions can only go to the urgent worker, which takes its
+ * own second slot, the CUZK_SRS_URGENT key's), an urgent a/b/c partition (the slot commits the
+ * key's full layout) and, with witness, an urgent witness-only one (the key's full layout and
+ * the system's two pieces); every proof the CPU backend's. Then the system is released (the
+ * idle slots' witness buffers trimmed: cs_trim_idle) and the probe loaded: *probe. */
+static void urgent_sequence(const urgent_fixture *f, uint64_t budget, int witness, cuzk_placement *probe)
+{
+    cuzk_engine *e = urgent_engine(budget);
+    cuzk_srs *first, *key, *psrs;
+    cuzk_cs *cs;
+    assert_int_equal(engine_srs_load_synthetic(e, &f->first, 0, &first), CUZK_OK);
+    assert_int_equal(cuzk_srs_load(e, f->key.path, CUZK_SRS_URGENT, &key), CUZK_OK);
+    assert_int_equal(cs_into(e, &f->c, CUZK_CS_STREAM, &cs), CUZK_OK);
+    const cuzk_placement kpl = placement_now(key);
+    const uint64_t ni = f->c.sys.num_inputs, na = f->c.sys.num_aux;
+    const cuzk_fr *w = f->c.wit[CUZK_FR_MONTGOMERY], *r = (const cuzk_fr *)&f->r[0], *s = (const cuzk_fr *)&f->s[0];
+    const int jobs = witness ? 3 : 2;
+    int rc[3] = {0}, submitted = 0, polled = 0;
+    cuzk_result res[3];
+    /* nothing asserted while the partition is held: a failed assert must not leave it there */
+    fault_arm(FAULT_CUDA_HOLD, 1, 1);
+    uint64_t held = 0;
+    for (int i = 0; i < jobs; i++) {
+        cuzk_job h;
+        if (i < 2) {
+            cuzk_partition p = f->c.abc[CUZK_FR_MONTGOMERY];
+            p.r = r, p.s = s, p.priority = i ? 7 : 0, p.user_tag = (uint64_t)i;
+            rc[i] = cuzk_submit_partition(e, key, &p, &h);
+        } else {
+            cuzk_witness_partition wp = {.struct_size = sizeof wp, .scalar_form = CUZK_FR_MONTGOMERY, .inputs = w,
+                                         .num_inputs = ni, .aux = w + ni, .num_aux = na, .r = r, .s = s,
+                                         .priority = 7, .user_tag = 2};
+            rc[i] = cuzk_submit_witness(e, key, cs, &wp, &h);
+        }
+        if (rc[i]) break;
+        submitted++;
+        if (i == 0) { /* held before it takes a slot */
+            for (int t = 0; t < 20000 && (held = fault_hits(FAULT_CUDA_HOLD)) < 1; t++) usleep(1000);
+            continue;
+        }
+        res[polled] = (cuzk_result){.struct_size = sizeof res[0]};
+        if (cuzk_poll_result(e, &res[polled], 120 * 1000000000ll) == CUZK_OK) polled++;
+    }
+    fault_hold_release();
+    while (polled < submitted) {
+        res[polled] = (cuzk_result){.struct_size = sizeof res[0]};
+        if (cuzk_poll_result(e, &res[polled], 120 * 1000000000ll) != CUZK_OK) break;
+        polled++;
+    }
+    fault_disarm_all();
+    for (int i = 0; i < jobs; i++)
+        if (rc[i]) fail_msg("submitting partition %d: %s", i, cuzk_strerror(rc[i]));
+    assert_int_equal(held, 1);
+    assert_int_equal(polled, jobs);
+    for (int i = 0; i < jobs; i++) {
+        if (res[i].status) fail_msg("partition %llu: %s", (unsigned long long)res[i].user_tag, res[i].detail);
+        assert_memory_equal(res[i].proof, f->want, 192);
+    }
+    /* the urgent ones came back while the ordinary one was held: run by the urgent worker */
+    assert_int_equal(res[jobs - 1].user_tag, 0);
+    cuzk_cs_release(cs);
+    assert_int_equal(engine_srs_load_synthetic(e, &f->probe, 0, &psrs), CUZK_OK);
+    *probe = placement_now(psrs);
+    printf("budget %llu%s: the key %s (%s slot of %llu), the probe %s, %llu of %llu bytes resident\n",
+           (unsigned long long)budget, witness ? ", witness-only partition" : "", kind_name(kpl.kind),
+           kpl.working_set == CUZK_WORKING_SET_FULL ? "full" : "lean", (unsigned long long)kpl.slot_bytes,
+           kind_name(probe->kind), (unsigned long long)probe->resident_bytes,
+           (unsigned long long)(probe->resident_bytes + probe->streamed_bytes));
+    cuzk_srs_release(psrs);
+    cuzk_srs_release(key);
+    cuzk_srs_release(first);
+    cuzk_engine_destroy(e);
+}
+
+/* An urgent worker's own slot that ran a witness-only partition gives the constraint system's
+ * part of its committed bytes back once the system is released (ee2b07e: the idle slot is
+ * trimmed at the release, cuda_cs_slot_trim lowers its bytes to cs_urgent_after_trim's);
+ * before, it kept them until no CUZK_SRS_URGENT key was left on the device. Seen through the
+ * public API, in three engines alike but for one thing: a key loaded after the release (the
+ * probe, placed partial) gets exactly the resident bytes it gets where the urgent slot ran
+ * only an a/b/c partition of the key (the control), and fewer where the budget is 128 KiB
+ * smaller (128 KiB less free is seen: its resident prefixes move in the device's 48 KiB
+ * pieces). Before the fix the slot kept the system's two pieces (64 KiB each at least)
+ * committed: 128 KiB or more less free than in the control, fewer resident bytes than even the
+ * smaller budget gives.
+ * The slot looked at is the second, the CUZK_SRS_URGENT key's: what the first one commits
+ * below 1 GiB is taken from WinningPoSt's room, which placements keep free anyway, and shows
+ * in no placement. The budget: the two keys, the shared slot, the urgent slot at the key's
+ * full layout (what an urgent a/b/c partition commits there: the shared slot's size), the
+ * 1 GiB room and half the probe's bases, measured in an engine with the whole device. The
+ * probe is partial only where the urgent slot holds that layout (with only the ~42 MiB the
+ * key's load keeps there, or in the first slot, it would be resident), so the control shows
+ * that the urgent partitions ran in that slot too. Meant to take about 10 s on an H200. */
+static void urgent_slot_gives_back_system(void **state)
+{
+    (void)state;
+    urgent_fixture f;
+    real_key_setup("gpu-witness-urgent", &f.key, &f.c, f.r, f.s);
+    shape_for(&f.first, 10);
+    shape_for(&f.probe, 20);
+    cuzk_engine *e = engine_with(CUZK_BACKEND_CPU, 0, 1, 1);
+    cuzk_srs *srs, *first, *key, *probe;
+    cuzk_cs *cs;
+    assert_int_equal(cuzk_srs_load(e, f.key.path, 0, &srs), CUZK_OK);
+    assert_int_equal(cs_into(e, &f.c, 0, &cs), CUZK_OK);
+    const uint64_t ni = f.c.sys.num_inputs, na = f.c.sys.num_aux;
+    const cuzk_fr *w = f.c.wit[CUZK_FR_MONTGOMERY];
+    cuzk_witness_partition wp = {.struct_size = sizeof wp, .scalar_form = CUZK_FR_MONTGOMERY, .inputs = w,
+                                 .num_inputs = ni, .aux = w + ni, .num_aux = na, .r = (const cuzk_fr *)&f.r[0],
+                                 .s = (const cuzk_fr *)&f.s[0]};
+    cuzk_job h;
+    assert_int_equal(cuzk_submit_witness(e, srs, cs, &wp, &h), CUZK_OK);
+    cuzk_result res = {.struct_size = sizeof res};
+    assert_int_equal(cuzk_poll_result(e, &res, 120 * 1000000000ll), CUZK_OK);
+    if (res.status) fail_msg("CPU: %s", res.detail);
+    memcpy(f.want, res.proof, 192);
+    cuzk_fr pub[512];
+    assert_true(ni - 1 <= 512);
+    for (uint64_t i = 1; i < ni; i++) fr_from_mont((fr_t *)&pub[i - 1], &f.c.in[i]);
+    assert_int_equal(cuzk_verify(f.key.vk, f.key.vk_len, f.want, pub, ni - 1, CUZK_FR_CANONICAL), CUZK_OK);
+    cuzk_cs_release(cs);
+    cuzk_srs_release(srs);
+    cuzk_engine_destroy(e);
+
+    e = urgent_engine(0);
+    assert_int_equal(engine_srs_load_synthetic(e, &f.first, 0, &first), CUZK_OK);
+    assert_int_equal(cuzk_srs_load(e, f.key.path, CUZK_SRS_URGENT, &key), CUZK_OK);
+    const cuzk_placement first_pl = placement_now(first), key_pl = placement_now(key);
+    assert_int_equal(engine_srs_load_synthetic(e, &f.probe, 0, &probe), CUZK_OK);
+    const cuzk_placement probe_pl = placement_now(probe);
+    cuzk_srs_release(probe);
+    cuzk_srs_release(key);
+    cuzk_srs_release(first);
+    cuzk_engine_destroy(e);
+    assert_int_equal(key_pl.slots, 1);
+    const uint64_t bases = probe_pl.resident_bytes + probe_pl.streamed_bytes;
+    const uint64_t budget =
+        first_pl.resident_bytes + key_pl.resident_bytes + 2 * key_pl.slot_bytes + (1ull << 30) + bases / 2;
+
+    cuzk_placement control, after, less;
+    urgent_sequence(&f, budget, 0, &control);
+    urgent_sequence(&f, budget, 1, &after);
+    urgent_sequence(&f, budget - (128u << 10), 0, &less);
+    assert_int_equal(control.kind, CUZK_PLACEMENT_PARTIAL);
+    assert_true(less.resident_bytes < control.resident_bytes); /* 128 KiB less free is seen */
+    assert_int_equal(after.kind, CUZK_PLACEMENT_PARTIAL);
+    assert_int_equal(after.resident_bytes, control.resident_bytes); /* the system's part came back */
+    circuit_free(&f.c);
+    test_key_free(&f.key);
+}
+
 int main(void)
 {
     if (gpu_test_begin()) return 77;
@@ -548,6 +749,10 @@ int main(void)
         cmocka_unit_test(placements_2_16),
         cmocka_unit_test(placements_2_20),
         cmocka_unit_test(placements_2_22),
+        cmocka_unit_test(urgent_slot_gives_back_system),
     };
+    /* one case or a few: CUZK_TEST_FILTER=urgent_slot_gives_back_system (cmocka's pattern, * and ?) */
+    const char *only = getenv("CUZK_TEST_FILTER");
+    if (only && *only) cmocka_set_test_filter(only);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
