@@ -278,24 +278,29 @@ int bench_msm_cuda(int argc, char **argv)
         double med = bench_median(w[0].ms, reps);
         double per = wall_ms / (reps * streams);
         const char *ran = st.acc == MSM_ACC_PAIRWISE ? "pairwise" : st.acc == MSM_ACC_AFFINE ? "affine" : "xyzz";
+        /* CUZK_MSM_REDUCE=0 (the old reduction) is an environment knob: the line says it */
+        const int segmul = st.reduce == MSM_REDUCE_SEGMUL;
         if (json)
             printf("{\"bench\":\"msm\",\"backend\":\"cuda\",\"curve\":\"%s\",\"log_n\":%d,\"bits_fraction\":%.3f,"
-                   "\"scalars\":\"%s\",\"acc\":\"%s\",\"acc_ran\":\"%s\",\"copies\":%u,\"copies_made_s\":%.3f,\"streams\":%d,\"reps\":%d,"
+                   "\"scalars\":\"%s\",\"acc\":\"%s\",\"acc_ran\":\"%s\",\"reduce\":\"%s\",\"copies\":%u,\"copies_made_s\":%.3f,\"streams\":%d,\"reps\":%d,"
                    "\"median_ms\":%.3f,\"min_ms\":%.3f,\"wall_per_msm_ms\":%.3f,\"window\":%u,\"groups\":%u,"
                    "\"n_zero\":%llu,\"n_one\":%llu,\"n_rest\":%llu,\"same_result\":%d,\"device\":\"%s\"}\n",
-                   curve, log_n, frac, where, accs[a].name, ran, st.copies, pre_s_made, streams, reps, med, lo, per,
+                   curve, log_n, frac, where, accs[a].name, ran, segmul ? "segmul" : "levels", st.copies, pre_s_made,
+                   streams, reps, med, lo, per,
                    st.window_bits, st.window_groups, (unsigned long long)st.n_zero, (unsigned long long)st.n_one,
                    (unsigned long long)st.n_rest, same, name);
         else
             printf("msm %s cuda 2^%d (bits fraction %.2f, scalars on %s, buckets %s): median %.2f ms (min %.2f, %d reps, "
-                   "CUDA events); %d stream%s: %.2f ms per MSM wall; accumulation %s, window %u, %u groups, %u cop%s (made in %.2f s); "
+                   "CUDA events); %d stream%s: %.2f ms per MSM wall; accumulation %s, reduction %s, window %u, %u groups, %u cop%s "
+                   "(made in %.2f s); "
                    "0/1/rest = %llu/%llu/%llu; result %s; bases made in %.1f s; on %s\n"
-                   "  cuzk-bench msm --backend cuda --curve %s --log %d --bits-fraction %g --reps %d --streams %d --scalars %s "
+                   "  %scuzk-bench msm --backend cuda --curve %s --log %d --bits-fraction %g --reps %d --streams %d --scalars %s "
                    "--acc %s%s%s%s\n",
                    curve, log_n, frac, where, label, med, lo, reps, streams, streams == 1 ? "" : "s", per,
-                   ran, st.window_bits, st.window_groups, st.copies, st.copies == 1 ? "y" : "ies", pre_s_made,
-                   (unsigned long long)st.n_zero, (unsigned long long)st.n_one, (unsigned long long)st.n_rest,
-                   vi ? (same ? "equal to the first's" : "DIFFERENT") : "reference", gen_s, name, curve, log_n, frac,
+                   ran, segmul ? "segmul" : "levels", st.window_bits, st.window_groups, st.copies,
+                   st.copies == 1 ? "y" : "ies", pre_s_made, (unsigned long long)st.n_zero, (unsigned long long)st.n_one,
+                   (unsigned long long)st.n_rest, vi ? (same ? "equal to the first's" : "DIFFERENT") : "reference", gen_s,
+                   name, segmul ? "CUZK_MSM_REDUCE=0 " : "", curve, log_n, frac,
                    reps, streams, where, accs[a].name, window ? " --window (forced)" : "", pre_s ? " --precompute " : "",
                    pre_s ? pre_s : "");
         fflush(stdout);

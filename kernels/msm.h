@@ -110,6 +110,16 @@ int msm_acc_from_env(void);
 void msm_gpu_ctx_set_waves(msm_gpu_ctx *ctx, unsigned waves);
 /* CUZK_MSM_WAVES clamped to 1..MSM_MAX_WAVES; 0 when unset. */
 unsigned msm_waves_from_env(void);
+/* How a window's buckets are reduced to its sum (kernels/msm/msm_reduce.cuh, which counts
+ * the products): MSM_REDUCE_SEGMUL, running sums over segments of 32 buckets and a scalar
+ * multiplication per segment (the reduction before CUZK_MSM_REDUCE existed), or
+ * MSM_REDUCE_LEVELS, the segments' sums reduced by a second level of running sums with one
+ * multiplication per 4..32 segments (~17 % fewer products a bucket at large windows; a new
+ * context's default). A new context takes CUZK_MSM_REDUCE=0 (SEGMUL) or 1 (LEVELS). */
+enum { MSM_REDUCE_SEGMUL = 0, MSM_REDUCE_LEVELS = 1 };
+void msm_gpu_ctx_set_reduce(msm_gpu_ctx *ctx, int mode);
+/* CUZK_MSM_REDUCE: MSM_REDUCE_SEGMUL for "0", else MSM_REDUCE_LEVELS. */
+int msm_reduce_from_env(void);
 /* A gate (gpu_gate_init) the context's MSMs pass between window groups (gpu_gate_pass: the
  * enqueuing thread waits there for the group before and while an urgent partition runs): an
  * MSM of a backlog then gives the device to an urgent partition within one window group (~40 ms
@@ -193,13 +203,15 @@ typedef struct {
     uint32_t pauses;   /* gate passes between them (msm_gpu_ctx_set_gate) */
     uint32_t copies; /* 1, or the precomputed copies the run summed over */
     uint32_t acc;    /* MSM_ACC_XYZZ, _AFFINE or _PAIRWISE: what its bucket accumulation ran */
+    uint32_t reduce; /* MSM_REDUCE_SEGMUL or _LEVELS: how its buckets were reduced */
     uint64_t n_zero, n_one, n_rest;
 } msm_gpu_stats;
 void msm_gpu_last_stats(const msm_gpu_ctx *ctx, msm_gpu_stats *out);
 
 /* The same plan executed on the host, thread by thread (no GPU needed): for tests of the
  * digit, sort, bucket and reduction logic. acc_threads sets the level-0 thread count (small
- * values force buckets to straddle threads); window_bits 0 = chosen by size. */
+ * values force buckets to straddle threads); window_bits 0 = chosen by size. Every msm_sim_run*
+ * reduces buckets as CUZK_MSM_REDUCE says (msm_reduce_from_env), as a new context would. */
 int msm_sim_run(int curve, const void *bases, const void *scalars, size_t n, int scalar_form,
                 unsigned window_bits, size_t max_entries, size_t acc_threads, void *out);
 /* The same as pieces of `piece` points accumulated one after another (msm_gpu_acc_*'s plan,
@@ -234,6 +246,12 @@ int msm_sim_run_counted(int curve, const void *bases, const void *scalars, size_
 int msm_sim_run_pre(int curve, const void *bases, const void *scalars, size_t n, int scalar_form, unsigned copies,
                     unsigned window_bits, unsigned shift_bits, int mode, size_t max_entries, size_t acc_threads,
                     void *out);
+/* The bucket reduction alone, on the host: windows[w] (g1_jac/g2_jac) = sum over k < B of
+ * (k + 1)·buckets[w·B + k] for w < g, B = 2^(c-1) (c 2..22, g 1..64), buckets in the device's
+ * XYZZ layout (x, y, zz, zzz of g1_jac's/g2_jac's coordinate type; zz = 0: infinity), reduced
+ * as `mode` (MSM_REDUCE_*) does with `threads` a wave (0 = 64: small values keep segments
+ * long, large ones shorten them). Buffers borrowed for the call. */
+int msm_sim_reduce(int curve, int mode, unsigned c, unsigned g, size_t threads, const void *buckets, void *windows);
 /* out[i] = in[i]^-1 (Fp, Montgomery form, 0 -> 0) by the device's inversion run on the host. */
 void msm_sim_fp_inv(void *out, const void *in, size_t n);
 

@@ -19,7 +19,8 @@
 static const char *const names[] = {"CUZK_MSM_PRECOMPUTE", "CUZK_MSM_WAVES",       "CUZK_MSM_ACC",
                                     "CUZK_MSM_AFF_MIN_BATCH", "CUZK_MSM_AFF_KMUL", "CUZK_MSM_PAIR_ROUNDS",
                                     "CUZK_MSM_PROFILE",    "CUZK_NTT_RADIX",       "CUZK_H_FUSE",
-                                    "CUZK_MSM_PAIR_MIN",   "CUZK_PIECE_MB",        "CUZK_LEAN_SLOTS"};
+                                    "CUZK_MSM_PAIR_MIN",   "CUZK_PIECE_MB",        "CUZK_LEAN_SLOTS",
+                                    "CUZK_MSM_REDUCE"};
 enum { N = sizeof names / sizeof names[0] };
 
 static void unset_all(void)
@@ -63,6 +64,7 @@ static void valid_values(void **state)
     accepted("CUZK_LEAN_SLOTS", "1"), accepted("CUZK_LEAN_SLOTS", "2");
     accepted("CUZK_MSM_AFF_MIN_BATCH", "0"), accepted("CUZK_MSM_AFF_KMUL", "256");
     accepted("CUZK_MSM_PAIR_ROUNDS", "3"), accepted("CUZK_MSM_PROFILE", "1");
+    accepted("CUZK_MSM_REDUCE", "0"), accepted("CUZK_MSM_REDUCE", "1");
     accepted("CUZK_NTT_RADIX", "2"), accepted("CUZK_NTT_RADIX", "4");
     accepted("CUZK_H_FUSE", "0"), accepted("CUZK_H_FUSE", "2");
 }
@@ -83,6 +85,7 @@ static void garbage_refused(void **state)
     refused("CUZK_PIECE_MB", "0"), refused("CUZK_PIECE_MB", "4097");
     refused("CUZK_LEAN_SLOTS", "0"), refused("CUZK_LEAN_SLOTS", "3");
     refused("CUZK_NTT_RADIX", "8"), refused("CUZK_NTT_RADIX", " 2");
+    refused("CUZK_MSM_REDUCE", "2"), refused("CUZK_MSM_REDUCE", "levels"), refused("CUZK_MSM_REDUCE", "1 ");
 }
 
 int main(void)

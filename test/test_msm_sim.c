@@ -505,6 +505,153 @@ static void test_precompute(void **state)
     run_case_pre(1, 10, 0, 0, 2, 5, 0, 3, 5 * 26 - 1, MSM_PRE_FORCE);
 }
 
+/* ---- the bucket reduction alone (msm_sim_reduce), both modes ---- */
+
+/* Buckets as the device lays them out (kernels/curve/xyzz.cuh): x = X/ZZ, y = Y/ZZZ, ZZ^3 =
+ * ZZZ^2; infinity ZZ = 0. */
+typedef struct {
+    fp_t x, y, zz, zzz;
+} g1_xyzz;
+typedef struct {
+    fp2_t x, y, zz, zzz;
+} g2_xyzz;
+
+/* An affine point in XYZZ with a random scale l (X = x·l^2, Y = y·l^3, ZZ = l^2, ZZZ = l^3):
+ * the reduction must not rely on ZZ = 1. */
+static void to_xyzz(int g2, void *out, const void *aff)
+{
+    if (!g2) {
+        const g1_aff *a = aff;
+        g1_xyzz *r = out;
+        memset(r, 0, sizeof *r);
+        if (fp_is_zero(&a->x) && fp_is_zero(&a->y)) return;
+        fp_t l;
+        do ft_rand_fp(&l);
+        while (fp_is_zero(&l));
+        fp_sqr(&r->zz, &l);
+        fp_mul(&r->zzz, &r->zz, &l);
+        fp_mul(&r->x, &a->x, &r->zz);
+        fp_mul(&r->y, &a->y, &r->zzz);
+    } else {
+        const g2_aff *a = aff;
+        g2_xyzz *r = out;
+        memset(r, 0, sizeof *r);
+        if (fp2_is_zero(&a->x) && fp2_is_zero(&a->y)) return;
+        fp2_t l;
+        do ft_rand_fp2(&l);
+        while (fp2_is_zero(&l));
+        fp2_sqr(&r->zz, &l);
+        fp2_mul(&r->zzz, &r->zz, &l);
+        fp2_mul(&r->x, &a->x, &r->zz);
+        fp2_mul(&r->y, &a->y, &r->zzz);
+    }
+}
+
+/* g windows of B = 2^(c-1) buckets drawn from `pool` random points and their negatives (a
+ * small pool makes running sums meet P + P and P + (-P)), by window: w % 4 == 0 about a
+ * quarter empty at random, 1 its first half empty (whole segments of infinity), 2 all empty,
+ * 3 none. Each window's sum from both reductions (threads: one wave, msm_sim_reduce) against
+ * the CPU MSM of its buckets' affine points with scalars k + 1, and against each other. */
+static void reduce_case(int g2, unsigned c, unsigned g, size_t threads, size_t pool)
+{
+    const size_t B = (size_t)1 << (c - 1), n = g * B;
+    const size_t pa = g2 ? sizeof(g2_aff) : sizeof(g1_aff), px = g2 ? sizeof(g2_xyzz) : sizeof(g1_xyzz);
+    const size_t pj = g2 ? sizeof(g2_jac) : sizeof(g1_jac);
+    unsigned char *aff = malloc(n * pa), *xyzz = malloc(n * px), *pts = malloc(pool * pa);
+    unsigned char *got[2] = {malloc(g * pj), malloc(g * pj)};
+    fr_t *k = calloc(B, sizeof *k);
+    assert_true(aff && xyzz && pts && got[0] && got[1] && k);
+    make_bases(g2, pts, pool, 0);
+    for (size_t i = 0; i < B; i++) k[i].l[0] = i + 1;
+    for (unsigned w = 0; w < g; w++)
+        for (size_t i = 0; i < B; i++) {
+            unsigned char *a = aff + (w * B + i) * pa;
+            const int shape = (int)(w % 4);
+            const int empty = shape == 2 || (shape == 1 && i < B / 2) || (shape == 0 && test_rand64() % 4 == 0);
+            if (empty) memset(a, 0, pa);
+            else {
+                memcpy(a, pts + (test_rand64() % pool) * pa, pa);
+                if (test_rand64() & 1) {
+                    if (g2) g2_aff_neg((g2_aff *)a, (g2_aff *)a);
+                    else g1_aff_neg((g1_aff *)a, (g1_aff *)a);
+                }
+            }
+            to_xyzz(g2, xyzz + (w * B + i) * px, a);
+        }
+    const int curve = g2 ? MSM_CURVE_G2 : MSM_CURVE_G1;
+    const int modes[2] = {MSM_REDUCE_SEGMUL, MSM_REDUCE_LEVELS};
+    for (int m = 0; m < 2; m++) {
+        const int rc = msm_sim_reduce(curve, modes[m], c, g, threads, xyzz, got[m]);
+        if (rc) printf("msm_sim_reduce: %s\n", cuzk_last_error());
+        assert_int_equal(rc, 0);
+    }
+    int ok = 1;
+    for (unsigned w = 0; w < g; w++) {
+        int eq[3];
+        if (!g2) {
+            g1_jac want;
+            const g1_jac *o = (const g1_jac *)got[0] + w, *l = (const g1_jac *)got[1] + w;
+            msm_g1(&want, (const g1_aff *)aff + w * B, k, B, NULL);
+            eq[0] = g1_jac_eq(&want, o), eq[1] = g1_jac_eq(&want, l), eq[2] = g1_jac_eq(o, l);
+        } else {
+            g2_jac want;
+            const g2_jac *o = (const g2_jac *)got[0] + w, *l = (const g2_jac *)got[1] + w;
+            msm_g2(&want, (const g2_aff *)aff + w * B, k, B, NULL);
+            eq[0] = g2_jac_eq(&want, o), eq[1] = g2_jac_eq(&want, l), eq[2] = g2_jac_eq(o, l);
+        }
+        if (!eq[0] || !eq[1] || !eq[2]) {
+            printf("REDUCE MISMATCH G%d c=%u window %u of %u threads=%zu pool=%zu: segmul %s, levels %s, %s\n",
+                   g2 + 1, c, w, g, threads, pool, eq[0] ? "right" : "WRONG", eq[1] ? "right" : "WRONG",
+                   eq[2] ? "equal" : "different");
+            ok = 0;
+        }
+    }
+    assert_true(ok);
+    free(aff), free(xyzz), free(pts), free(got[0]), free(got[1]), free(k);
+}
+
+/* Window sizes whose windows are one segment (B <= 32 = MSM_SEG: c <= 6), two (c = 7), a few
+ * (c = 9), many (c = 13, 16) and 2^14 of them (c = 20, an H200 MSM's); one-thread waves keep
+ * segments at 32 buckets and level 1 at 32 pairs, 64 (the simulation's default) shortens
+ * them for small windows, 2^22 shortens level 0's to 2 buckets and level 1's to 4 pairs. */
+static void test_reduce(void **state)
+{
+    (void)state;
+    const unsigned cs[] = {2, 3, 4, 5, 6, 7, 9, 13};
+    const size_t waves[] = {1, 64, (size_t)1 << 22};
+    for (int i = 0; i < 8; i++)
+        for (int t = 0; t < 3; t++) {
+            reduce_case(0, cs[i], 4, waves[t], t == 1 ? 2 : 24);
+            if (cs[i] <= 9 || t == 1) reduce_case(1, cs[i], 4, waves[t], t == 1 ? 24 : 2);
+        }
+    reduce_case(0, 16, 2, 64, 24);
+    reduce_case(0, 14, 2, (size_t)1 << 22, 3);
+    reduce_case(1, 14, 2, 64, 3);
+    reduce_case(0, 20, 1, 64, 64); /* ~20 s: 2^19 buckets, both modes, in emulated arithmetic */
+}
+
+/* The whole plan with the old reduction (CUZK_MSM_REDUCE=0, as a device context would read
+ * it; every other test runs the default, the new one): tiny and wide windows, window groups,
+ * point chunks, pieces with persistent buckets, precomputed copies, G2. */
+static void test_reduce_segmul_plans(void **state)
+{
+    (void)state;
+    unsetenv("CUZK_MSM_REDUCE");
+    assert_int_equal(msm_reduce_from_env(), MSM_REDUCE_LEVELS);
+    setenv("CUZK_MSM_REDUCE", "1", 1);
+    assert_int_equal(msm_reduce_from_env(), MSM_REDUCE_LEVELS);
+    setenv("CUZK_MSM_REDUCE", "0", 1);
+    assert_int_equal(msm_reduce_from_env(), MSM_REDUCE_SEGMUL);
+    for (int kind = 0; kind < 5; kind++) run_case(0, 64, kind, kind != 1, 0, 0, 7);
+    run_case(0, 300, 0, 0, 5, 600, 3);
+    run_case(0, 200, 4, 1, 11, 0, 16);
+    run_case(0, 300, 4, 1, 8, 100, 1);
+    run_case_pieces(0, 300, 4, 1, 6, 50, 3, 128);
+    run_case_pre(0, 100, 4, 1, 3, 6, 0, 5, 0, MSM_PRE_FORCE);
+    run_case(1, 40, 4, 1, 5, 50, 3);
+    unsetenv("CUZK_MSM_REDUCE");
+}
+
 int main(void)
 {
     test_seed();
@@ -522,6 +669,8 @@ int main(void)
         cmocka_unit_test(test_pairwise_special),
         cmocka_unit_test(test_auto),
         cmocka_unit_test(test_precompute),
+        cmocka_unit_test(test_reduce),
+        cmocka_unit_test(test_reduce_segmul_plans),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

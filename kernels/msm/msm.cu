@@ -133,13 +133,15 @@ struct dev_exec {
         size_t k = (m + target - 1) / target;
         return k < 2 ? 2 : k;
     }
-    /* Threads the bucket reduction can have resident at once: its segments are serial chains of
-     * additions, so for small windows one full wave of short segments beats several waves. */
-    template <class F> size_t reduce_threads()
+    /* Threads a bucket-reduction kernel Fn can have resident at once: its segments are serial
+     * chains of additions, so for small windows one full wave of short segments beats several
+     * waves. */
+    int reduce = MSM_REDUCE_LEVELS; /* msm_gpu_ctx_set_reduce */
+    template <class F, class Fn> size_t reduce_threads()
     {
         constexpr unsigned BS = sizeof(F) > 48 ? 64 : 128;
         int blocks = 0;
-        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k_for<BS, reduce_fn<F>>, BS, 0) != cudaSuccess ||
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k_for<BS, Fn>, BS, 0) != cudaSuccess ||
             blocks < 1) {
             cudaGetLastError();
             blocks = 1;
@@ -295,6 +297,7 @@ extern "C" int msm_gpu_ctx_create(msm_gpu_ctx **out, int device, void *stream, s
     msm_gpu_ctx_set_pair_rounds(c, pr ? (unsigned)atoi(pr) : 0);
     c->x.acc.pair_min = msm_pair_min_from_env();
     msm_gpu_ctx_set_waves(c, msm_waves_from_env()); /* 0 (unset): 1 */
+    msm_gpu_ctx_set_reduce(c, msm_reduce_from_env());
     memset(&c->last, 0, sizeof c->last);
     *out = c;
     return CUZK_OK;
@@ -385,6 +388,18 @@ extern "C" void msm_gpu_ctx_set_waves(msm_gpu_ctx *c, unsigned waves)
     c->x.acc.waves = waves < 1 ? 1 : waves > MSM_MAX_WAVES ? MSM_MAX_WAVES : waves;
 }
 
+extern "C" void msm_gpu_ctx_set_reduce(msm_gpu_ctx *c, int mode)
+{
+    c->x.reduce = mode == MSM_REDUCE_SEGMUL ? MSM_REDUCE_SEGMUL : MSM_REDUCE_LEVELS;
+}
+
+extern "C" int msm_reduce_from_env(void)
+{
+    /* the engine refuses anything but 0 and 1 at create (cuda_env_check) */
+    const char *r = getenv("CUZK_MSM_REDUCE");
+    return r && !strcmp(r, "0") ? MSM_REDUCE_SEGMUL : MSM_REDUCE_LEVELS;
+}
+
 extern "C" void msm_gpu_ctx_set_gate(msm_gpu_ctx *c, const gpu_gate *gate) { c->x.gate = gate; }
 
 extern "C" unsigned msm_waves_from_env(void)
@@ -424,6 +439,7 @@ template <class F> static void result_combine(msm_gpu_ctx *c, unsigned i)
     c->last.pauses = p.st.pauses;
     c->last.copies = p.st.copies;
     c->last.acc = (uint32_t)p.st.acc;
+    c->last.reduce = (uint32_t)p.st.reduce;
     c->last.n_one = p.st.n_one;
     c->last.n_rest = p.st.n_rest;
     c->last.n_zero = p.n - p.st.n_one - p.st.n_rest;
@@ -573,7 +589,10 @@ static size_t scratch_typed(size_t n, size_t max_entries, size_t piece, size_t b
     /* buckets: with few scalars other than 0 and 1 a group grows to every window, at a
      * smaller window size; nwin·B·P bounds both, and the precomputed copies' two arrays of
      * one merged window each when they run in point chunks */
-    size_t buckets = nwin * B * P, segs = B < MSM_SEG ? 1 : B / 2;
+    size_t buckets = nwin * B * P;
+    /* the bucket reduction's, either mode (msm_reduce.cuh): one wave of its kernels is at most
+     * 2^16 threads (H200, sm_90: ~51 k for G1, ~34 k for G2) */
+    const size_t red = red_bound_pts(B, (unsigned)nwin, (size_t)1 << 16) * P;
     size_t ent = persist || all_windows > max_entries ? max_entries : all_windows;
     if (!ent) ent = 1;
     /* level-0 threads are `waves` waves: one is ~132 SMs x 8 blocks x 128 on an H200 (G1; 2^18
@@ -584,7 +603,7 @@ static size_t scratch_typed(size_t n, size_t max_entries, size_t piece, size_t b
      * affine points and T·ceil(K/4) prefix products, K = ent / T; bounded by one more slot of
      * each per thread */
     const size_t pair = pairwise && !persist ? (ent / 2 + T) * 2 * sizeof(F) + (ent / 4 + T) * sizeof(F) : 0;
-    return pts * 10 + ent * 16 + buckets + nwin * (segs + segs / 2 + 2) * P / 16 +
+    return pts * 10 + ent * 16 + buckets + red +
            2 * (T + (2 * T + MSM_KP - 1) / MSM_KP) * (4 + P) /* partials: accumulate_levels */ + pair +
            (MSM_MAX_WINDOWS + 2) * (P + sizeof(jacobian<F>)) + ((size_t)32 << 20) /* CUB, alignment */;
 }

@@ -1,7 +1,8 @@
 /*
- * The MSM's per-thread bodies (scalar classes, signed digits, bucket accumulation, bucket and
- * window reduction), written as __host__ __device__ functions of an explicit thread index so
- * the same code runs in the kernels (msm.cu) and in a host simulation that checks the plan.
+ * The MSM's per-thread bodies (scalar classes, signed digits, bucket accumulation; the bucket
+ * reduction's are in msm_reduce.cuh), written as __host__ __device__ functions of an explicit
+ * thread index so the same code runs in the kernels (msm.cu) and in a host simulation that
+ * checks the plan.
  */
 #ifndef CUZK_MSM_KERNELS_CUH
 #define CUZK_MSM_KERNELS_CUH
@@ -261,37 +262,6 @@ FPM_HD void accumulate_thread(size_t t, size_t m, size_t kper, const uint32_t *k
         store16(out.out_pts + 2 * t, slot_pt[0]);
         store16(out.out_pts + 2 * t + 1, slot_pt[1]);
     }
-}
-
-/* Bucket reduction, one thread per (window wl, segment j) of len buckets:
- * U_j = sum over the segment of (b + 1)·B[b] = T + (j·len)·S, with T = sum (b - j·len + 1)·B[b]
- * and S = sum B[b] from two running sums; the window sum is then the sum of its U_j (a tree). */
-template <class F>
-FPM_HD void bucket_reduce_thread(size_t t, unsigned segs_per_window, unsigned len, const xyzz<F> *buckets,
-                                 size_t nbuckets_per_window, xyzz<F> *out_pts)
-{
-    unsigned wl = (unsigned)(t / segs_per_window), j = (unsigned)(t % segs_per_window);
-    const xyzz<F> *b = buckets + (size_t)wl * nbuckets_per_window + (size_t)j * len;
-    xyzz<F> s, tt;
-    set_inf(s);
-    set_inf(tt);
-    for (int i = (int)len - 1; i >= 0; i--) {
-        s = add(s, load16(b + i));
-        tt = add(tt, s);
-    }
-    store16(out_pts + t, add(tt, mul_u32(s, j * len)));
-}
-
-/* One level of the per-window tree: out[w][i] = in[w][2i] + in[w][2i + 1] (count per window,
- * a power of two); at count 2 the pair's sum is added into windows[w0 + w] instead. */
-template <class F>
-FPM_HD void tree_thread(size_t t, size_t half, const xyzz<F> *in, xyzz<F> *out, xyzz<F> *windows, unsigned w0)
-{
-    size_t w = t / half, i = t % half;
-    const xyzz<F> *p = in + w * 2 * half + 2 * i;
-    xyzz<F> sum = add(load16(p), load16(p + 1));
-    if (half == 1) store16(windows + w0 + w, add(load16(windows + w0 + w), sum));
-    else store16(out + t, sum);
 }
 
 /* Window sums and the ones' sum as Jacobian points (lib/field's g1_jac/g2_jac layout); the host

@@ -13,14 +13,12 @@
 #include "msm/msm_affine.cuh"
 #include "msm/msm_kernels.cuh"
 #include "msm/msm_pairwise.cuh"
+#include "msm/msm_reduce.cuh"
 
 namespace msmk {
 
 /* Level >= 1 of the accumulation: entries per thread (each level shrinks the partials 4x). */
 #define MSM_KP 8
-/* Bucket-reduction segment length (buckets per thread): at most this, fewer when that leaves
- * too few threads to fill the device. */
-#define MSM_SEG 32
 
 struct classify_fn {
     const sc256 *s;
@@ -89,32 +87,6 @@ template <class F, class Src> struct acc_fn {
     FPM_HD void operator()(size_t t) const { accumulate_thread<F>(t, m, kper, keys, src, out); }
 };
 
-template <class F> struct reduce_fn {
-    const xyzz<F> *buckets;
-    unsigned segs, len;
-    size_t per_window;
-    xyzz<F> *out_pts;
-    FPM_HD void operator()(size_t t) const { bucket_reduce_thread<F>(t, segs, len, buckets, per_window, out_pts); }
-};
-
-template <class F> struct tree_fn {
-    size_t half;
-    const xyzz<F> *in;
-    xyzz<F> *out, *windows;
-    unsigned w0;
-    FPM_HD void operator()(size_t t) const { tree_thread<F>(t, half, in, out, windows, w0); }
-};
-
-template <class F> struct addwin_fn {
-    const xyzz<F> *in;
-    xyzz<F> *windows;
-    unsigned w0;
-    FPM_HD void operator()(size_t w) const
-    {
-        store16(windows + w0 + w, add(load16(windows + w0 + w), load16(in + w)));
-    }
-};
-
 template <class F> struct tojac_fn {
     const xyzz<F> *windows;
     unsigned nwin;
@@ -137,7 +109,10 @@ static inline int msm_acc_effective(int kind, size_t nr, size_t pair_min)
 /* Window bits by a cost model in Fp multiplications: ~13 per (point, window) for the bucket
  * add and its share of the sort (~9 with pairwise rounds: fitted to the H200's G1 2^22..2^27
  * sweeps, where XYZZ's 13 chose 22-bit windows at 2^26 and 20 ran 6 % faster), ~30 per
- * bucket for the running sums, and a scalar multiplication per reduction segment. */
+ * bucket for the running sums, and a scalar multiplication per reduction segment. The
+ * reduction terms are MSM_REDUCE_SEGMUL's, which those sweeps ran; MSM_REDUCE_LEVELS's
+ * (~17 % fewer products a bucket, msm_reduce.cuh) wait for a sweep of their own, so both
+ * modes choose the same windows and compare like for like. */
 static inline unsigned msm_choose_window(size_t n, bool pairwise = false)
 {
     unsigned best = 4;
@@ -187,6 +162,7 @@ struct plan_stats {
     uint32_t known_one = 0, known_rest = 0;
     unsigned copies; /* > 1: the rest ran over precomputed copies, nwin merged windows */
     int acc = MSM_ACC_XYZZ; /* the accumulation the rest ran (last piece's): acc_mode::now */
+    int reduce = MSM_REDUCE_LEVELS; /* the bucket reduction it runs (the executor's at begin) */
 };
 
 /* Before a window group but the MSM's first: where the executor has a gate, another stream's
@@ -367,6 +343,7 @@ template <class F, class X> int plan_begin(X &x, msm_bufs &b, unsigned cfix, boo
     st->nwin = 0;
     st->copies = 1;
     st->acc = MSM_ACC_XYZZ;
+    st->reduce = x.reduce;
     st->persist = persist && cfix;
     if ((rc = x.ensure(&b.ones, sizeof(xyzz<F>))) || (rc = x.zero(b.ones, sizeof(xyzz<F>))) ||
         (rc = x.ensure(&b.windows, MSM_MAX_WINDOWS * sizeof(xyzz<F>))) ||
@@ -377,35 +354,6 @@ template <class F, class X> int plan_begin(X &x, msm_bufs &b, unsigned cfix, boo
         if ((rc = x.ensure(&b.buckets, nb * sizeof(xyzz<F>))) || (rc = x.zero(b.buckets, nb * sizeof(xyzz<F>))))
             return rc;
     }
-    return 0;
-}
-
-/* Bucket reduction of windows w0 .. w0 + g (buckets of g windows, B each) into b.windows. */
-template <class F, class X> int plan_reduce(X &x, msm_bufs &b, unsigned c, unsigned w0, unsigned g)
-{
-    int rc;
-    const size_t B = (size_t)1 << (c - 1);
-    /* segment length: MSM_SEG, or shorter while the threads still fit in one wave */
-    unsigned seg = B < MSM_SEG ? (unsigned)B : MSM_SEG;
-    while (seg > 2 && (size_t)g * (B / (seg / 2)) <= x.template reduce_threads<F>()) seg /= 2;
-    const unsigned segs = (unsigned)(B / seg);
-    if ((rc = x.ensure(&b.red_pts[0], (size_t)g * segs * sizeof(xyzz<F>))) ||
-        (rc = x.ensure(&b.red_pts[1], (size_t)g * (segs / 2 + 1) * sizeof(xyzz<F>))))
-        return rc;
-    reduce_fn<F> rf{(const xyzz<F> *)b.buckets, segs, seg, B, (xyzz<F> *)b.red_pts[0]};
-    if ((rc = x.template launch<F>((size_t)g * segs, rf, "bucket reduce"))) return rc;
-    if (segs == 1) { /* one segment per window (tiny windows): add it in directly */
-        addwin_fn<F> af{(const xyzz<F> *)b.red_pts[0], (xyzz<F> *)b.windows, w0};
-        if ((rc = x.template launch<F>(g, af, "window add"))) return rc;
-    }
-    int cur = 0;
-    for (size_t cnt = segs; cnt >= 2; cnt /= 2) {
-        tree_fn<F> tf{cnt / 2, (const xyzz<F> *)b.red_pts[cur], (xyzz<F> *)b.red_pts[cur ^ 1], (xyzz<F> *)b.windows,
-                      w0};
-        if ((rc = x.template launch<F>((size_t)g * (cnt / 2), tf, "window tree"))) return rc;
-        cur ^= 1;
-    }
-    x.mark("reduce");
     return 0;
 }
 

@@ -65,7 +65,9 @@ struct host_exec {
         pauses++;
         return 0;
     }
-    template <class F> size_t reduce_threads() { return 64; }
+    int reduce = msm_reduce_from_env(); /* as a new device context reads it */
+    size_t red_threads = 64;            /* one wave of a reduction kernel (msm_sim_reduce sets it) */
+    template <class F, class Fn> size_t reduce_threads() { return red_threads; }
     template <class F, class Fn> int launch(size_t n, const Fn &f, const char *)
     {
         for (size_t t = 0; t < n; t++) f(t);
@@ -264,6 +266,44 @@ extern "C" int msm_sim_run_pre(int curve, const void *bases, const void *scalars
     void **all = (void **)&b;
     for (size_t i = 0; i < sizeof b / sizeof(void *); i++) free(all[i]);
     return rc;
+}
+
+template <class F>
+static int sim_reduce_typed(int mode, unsigned c, unsigned g, size_t threads, const void *buckets,
+                            jacobian<F> *windows)
+{
+    host_exec x;
+    x.reduce = mode;
+    x.red_threads = threads ? threads : 64;
+    msm_bufs b;
+    memset(&b, 0, sizeof b);
+    const size_t bytes = ((size_t)g << (c - 1)) * sizeof(xyzz<F>);
+    int rc = x.ensure(&b.buckets, bytes);
+    if (!rc) rc = x.ensure(&b.windows, g * sizeof(xyzz<F>)); /* zeroed: infinity */
+    if (!rc) {
+        memcpy(b.buckets, buckets, bytes);
+        rc = plan_reduce<F>(x, b, c, 0, g);
+    }
+    /* the device's scratch estimate (msm.cu) takes red_bound_pts for what plan_reduce takes */
+    const size_t B = (size_t)1 << (c - 1), R = x.red_threads;
+    const red_shape s = red_plan(mode, B, g, R, R);
+    if (!rc && s.pts[0] + s.pts[1] > red_bound_pts(B, g, R))
+        rc = err_set(CUZK_EINVAL, "msm sim: reduction scratch of %zu points, bound %zu", s.pts[0] + s.pts[1],
+                     red_bound_pts(B, g, R));
+    for (unsigned w = 0; !rc && w < g; w++) windows[w] = to_jacobian(((const xyzz<F> *)b.windows)[w]);
+    void **all = (void **)&b;
+    for (size_t i = 0; i < sizeof b / sizeof(void *); i++) free(all[i]);
+    return rc;
+}
+
+extern "C" int msm_sim_reduce(int curve, int mode, unsigned c, unsigned g, size_t threads, const void *buckets,
+                              void *windows)
+{
+    if ((curve != MSM_CURVE_G1 && curve != MSM_CURVE_G2) || (mode != MSM_REDUCE_SEGMUL && mode != MSM_REDUCE_LEVELS) ||
+        c < 2 || c > 22 || g < 1 || g > MSM_MAX_WINDOWS)
+        return err_set(CUZK_EINVAL, "msm_sim_reduce: curve %d, mode %d, c = %u, %u windows", curve, mode, c, g);
+    return curve == MSM_CURVE_G1 ? sim_reduce_typed<fp>(mode, c, g, threads, buckets, (jacobian<fp> *)windows)
+                                 : sim_reduce_typed<fp2>(mode, c, g, threads, buckets, (jacobian<fp2> *)windows);
 }
 
 extern "C" int msm_acc_from_env(void)

@@ -2,10 +2,10 @@
  * The CUDA MSM (kernels/msm.h) against the CPU MSM (lib/msm/msm_cpu.h) on fresh random inputs:
  * sizes 1, 2, 3, 2^k and 2^k ± 1 up to 2^20 in G1 and G2, edge cases (zero, one, r - 1, mixed
  * scalars; repeated, opposite and infinite bases), scalars on the device, two contexts at once,
- * at 2^24 against one scalar multiplication (bases of known logarithm), and the affine and
+ * at 2^24 against one scalar multiplication (bases of known logarithm), the affine and
  * pairwise bucket accumulations (their own cases; CUZK_MSM_ACC=affine or pairwise runs every
- * case through one). Exits 77
- * without a CUDA device.
+ * case through one) and both bucket reductions (CUZK_MSM_REDUCE=0 runs every other case
+ * through the old one). Exits 77 without a CUDA device.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -311,6 +311,47 @@ static void test_plans(void **state)
     free(k);
     free(host);
     msm_gpu_bases_free(gb);
+}
+
+/* Both bucket reductions (msm_gpu_ctx_set_reduce; CUZK_MSM_REDUCE for new contexts) on their
+ * own context: forced windows whose windows are one segment (c = 5), two (7), a few (10), many
+ * (16) and 2^14 (20), at 2^18 points (so most buckets hold a few, many hold none) with random
+ * and mixed scalars, and the edge cases; the stats say which reduction ran. */
+static void test_reduce_modes(void **state)
+{
+    (void)state;
+    const size_t n = (size_t)1 << 18;
+    void *h1, *h2;
+    msm_gpu_bases *g1 = gen_bases(MSM_CURVE_G1, n, &h1), *g2 = gen_bases(MSM_CURVE_G2, n / 4, &h2);
+    fr_t *k = malloc(n * sizeof *k);
+    assert_non_null(k);
+    msm_gpu_ctx *saved = ctx, *red = NULL;
+    assert_int_equal(msm_gpu_ctx_create(&red, 0, NULL, 0), 0);
+    ctx = red;
+    const int modes[2] = {MSM_REDUCE_SEGMUL, MSM_REDUCE_LEVELS};
+    const unsigned windows[] = {5, 7, 10, 16, 20};
+    for (int m = 0; m < 2; m++) {
+        msm_gpu_ctx_set_reduce(red, modes[m]);
+        for (int w = 0; w < 5; w++) {
+            msm_gpu_ctx_set_window(red, windows[w]);
+            for (size_t j = 0; j < n; j++) make_scalar(&k[j], w % 2 ? S_MIXED : S_RANDOM);
+            check(MSM_CURVE_G1, g1, h1, k, n, MSM_SCALARS_HOST, "reduction mode, G1");
+            if (windows[w] <= 16) check(MSM_CURVE_G2, g2, h2, k, n / 4, MSM_SCALARS_HOST, "reduction mode, G2");
+            msm_gpu_stats st;
+            msm_gpu_last_stats(red, &st);
+            assert_int_equal(st.reduce, modes[m]);
+        }
+        msm_gpu_ctx_set_window(red, 0);
+        edges(MSM_CURVE_G1);
+        edges(MSM_CURVE_G2);
+    }
+    ctx = saved;
+    msm_gpu_ctx_free(red);
+    free(k);
+    free(h1);
+    free(h2);
+    msm_gpu_bases_free(g1);
+    msm_gpu_bases_free(g2);
 }
 
 /* Two contexts driven from two threads at once: both results right. */
@@ -873,6 +914,7 @@ int main(void)
         cmocka_unit_test(test_sizes_g2),
         cmocka_unit_test(test_edges_g2),
         cmocka_unit_test(test_plans),
+        cmocka_unit_test(test_reduce_modes),
         cmocka_unit_test(test_counted_deferred),
         cmocka_unit_test(test_gate_groups),
         cmocka_unit_test(test_streams),
