@@ -278,8 +278,9 @@ int bench_msm_cuda(int argc, char **argv)
         double med = bench_median(w[0].ms, reps);
         double per = wall_ms / (reps * streams);
         const char *ran = st.acc == MSM_ACC_PAIRWISE ? "pairwise" : st.acc == MSM_ACC_AFFINE ? "affine" : "xyzz";
-        /* CUZK_MSM_REDUCE=0 (the old reduction) is an environment knob: the line says it */
-        const int segmul = st.reduce == MSM_REDUCE_SEGMUL;
+        /* CUZK_MSM_REDUCE is an environment knob: the reproduce line says it where set */
+        const int segmul = st.reduce == MSM_REDUCE_SEGMUL, knob = msm_reduce_from_env();
+        const char *knob_s = knob == MSM_REDUCE_SEGMUL ? "CUZK_MSM_REDUCE=0 " : knob == MSM_REDUCE_LEVELS ? "CUZK_MSM_REDUCE=1 " : "";
         if (json)
             printf("{\"bench\":\"msm\",\"backend\":\"cuda\",\"curve\":\"%s\",\"log_n\":%d,\"bits_fraction\":%.3f,"
                    "\"scalars\":\"%s\",\"acc\":\"%s\",\"acc_ran\":\"%s\",\"reduce\":\"%s\",\"copies\":%u,\"copies_made_s\":%.3f,\"streams\":%d,\"reps\":%d,"
@@ -300,7 +301,7 @@ int bench_msm_cuda(int argc, char **argv)
                    ran, segmul ? "segmul" : "levels", st.window_bits, st.window_groups, st.copies,
                    st.copies == 1 ? "y" : "ies", pre_s_made, (unsigned long long)st.n_zero, (unsigned long long)st.n_one,
                    (unsigned long long)st.n_rest, vi ? (same ? "equal to the first's" : "DIFFERENT") : "reference", gen_s,
-                   name, segmul ? "CUZK_MSM_REDUCE=0 " : "", curve, log_n, frac,
+                   name, knob_s, curve, log_n, frac,
                    reps, streams, where, accs[a].name, window ? " --window (forced)" : "", pre_s ? " --precompute " : "",
                    pre_s ? pre_s : "");
         fflush(stdout);

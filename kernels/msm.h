@@ -114,11 +114,15 @@ unsigned msm_waves_from_env(void);
  * the products): MSM_REDUCE_SEGMUL, running sums over segments of 32 buckets and a scalar
  * multiplication per segment (the reduction before CUZK_MSM_REDUCE existed), or
  * MSM_REDUCE_LEVELS, the segments' sums reduced by a second level of running sums with one
- * multiplication per 4..32 segments (~17 % fewer products a bucket at large windows; a new
- * context's default). A new context takes CUZK_MSM_REDUCE=0 (SEGMUL) or 1 (LEVELS). */
-enum { MSM_REDUCE_SEGMUL = 0, MSM_REDUCE_LEVELS = 1 };
+ * multiplication per 4..32 segments (~17 % fewer products a bucket at large windows; G1 2^24
+ * reduce 21.2 -> 12.5 ms on the H200), or MSM_REDUCE_AUTO (a new context's default): LEVELS
+ * for G1, SEGMUL for G2, whose level-1 kernel needs a 5952-byte stack frame where every other
+ * MSM kernel needs at most 3280, and the CUDA context keeps local memory for the largest frame
+ * launched times every resident thread until the process ends (~690 MiB more on an H200:
+ * test_gpu_stress, session 14). CUZK_MSM_REDUCE=0 (SEGMUL) or 1 (LEVELS, G2 included). */
+enum { MSM_REDUCE_SEGMUL = 0, MSM_REDUCE_LEVELS = 1, MSM_REDUCE_AUTO = 2 };
 void msm_gpu_ctx_set_reduce(msm_gpu_ctx *ctx, int mode);
-/* CUZK_MSM_REDUCE: MSM_REDUCE_SEGMUL for "0", else MSM_REDUCE_LEVELS. */
+/* CUZK_MSM_REDUCE: MSM_REDUCE_SEGMUL for "0", MSM_REDUCE_LEVELS for "1", else MSM_REDUCE_AUTO. */
 int msm_reduce_from_env(void);
 /* A gate (gpu_gate_init) the context's MSMs pass between window groups (gpu_gate_pass: the
  * enqueuing thread waits there for the group before and while an urgent partition runs): an

@@ -136,7 +136,7 @@ struct dev_exec {
     /* Threads a bucket-reduction kernel Fn can have resident at once: its segments are serial
      * chains of additions, so for small windows one full wave of short segments beats several
      * waves. */
-    int reduce = MSM_REDUCE_LEVELS; /* msm_gpu_ctx_set_reduce */
+    int reduce = MSM_REDUCE_AUTO; /* msm_gpu_ctx_set_reduce */
     template <class F, class Fn> size_t reduce_threads()
     {
         constexpr unsigned BS = sizeof(F) > 48 ? 64 : 128;
@@ -390,14 +390,14 @@ extern "C" void msm_gpu_ctx_set_waves(msm_gpu_ctx *c, unsigned waves)
 
 extern "C" void msm_gpu_ctx_set_reduce(msm_gpu_ctx *c, int mode)
 {
-    c->x.reduce = mode == MSM_REDUCE_SEGMUL ? MSM_REDUCE_SEGMUL : MSM_REDUCE_LEVELS;
+    c->x.reduce = mode == MSM_REDUCE_SEGMUL || mode == MSM_REDUCE_LEVELS ? mode : MSM_REDUCE_AUTO;
 }
 
 extern "C" int msm_reduce_from_env(void)
 {
     /* the engine refuses anything but 0 and 1 at create (cuda_env_check) */
     const char *r = getenv("CUZK_MSM_REDUCE");
-    return r && !strcmp(r, "0") ? MSM_REDUCE_SEGMUL : MSM_REDUCE_LEVELS;
+    return !r || !*r ? MSM_REDUCE_AUTO : !strcmp(r, "0") ? MSM_REDUCE_SEGMUL : MSM_REDUCE_LEVELS;
 }
 
 extern "C" void msm_gpu_ctx_set_gate(msm_gpu_ctx *c, const gpu_gate *gate) { c->x.gate = gate; }

@@ -162,7 +162,7 @@ struct plan_stats {
     uint32_t known_one = 0, known_rest = 0;
     unsigned copies; /* > 1: the rest ran over precomputed copies, nwin merged windows */
     int acc = MSM_ACC_XYZZ; /* the accumulation the rest ran (last piece's): acc_mode::now */
-    int reduce = MSM_REDUCE_LEVELS; /* the bucket reduction it runs (the executor's at begin) */
+    int reduce = MSM_REDUCE_LEVELS; /* the bucket reduction it runs (red_mode of the executor's) */
 };
 
 /* Before a window group but the MSM's first: where the executor has a gate, another stream's
@@ -343,7 +343,7 @@ template <class F, class X> int plan_begin(X &x, msm_bufs &b, unsigned cfix, boo
     st->nwin = 0;
     st->copies = 1;
     st->acc = MSM_ACC_XYZZ;
-    st->reduce = x.reduce;
+    st->reduce = red_mode<F>(x.reduce);
     st->persist = persist && cfix;
     if ((rc = x.ensure(&b.ones, sizeof(xyzz<F>))) || (rc = x.zero(b.ones, sizeof(xyzz<F>))) ||
         (rc = x.ensure(&b.windows, MSM_MAX_WINDOWS * sizeof(xyzz<F>))) ||
