@@ -590,9 +590,9 @@ static size_t scratch_typed(size_t n, size_t max_entries, size_t piece, size_t b
      * smaller window size; nwin·B·P bounds both, and the precomputed copies' two arrays of
      * one merged window each when they run in point chunks */
     size_t buckets = nwin * B * P;
-    /* the bucket reduction's, either mode (msm_reduce.cuh): one wave of its kernels is at most
-     * 2^16 threads (H200, sm_90: ~51 k for G1, ~34 k for G2) */
-    const size_t red = red_bound_pts(B, (unsigned)nwin, (size_t)1 << 16) * P;
+    /* the bucket reduction's, either mode (msm_reduce.cuh: red_plan counts at most
+     * MSM_RED_WAVE_MAX threads a wave) */
+    const size_t red = red_bound_pts(B, (unsigned)nwin, MSM_RED_WAVE_MAX) * P;
     size_t ent = persist || all_windows > max_entries ? max_entries : all_windows;
     if (!ent) ent = 1;
     /* level-0 threads are `waves` waves: one is ~132 SMs x 8 blocks x 128 on an H200 (G1; 2^18

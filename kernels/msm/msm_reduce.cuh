@@ -71,9 +71,16 @@ struct red_shape {
     size_t segs, segs1, pts[2];
 };
 
+/* The most threads a reduction level counts as one wave: msm.cu's scratch estimate bounds the
+ * reduction's points with it (red_bound_pts), so a device with larger waves (an H200 has ~51 k
+ * for G1, ~34 k for G2) keeps segments no shorter than this would, and stays within it. */
+#define MSM_RED_WAVE_MAX ((size_t)1 << 16)
+
 static inline red_shape red_plan(int mode, size_t B, unsigned g, size_t R0, size_t R1)
 {
     red_shape s;
+    if (R0 > MSM_RED_WAVE_MAX) R0 = MSM_RED_WAVE_MAX;
+    if (R1 > MSM_RED_WAVE_MAX) R1 = MSM_RED_WAVE_MAX;
     s.len0 = red_len(B, g, R0, 2);
     s.segs = B / s.len0;
     /* level 1 takes at least 4 pairs where it can: its one multiplication (~c doublings, ~20

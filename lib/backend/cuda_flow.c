@@ -122,13 +122,6 @@ uint64_t cuda_key_bases_bytes(const cuda_key *k)
     return t;
 }
 
-/* Larger pieces where the key streams: each streamed piece of an MSM reduces its own buckets,
- * and twice the piece halves those reductions (2^27 PoRep on an H200 made 16/24/32 GiB: MSM H
- * 1460 -> 1381 ms, 0.396/0.406/0.409 -> 0.409/0.426/0.431 partitions/s, though the larger
- * stream buffers take resident bases: bench/RESULTS.md, session 13). Where the key is resident
- * the pieces only stage uploads; and the larger lean slot must leave room for a witness-only
- * partition's witness (a constraint system loaded later grows the lean slot by it): on a card
- * made 16 GiB it does not, and the smaller pieces keep witness-only partitions possible. */
 /* A streaming lean slot with pieces of `piece` bytes and room for the larger of lean_extra
  * (the loaded systems' part) and a witness-only partition's witness on k (its inputs and aux,
  * and a streamed system's two pieces at most): a constraint system loaded later grows the
@@ -139,11 +132,25 @@ static uint64_t lean_slot_with_room(const cuda_key *k, uint64_t piece, uint64_t 
     return cuda_ws_lean(k, piece) + (lean_extra > wit ? lean_extra : wit) + 2 * piece;
 }
 
+/* Whether k fits resident beside a lean slot of the default pieces (and lean_extra): then
+ * neither the larger pieces nor a second streaming slot are for it. */
+static int resident_beside_lean(const cuda_key *k, uint64_t avail, uint64_t lean_extra)
+{
+    return cuda_key_bases_bytes(k) + cuda_ws_lean(k, cuda_piece_bytes(k)) + lean_extra <= avail;
+}
+
+/* Larger pieces where the key streams: each streamed piece of an MSM reduces its own buckets,
+ * and twice the piece halves those reductions (2^27 PoRep on an H200 made 16/24/32 GiB: MSM H
+ * 1460 -> 1381 ms, 0.396/0.406/0.409 -> 0.409/0.426/0.431 partitions/s, though the larger
+ * stream buffers take resident bases: bench/RESULTS.md, session 13). Where the key is resident
+ * the pieces only stage uploads; and the larger lean slot must leave room for a witness-only
+ * partition's witness (a constraint system loaded later grows the lean slot by it): on a card
+ * made 16 GiB it does not, and the smaller pieces keep witness-only partitions possible. */
 uint64_t cuda_piece_bytes_first(const cuda_key *k, uint64_t avail, uint64_t lean_extra, uint32_t lean_slots)
 {
     const uint64_t small = cuda_piece_bytes(k), large = piece_bytes_capped(k, CUDA_PIECE_BYTES_STREAMED);
     if (large <= small) return small;
-    if (cuda_key_bases_bytes(k) + cuda_ws_lean(k, small) + lean_extra <= avail) return small; /* resident */
+    if (resident_beside_lean(k, avail, lean_extra)) return small;
     const uint64_t n = lean_slots > 1 ? lean_slots : 1;
     return n * lean_slot_with_room(k, large, lean_extra) <= avail ? large : small;
 }
@@ -156,8 +163,7 @@ uint64_t cuda_piece_bytes_first(const cuda_key *k, uint64_t avail, uint64_t lean
  * the room: PoSt deadlines before bulk throughput). */
 uint32_t cuda_lean_slots_auto(const cuda_key *k, uint64_t avail, uint64_t lean_extra, uint32_t urgent_workers)
 {
-    if (urgent_workers) return 1;
-    if (cuda_key_bases_bytes(k) + cuda_ws_lean(k, cuda_piece_bytes(k)) + lean_extra <= avail) return 1; /* resident */
+    if (urgent_workers || resident_beside_lean(k, avail, lean_extra)) return 1;
     return 2 * lean_slot_with_room(k, cuda_piece_bytes(k), lean_extra) <= avail ? 2 : 1;
 }
 
