@@ -156,7 +156,22 @@ FPM_HD void accumulate_pairwise_thread(size_t t, size_t m, size_t kper, const ui
     emit_partial_keys(t, out, slot_key, slot_used);
 }
 
+/* Resident blocks asked of the compiler for the pairwise level 0 (1 = no register cap). The
+ * rounds wait on random reads of bases and scratch, so resident warps are what hides them:
+ * uncapped, G1 takes 180 registers, 2 blocks of 128 (8 warps an SM; ncu on the H200: issue
+ * slots 26 % busy, a warp eligible 28 % of cycles); 3 blocks cap it at 168 (20 bytes of spill)
+ * and ran G1 2^24 in 118.2 ms instead of 133.5 (scalars on the device), 2^26 484.5 instead of
+ * 511.1; 4 blocks (128 registers, 288 bytes of spill) 128.3. G2's 255 registers already spill;
+ * capping them at 168 (5 or 6 blocks of 64) ran G2 2^24 in 406.8 ms instead of 372.3. Asking
+ * L2 for round 1's bases 8 or 16 entries ahead (prefetch.global.L2) lost 11 % instead. */
+#ifndef MSM_PAIR_MINB_G1
+#define MSM_PAIR_MINB_G1 3
+#endif
+#ifndef MSM_PAIR_MINB_G2
+#define MSM_PAIR_MINB_G2 1
+#endif
 template <class F> struct acc_pair_fn {
+    static constexpr unsigned min_blocks = sizeof(F) == sizeof(fp) ? MSM_PAIR_MINB_G1 : MSM_PAIR_MINB_G2;
     const uint32_t *keys;
     src_bases<F> src;
     size_t m, kper;
