@@ -46,12 +46,10 @@ namespace msmk {
  * them in L1), so contiguous segments stay.
  */
 
-/* The reduction a curve's MSM runs for the executor's mode: MSM_REDUCE_AUTO is LEVELS for G1
- * and SEGMUL for G2 (kernels/msm.h says why). */
-template <class F> static inline int red_mode(int mode)
-{
-    return mode != MSM_REDUCE_AUTO ? mode : sizeof(F) > 48 ? MSM_REDUCE_SEGMUL : MSM_REDUCE_LEVELS;
-}
+/* The reduction an MSM runs for the executor's mode: MSM_REDUCE_AUTO is LEVELS, for G1 and
+ * G2 alike (G2's level-1 kernel once needed a larger stack frame than any other MSM kernel:
+ * red1_thread says how it no longer does). */
+static inline int red_mode(int mode) { return mode != MSM_REDUCE_AUTO ? mode : MSM_REDUCE_LEVELS; }
 
 /* Segment length for n inputs per window over g windows: MSM_SEG, halved (down to lo) while
  * the threads still fit in one wave of R. A segment is a serial chain of additions: a level
@@ -263,7 +261,7 @@ template <class F, class X, class Bufs> int plan_reduce(X &x, Bufs &b, unsigned 
 {
     int rc;
     const size_t B = (size_t)1 << (c - 1);
-    const int mode = red_mode<F>(x.reduce);
+    const int mode = red_mode(x.reduce);
     const red_shape s = mode == MSM_REDUCE_SEGMUL
                             ? red_plan(mode, B, g, x.template reduce_threads<F, reduce_fn<F>>(), 0)
                             : red_plan(mode, B, g, x.template reduce_threads<F, red0_fn<F>>(),
