@@ -116,10 +116,11 @@ unsigned msm_waves_from_env(void);
  * MSM_REDUCE_LEVELS, the segments' sums reduced by a second level of running sums with one
  * multiplication per 4..32 segments (~17 % fewer products a bucket at large windows; G1 2^24
  * reduce 21.2 -> 12.5 ms on the H200), or MSM_REDUCE_AUTO (a new context's default): LEVELS
- * for G1, SEGMUL for G2, whose level-1 kernel needs a 5952-byte stack frame where every other
- * MSM kernel needs at most 3280, and the CUDA context keeps local memory for the largest frame
- * launched times every resident thread until the process ends (~690 MiB more on an H200:
- * test_gpu_stress, session 14). CUZK_MSM_REDUCE=0 (SEGMUL) or 1 (LEVELS, G2 included). */
+ * for G1 and G2. Its kernels' stack frames are no larger than SEGMUL's (G2: 2880 bytes, every
+ * MSM kernel at most 3280), which matters because the CUDA context keeps local memory for the
+ * largest frame launched times every resident thread until the process ends (a 5952-byte G2
+ * level-1 frame once cost ~690 MiB more on an H200: test_gpu_stress, session 14).
+ * CUZK_MSM_REDUCE=0 (SEGMUL) or 1 (LEVELS). */
 enum { MSM_REDUCE_SEGMUL = 0, MSM_REDUCE_LEVELS = 1, MSM_REDUCE_AUTO = 2 };
 void msm_gpu_ctx_set_reduce(msm_gpu_ctx *ctx, int mode);
 /* CUZK_MSM_REDUCE: MSM_REDUCE_SEGMUL for "0", MSM_REDUCE_LEVELS for "1", else MSM_REDUCE_AUTO. */

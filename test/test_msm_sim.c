@@ -631,8 +631,8 @@ static void test_reduce(void **state)
 }
 
 /* The whole plan with the old reduction (CUZK_MSM_REDUCE=0, as a device context would read
- * it; every other test runs the default: the new one for G1, the old for G2): tiny and wide windows, window groups,
- * point chunks, pieces with persistent buckets, precomputed copies, G2. */
+ * it; every other test runs the default, the new one, for G1 and G2): tiny and wide windows,
+ * window groups, point chunks, pieces with persistent buckets, precomputed copies, G2. */
 static void test_reduce_segmul_plans(void **state)
 {
     (void)state;
@@ -650,9 +650,6 @@ static void test_reduce_segmul_plans(void **state)
     run_case(0, 300, 4, 1, 8, 100, 1);
     run_case_pieces(0, 300, 4, 1, 6, 50, 3, 128);
     run_case_pre(0, 100, 4, 1, 3, 6, 0, 5, 0, MSM_PRE_FORCE);
-    run_case(1, 40, 4, 1, 5, 50, 3);
-    /* G2 plans under the new reduction (the default keeps the old one for G2) */
-    setenv("CUZK_MSM_REDUCE", "1", 1);
     run_case(1, 40, 4, 1, 5, 50, 3);
     run_case(1, 33, 0, 0, 0, 0, 64);
     unsetenv("CUZK_MSM_REDUCE");

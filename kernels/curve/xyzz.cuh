@@ -167,6 +167,69 @@ template <class F> FPM_HD_CALL xyzz<F> mul_u32(const xyzz<F> &p, uint32_t k)
     return r;
 }
 
+/*
+ * In-place forms of dbl, add and mul_u32, for kernels whose stack frame matters (G2's level-1
+ * bucket reduction). On the device every XYZZ point an out-of-line call reads or returns
+ * lives in the caller's stack frame (384 bytes for G2), and `p = add(p, q)` needs a slot for
+ * the result besides p: these write over their first operand instead. The formulas are the
+ * ones above; each coordinate of p is overwritten only after its last read.
+ */
+template <class F> FPM_HD_CALL void dbl_into(xyzz<F> &p)
+{
+    if (is_inf(p) || f_is_zero(p.y)) {
+        set_inf(p);
+        return;
+    }
+    F u = f_dbl(p.y);
+    F v = f_sqr(u);
+    F w = f_mul(u, v);
+    F s = f_mul(p.x, v);
+    F xx = f_sqr(p.x);
+    F m = f_add(f_dbl(xx), xx);
+    p.x = f_sub(f_sub(f_sqr(m), s), s);
+    p.y = f_sub(f_mul(m, f_sub(s, p.x)), f_mul(w, p.y));
+    p.zz = f_mul(v, p.zz);
+    p.zzz = f_mul(w, p.zzz);
+}
+
+/* p += q. */
+template <class F> FPM_HD_CALL void add_into(xyzz<F> &p, const xyzz<F> &q)
+{
+    if (is_inf(q)) return;
+    if (is_inf(p)) {
+        p = q;
+        return;
+    }
+    F u1 = f_mul(p.x, q.zz);
+    F u2 = f_mul(q.x, p.zz);
+    F s1 = f_mul(p.y, q.zzz);
+    F s2 = f_mul(q.y, p.zzz);
+    F pp_ = f_sub(u2, u1);
+    F rr = f_sub(s2, s1);
+    if (f_is_zero(pp_)) {
+        if (f_is_zero(rr)) dbl_into(p);
+        else set_inf(p);
+        return;
+    }
+    F pp = f_sqr(pp_);
+    F ppp = f_mul(pp_, pp);
+    F qq = f_mul(u1, pp);
+    p.x = f_sub(f_sub(f_sqr(rr), ppp), f_dbl(qq));
+    p.y = f_sub(f_mul(rr, f_sub(qq, p.x)), f_mul(s1, ppp));
+    p.zz = f_mul(f_mul(p.zz, q.zz), pp);
+    p.zzz = f_mul(f_mul(p.zzz, q.zzz), ppp);
+}
+
+/* r = k·p (r and p distinct). */
+template <class F> FPM_HD_CALL void mul_u32_into(xyzz<F> &r, const xyzz<F> &p, uint32_t k)
+{
+    set_inf(r);
+    for (int bit = 31; bit >= 0; bit--) {
+        if (!is_inf(r)) dbl_into(r);
+        if ((k >> bit) & 1) add_into(r, p);
+    }
+}
+
 /* Jacobian (X/Z^2, Y/Z^3) without an inversion: Z = ZZ·ZZZ, X = x·Z^2, Y = y·Z^3. */
 template <class F> FPM_HD_CALL jacobian<F> to_jacobian(const xyzz<F> &p)
 {

@@ -343,7 +343,7 @@ template <class F, class X> int plan_begin(X &x, msm_bufs &b, unsigned cfix, boo
     st->nwin = 0;
     st->copies = 1;
     st->acc = MSM_ACC_XYZZ;
-    st->reduce = red_mode<F>(x.reduce);
+    st->reduce = red_mode(x.reduce);
     st->persist = persist && cfix;
     if ((rc = x.ensure(&b.ones, sizeof(xyzz<F>))) || (rc = x.zero(b.ones, sizeof(xyzz<F>))) ||
         (rc = x.ensure(&b.windows, MSM_MAX_WINDOWS * sizeof(xyzz<F>))) ||

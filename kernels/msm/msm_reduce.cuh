@@ -46,12 +46,10 @@ namespace msmk {
  * them in L1), so contiguous segments stay.
  */
 
-/* The reduction a curve's MSM runs for the executor's mode: MSM_REDUCE_AUTO is LEVELS for G1
- * and SEGMUL for G2 (kernels/msm.h says why). */
-template <class F> static inline int red_mode(int mode)
-{
-    return mode != MSM_REDUCE_AUTO ? mode : sizeof(F) > 48 ? MSM_REDUCE_SEGMUL : MSM_REDUCE_LEVELS;
-}
+/* The reduction an MSM runs for the executor's mode: MSM_REDUCE_AUTO is LEVELS, for G1 and
+ * G2 alike (G2's level-1 kernel once needed a larger stack frame than any other MSM kernel:
+ * red1_thread says how it no longer does). */
+static inline int red_mode(int mode) { return mode != MSM_REDUCE_AUTO ? mode : MSM_REDUCE_LEVELS; }
 
 /* Segment length for n inputs per window over g windows: MSM_SEG, halved (down to lo) while
  * the threads still fit in one wave of R. A segment is a serial chain of additions: a level
@@ -153,18 +151,37 @@ FPM_HD void red1_thread(size_t t, size_t segs, unsigned len, unsigned len0, cons
 {
     const size_t per = segs / len, w = t / per, q = t % per;
     const xyzz<F> *p = buckets + w * B + q * len * len0;
-    xyzz<F> x = load16(p), v, u;
+    /* Four points (the three sums and e, a loaded point or a product), updated in place
+     * (xyzz.cuh's *_into): every point an out-of-line addition touches lives in the stack
+     * frame, and the CUDA context keeps local memory for the largest frame launched on every
+     * resident thread. Sums by value with nested multiplications made G2's frame 5952 bytes,
+     * the largest of any MSM kernel; this one is 2880 (the window tree's). */
+    xyzz<F> x = load16(p), v, u, e;
     set_inf(v);
     set_inf(u);
-    for (int i = (int)len - 1; i >= 1; i--) {
-        v = add(v, load16(p + (size_t)i * len0 + 1));
-        u = add(u, v);
-        x = add(x, load16(p + (size_t)i * len0));
+    /* a walking pointer, not p + i·len0: G1's kernel needs 166 registers instead of 180 */
+    for (const xyzz<F> *b = p + (size_t)(len - 1) * len0; b != p; b -= len0) {
+        e = load16(b + 1);
+        add_into(v, e);
+        add_into(u, v);
+        e = load16(b);
+        add_into(x, e);
     }
-    v = add(v, load16(p + 1));
-    const xyzz<F> r = add(x, mul_u32(add(u, mul_u32(v, (uint32_t)(q * len))), len0));
-    if (per == 1) store16(windows + w0 + w, add(load16(windows + w0 + w), r));
-    else store16(out + t, r);
+    e = load16(p + 1);
+    add_into(v, e);
+    /* x + len0·(u + (q·len)·v), each sum kept as the left operand (the by-value form's order:
+     * the same coordinates, bit for bit) */
+    mul_u32_into(e, v, (uint32_t)(q * len));
+    add_into(u, e);
+    mul_u32_into(e, u, len0);
+    add_into(x, e);
+    if (per == 1) {
+        e = load16(windows + w0 + w);
+        add_into(e, x);
+        store16(windows + w0 + w, e);
+    } else {
+        store16(out + t, x);
+    }
 }
 
 /* One level of the per-window tree: out[w][i] = in[w][2i] + in[w][2i + 1] (count per window,
@@ -244,7 +261,7 @@ template <class F, class X, class Bufs> int plan_reduce(X &x, Bufs &b, unsigned 
 {
     int rc;
     const size_t B = (size_t)1 << (c - 1);
-    const int mode = red_mode<F>(x.reduce);
+    const int mode = red_mode(x.reduce);
     const red_shape s = mode == MSM_REDUCE_SEGMUL
                             ? red_plan(mode, B, g, x.template reduce_threads<F, reduce_fn<F>>(), 0)
                             : red_plan(mode, B, g, x.template reduce_threads<F, red0_fn<F>>(),

@@ -345,8 +345,7 @@ static void test_reduce_modes(void **state)
         edges(MSM_CURVE_G1);
         edges(MSM_CURVE_G2);
     }
-    /* the default (MSM_REDUCE_AUTO): two levels for G1, the old reduction for G2 (whose
-     * two-level kernel's stack frame would grow the context's local memory: kernels/msm.h) */
+    /* the default (MSM_REDUCE_AUTO): two levels for G1 and G2 */
     msm_gpu_ctx_set_reduce(red, MSM_REDUCE_AUTO);
     msm_gpu_stats st;
     for (size_t j = 0; j < n; j++) make_scalar(&k[j], S_RANDOM);
@@ -355,7 +354,7 @@ static void test_reduce_modes(void **state)
     assert_int_equal(st.reduce, MSM_REDUCE_LEVELS);
     check(MSM_CURVE_G2, g2, h2, k, n / 4, MSM_SCALARS_HOST, "reduction auto, G2");
     msm_gpu_last_stats(red, &st);
-    assert_int_equal(st.reduce, MSM_REDUCE_SEGMUL);
+    assert_int_equal(st.reduce, MSM_REDUCE_LEVELS);
     ctx = saved;
     msm_gpu_ctx_free(red);
     free(k);
