@@ -233,6 +233,30 @@ static void full_key_in_lean_slot(void **state)
     assert_int_equal(cuda_slot_need_kd(&k, &kd, 1, piece), cuda_slot_need(&k, 1, 1, piece));
 }
 
+/* CUZK_MSM_ENTRIES_LOG sets a full slot's MSM sort entries per window group, and the full
+ * working set grows by at least their 16 bytes each (a 2^27 key's MSMs take every entry);
+ * the lean slot keeps its own cap. */
+static void msm_entries_knob(void **state)
+{
+    (void)state;
+    static cuda_key k;
+    static groth16_params pk;
+    porep_like_key(&k, &pk);
+    unsetenv("CUZK_MSM_ENTRIES_LOG");
+    assert_int_equal(cuda_msm_entries_full(), CUDA_MSM_ENTRIES_FULL);
+    const uint64_t full = cuda_ws_full(&k), lean = cuda_slot_need(&k, 1, 1, CUDA_PIECE_BYTES);
+    setenv("CUZK_MSM_ENTRIES_LOG", "26", 1);
+    assert_int_equal(cuda_ws_full(&k), full);
+    setenv("CUZK_MSM_ENTRIES_LOG", "27", 1);
+    assert_int_equal(cuda_msm_entries_full(), (size_t)1 << 27);
+    const uint64_t more = cuda_ws_full(&k);
+    assert_true(more >= full + 16 * (((uint64_t)1 << 27) - ((uint64_t)1 << 26)));
+    assert_int_equal(cuda_slot_need(&k, 1, 1, CUDA_PIECE_BYTES), lean);
+    setenv("CUZK_MSM_ENTRIES_LOG", "24", 1);
+    assert_true(cuda_ws_full(&k) < full);
+    unsetenv("CUZK_MSM_ENTRIES_LOG");
+}
+
 static void waves_by_key_and_engine(void **state)
 {
     (void)state;
@@ -248,6 +272,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(winning_fits_the_urgent_room),
         cmocka_unit_test(piece_bytes_knob),
+        cmocka_unit_test(msm_entries_knob),
         cmocka_unit_test(piece_bytes_first_key),
         cmocka_unit_test(lean_slots_auto_rule),
         cmocka_unit_test(full_key_in_lean_slot),

@@ -70,9 +70,21 @@ static uint64_t key_work_bytes(const cuda_key *k, int lean)
     return work_scalars(lean, k->log_m, pk->n_l, pk->n_a, pk->n_b_g1, pk->vk.n_ic) * FR;
 }
 
+/* CUZK_MSM_ENTRIES_LOG, for measuring larger window groups in full slots: at 2^26 entries a
+ * 2^27 MSM (the H MSM of a PoRep partition) runs in two point chunks, each window reduced
+ * twice, and over precomputed copies in four, a bucket merge after each later one; a
+ * standalone 2^27 MSM with 2^28 entries ran 186 ms faster on the H200 (bench/RESULTS.md,
+ * session 15). Each step up costs the slot 16 bytes an entry and pairwise's scratch. */
+size_t cuda_msm_entries_full(void)
+{
+    const char *e = getenv("CUZK_MSM_ENTRIES_LOG");
+    const long v = e && *e ? strtol(e, NULL, 10) : 0;
+    return v >= 24 && v <= 28 ? (size_t)1 << v : CUDA_MSM_ENTRIES_FULL;
+}
+
 uint64_t cuda_ws_full_acc(const cuda_key *k, int acc)
 {
-    return key_work_bytes(k, 0) + cuda_prep_bytes(k->pk->n_l) + msm_scratch(k, CUDA_MSM_ENTRIES_FULL, 0, acc);
+    return key_work_bytes(k, 0) + cuda_prep_bytes(k->pk->n_l) + msm_scratch(k, cuda_msm_entries_full(), 0, acc);
 }
 
 uint64_t cuda_ws_full(const cuda_key *k) { return cuda_ws_full_acc(k, cuda_acc_plain()); }

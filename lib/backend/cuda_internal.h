@@ -28,7 +28,8 @@
 #define CUDA_BE_MAX_DEV 64
 #define CUDA_MAX_SLOTS 2
 _Static_assert(CUDA_MAX_SLOTS <= SLOT_POOL_MAX, "the slot pool indexes every slot");
-/* Digit-sort scratch of one MSM context (16 bytes per entry), full and lean slots. */
+/* Digit-sort scratch of one MSM context (16 bytes per entry), full and lean slots (the full
+ * one: cuda_msm_entries_full). */
 #define CUDA_MSM_ENTRIES_FULL ((size_t)1 << 26)
 #define CUDA_MSM_ENTRIES_LEAN ((size_t)1 << 25)
 /* One stream buffer (two per lean slot): at most 2^22 G2 or 2^23 G1 points, at least an
@@ -385,6 +386,9 @@ uint64_t cuda_slot_need(const cuda_key *k, int lean, int streamed, uint64_t piec
 uint64_t cuda_slot_need_kd(const cuda_key *k, const cuda_key_dev *kd, int lean, uint64_t piece_bytes);
 /* The stream buffer size for a key (when it is the first on its device). */
 uint64_t cuda_piece_bytes(const cuda_key *k);
+/* A full slot's MSM sort entries per window group: 2^CUZK_MSM_ENTRIES_LOG where set (24..28,
+ * validated by cuda_env_check), else CUDA_MSM_ENTRIES_FULL. */
+size_t cuda_msm_entries_full(void);
 uint32_t cuda_lean_slots(void); /* CUZK_LEAN_SLOTS: 1 or 2 forced; 0 (unset): cuda_lean_slots_auto */
 /* The streaming lean slots the first key on a device takes where it streams, unless
  * CUZK_LEAN_SLOTS says: two where both fit in avail with their pieces and each keeps room for

@@ -176,7 +176,7 @@ int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_
      * context's free of page-locked memory would wait for the whole device): the urgent slot,
      * which alternates WinningPoSt (full) and larger lean partitions, keeps the smaller cap for
      * both (a 2^19 MSM stays under it) */
-    size_t entries = lean || urgent ? CUDA_MSM_ENTRIES_LEAN : CUDA_MSM_ENTRIES_FULL;
+    size_t entries = lean || urgent ? CUDA_MSM_ENTRIES_LEAN : cuda_msm_entries_full();
     if (!s->ctx) {
         if ((rc = msm_gpu_ctx_create(&s->ctx, ordinal, s->stream, entries))) return rc;
         s->ctx_entries = entries;
