@@ -62,7 +62,7 @@ static void valid_values(void **state)
     accepted("CUZK_MSM_ACC", "auto"), accepted("CUZK_MSM_PAIR_MIN", "1"), accepted("CUZK_MSM_PAIR_MIN", "1048576");
     accepted("CUZK_PIECE_MB", "1"), accepted("CUZK_PIECE_MB", "1536"), accepted("CUZK_PIECE_MB", "4096");
     accepted("CUZK_LEAN_SLOTS", "1"), accepted("CUZK_LEAN_SLOTS", "2");
-    accepted("CUZK_MSM_ENTRIES_LOG", "24"), accepted("CUZK_MSM_ENTRIES_LOG", "28");
+    accepted("CUZK_MSM_ENTRIES_LOG", "25"), accepted("CUZK_MSM_ENTRIES_LOG", "28");
     accepted("CUZK_MSM_AFF_MIN_BATCH", "0"), accepted("CUZK_MSM_AFF_KMUL", "256");
     accepted("CUZK_MSM_PAIR_ROUNDS", "3"), accepted("CUZK_MSM_PROFILE", "1");
     accepted("CUZK_MSM_REDUCE", "0"), accepted("CUZK_MSM_REDUCE", "1");
@@ -85,7 +85,7 @@ static void garbage_refused(void **state)
     refused("CUZK_MSM_ACC", "Auto"), refused("CUZK_MSM_PAIR_MIN", "0"), refused("CUZK_MSM_PAIR_MIN", "0x100");
     refused("CUZK_PIECE_MB", "0"), refused("CUZK_PIECE_MB", "4097");
     refused("CUZK_LEAN_SLOTS", "0"), refused("CUZK_LEAN_SLOTS", "3");
-    refused("CUZK_MSM_ENTRIES_LOG", "23"), refused("CUZK_MSM_ENTRIES_LOG", "29");
+    refused("CUZK_MSM_ENTRIES_LOG", "24"), refused("CUZK_MSM_ENTRIES_LOG", "29");
     refused("CUZK_NTT_RADIX", "8"), refused("CUZK_NTT_RADIX", " 2");
     refused("CUZK_MSM_REDUCE", "2"), refused("CUZK_MSM_REDUCE", "levels"), refused("CUZK_MSM_REDUCE", "1 ");
 }

@@ -233,28 +233,43 @@ static void full_key_in_lean_slot(void **state)
     assert_int_equal(cuda_slot_need_kd(&k, &kd, 1, piece), cuda_slot_need(&k, 1, 1, piece));
 }
 
-/* CUZK_MSM_ENTRIES_LOG sets a full slot's MSM sort entries per window group, and the full
- * working set grows by at least their 16 bytes each (a 2^27 key's MSMs take every entry);
- * the lean slot keeps its own cap. */
+/* CUZK_MSM_ENTRIES_LOG sets a full slot's MSM sort entries per window group, which a key takes
+ * at load (msm_entries_full, as load_common sets it): its full working set grows by at least
+ * their 16 bytes each (a 2^27 key's MSMs take every entry); the lean slot keeps its own cap;
+ * a key keeps the value it was loaded with. */
+static size_t entries_at_load(const char *log)
+{
+    if (log) setenv("CUZK_MSM_ENTRIES_LOG", log, 1);
+    else unsetenv("CUZK_MSM_ENTRIES_LOG");
+    const size_t e = cuda_msm_entries_full();
+    unsetenv("CUZK_MSM_ENTRIES_LOG");
+    return e;
+}
+
 static void msm_entries_knob(void **state)
 {
     (void)state;
     static cuda_key k;
     static groth16_params pk;
     porep_like_key(&k, &pk);
-    unsetenv("CUZK_MSM_ENTRIES_LOG");
-    assert_int_equal(cuda_msm_entries_full(), CUDA_MSM_ENTRIES_FULL);
+    assert_int_equal(k.msm_entries_full, 0); /* a key made without load_common: the default */
     const uint64_t full = cuda_ws_full(&k), lean = cuda_slot_need(&k, 1, 1, CUDA_PIECE_BYTES);
-    setenv("CUZK_MSM_ENTRIES_LOG", "26", 1);
+    k.msm_entries_full = entries_at_load(NULL);
+    assert_int_equal(k.msm_entries_full, CUDA_MSM_ENTRIES_FULL);
     assert_int_equal(cuda_ws_full(&k), full);
-    setenv("CUZK_MSM_ENTRIES_LOG", "27", 1);
-    assert_int_equal(cuda_msm_entries_full(), (size_t)1 << 27);
+    k.msm_entries_full = entries_at_load("27");
+    assert_int_equal(k.msm_entries_full, (size_t)1 << 27);
+    assert_int_equal(cuda_key_entries_full(&k), (size_t)1 << 27);
     const uint64_t more = cuda_ws_full(&k);
     assert_true(more >= full + 16 * (((uint64_t)1 << 27) - ((uint64_t)1 << 26)));
     assert_int_equal(cuda_slot_need(&k, 1, 1, CUDA_PIECE_BYTES), lean);
-    setenv("CUZK_MSM_ENTRIES_LOG", "24", 1);
-    assert_true(cuda_ws_full(&k) < full);
+    setenv("CUZK_MSM_ENTRIES_LOG", "25", 1); /* set after the load: the key keeps its 2^27 */
+    const uint64_t after = cuda_ws_full(&k);
     unsetenv("CUZK_MSM_ENTRIES_LOG");
+    assert_int_equal(after, more);
+    k.msm_entries_full = entries_at_load("25");
+    assert_int_equal(k.msm_entries_full, CUDA_MSM_ENTRIES_LEAN); /* never below the lean cap */
+    assert_true(cuda_ws_full(&k) < full);
 }
 
 static void waves_by_key_and_engine(void **state)

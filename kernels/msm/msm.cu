@@ -28,7 +28,8 @@
 using namespace msmk;
 
 /* Occupancy hint per kernel: a functor that sets min_blocks asks the compiler for that many
- * resident blocks (a register cap). Kept as a tuning knob; see msm_plan.cuh for what it gave. */
+ * resident blocks (a register cap). msm_plan.cuh (acc_fn: XYZZ, no cap) and msm_pairwise.cuh
+ * (acc_pair_fn: G1 at 3 blocks) say what it gave. */
 template <class Fn, class = void> struct min_blocks_of {
     static constexpr unsigned value = 1;
 };

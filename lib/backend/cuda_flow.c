@@ -79,12 +79,17 @@ size_t cuda_msm_entries_full(void)
 {
     const char *e = getenv("CUZK_MSM_ENTRIES_LOG");
     const long v = e && *e ? strtol(e, NULL, 10) : 0;
-    return v >= 24 && v <= 28 ? (size_t)1 << v : CUDA_MSM_ENTRIES_FULL;
+    return v >= 25 && v <= 28 ? (size_t)1 << v : CUDA_MSM_ENTRIES_FULL;
+}
+
+size_t cuda_key_entries_full(const cuda_key *k)
+{
+    return k->msm_entries_full ? k->msm_entries_full : CUDA_MSM_ENTRIES_FULL;
 }
 
 uint64_t cuda_ws_full_acc(const cuda_key *k, int acc)
 {
-    return key_work_bytes(k, 0) + cuda_prep_bytes(k->pk->n_l) + msm_scratch(k, cuda_msm_entries_full(), 0, acc);
+    return key_work_bytes(k, 0) + cuda_prep_bytes(k->pk->n_l) + msm_scratch(k, cuda_key_entries_full(k), 0, acc);
 }
 
 uint64_t cuda_ws_full(const cuda_key *k) { return cuda_ws_full_acc(k, cuda_acc_plain()); }

@@ -93,6 +93,8 @@ typedef struct cuda_key {
     int urgent;                  /* CUZK_SRS_URGENT: room for its own urgent slot is kept   */
     unsigned msm_waves;          /* its MSMs' level-0 waves (msm_gpu_ctx_set_waves): more
                                   * where urgent workers share the device (CUDA_URGENT_WAVES) */
+    size_t msm_entries_full;     /* a full slot's sort entries per window group for its MSMs,
+                                  * read once at load (cuda_msm_entries_full; 0: the default) */
     struct cuda_key *next;       /* the backend's loaded keys (under keys_lock)             */
     uint32_t ndev;
     cuda_key_dev dev[CUDA_BE_MAX_DEV];
@@ -289,7 +291,7 @@ void cuda_evict_apply(cuda_dev *d, uint32_t i, cuda_key **owners, const pl_evict
 cuda_slot *slot_acquire(cuda_dev *d, int urgent, uint32_t own_fits, uint32_t prefer, int *own);
 void slot_release(cuda_dev *d, cuda_slot *s);
 int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_bytes, size_t prep_bytes,
-                 size_t piece_bytes, int urgent);
+                 size_t piece_bytes, int urgent, size_t full_entries);
 void slot_destroy(cuda_slot *s);
 /* A witness-only partition's buffers, after slot_prepare: its witness (wit_bytes, 0: none, the
  * layout has room for it) and two constraint-system pieces (piece_bytes each, 0: resident). */
@@ -386,9 +388,13 @@ uint64_t cuda_slot_need(const cuda_key *k, int lean, int streamed, uint64_t piec
 uint64_t cuda_slot_need_kd(const cuda_key *k, const cuda_key_dev *kd, int lean, uint64_t piece_bytes);
 /* The stream buffer size for a key (when it is the first on its device). */
 uint64_t cuda_piece_bytes(const cuda_key *k);
-/* A full slot's MSM sort entries per window group: 2^CUZK_MSM_ENTRIES_LOG where set (24..28,
- * validated by cuda_env_check), else CUDA_MSM_ENTRIES_FULL. */
+/* A full slot's MSM sort entries per window group: 2^CUZK_MSM_ENTRIES_LOG where set (25..28,
+ * validated by cuda_env_check; never below the lean and urgent slots' CUDA_MSM_ENTRIES_LEAN,
+ * which an urgent slot running a full partition is budgeted as a full one), else
+ * CUDA_MSM_ENTRIES_FULL. A key takes it at load (cuda_key.msm_entries_full): its placement
+ * and its partitions' slots use that one value. */
 size_t cuda_msm_entries_full(void);
+size_t cuda_key_entries_full(const cuda_key *k);
 uint32_t cuda_lean_slots(void); /* CUZK_LEAN_SLOTS: 1 or 2 forced; 0 (unset): cuda_lean_slots_auto */
 /* The streaming lean slots the first key on a device takes where it streams, unless
  * CUZK_LEAN_SLOTS says: two where both fit in avail with their pieces and each keeps room for

@@ -165,18 +165,19 @@ void slot_shrink(cuda_slot *s)
 /* Streams, events and buffers for a partition: created the first time, grown when a larger
  * partition comes (within the slot's placement), never per partition. */
 int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_bytes, size_t prep_bytes,
-                 size_t piece_bytes, int urgent)
+                 size_t piece_bytes, int urgent, size_t full_entries)
 {
     int rc;
     if (!s->ready && (rc = slot_create(s, urgent))) {
         slot_destroy(s); /* what was made; the next partition tries again */
         return rc;
     }
-    /* the entries per chunk of the layout the placement budgeted, changed in place (a new
-     * context's free of page-locked memory would wait for the whole device): the urgent slot,
-     * which alternates WinningPoSt (full) and larger lean partitions, keeps the smaller cap for
-     * both (a 2^19 MSM stays under it) */
-    size_t entries = lean || urgent ? CUDA_MSM_ENTRIES_LEAN : cuda_msm_entries_full();
+    /* the entries per chunk of the layout the placement budgeted (full_entries: the key's,
+     * cuda_key_entries_full), changed in place (a new context's free of page-locked memory would
+     * wait for the whole device): the urgent slot, which alternates WinningPoSt (full) and
+     * larger lean partitions, keeps the smaller cap for both (a 2^19 MSM stays under it; a full
+     * slot's cap is never below it, CUZK_MSM_ENTRIES_LOG >= 25) */
+    size_t entries = lean || urgent ? CUDA_MSM_ENTRIES_LEAN : full_entries;
     if (!s->ctx) {
         if ((rc = msm_gpu_ctx_create(&s->ctx, ordinal, s->stream, entries))) return rc;
         s->ctx_entries = entries;
