@@ -160,7 +160,8 @@ struct dev_exec {
         cudaEventRecord(e, stream);
         marks.push_back({name, e});
     }
-    void print_profile(cudaEvent_t start)
+    /* the phases' times since start, then what the last run's plan was (shape) */
+    void print_profile(cudaEvent_t start, const char *shape)
     {
         if (!profile) return;
         std::vector<std::pair<const char *, float>> sum;
@@ -179,7 +180,7 @@ struct dev_exec {
         }
         fprintf(stderr, "msm profile:");
         for (auto &s : sum) fprintf(stderr, " %s %.3f ms;", s.first, s.second);
-        fprintf(stderr, "\n");
+        fprintf(stderr, " %s\n", shape);
         for (auto &m : marks) cudaEventDestroy(m.second);
         marks.clear();
     }
@@ -474,7 +475,16 @@ extern "C" int msm_gpu_ctx_collect(msm_gpu_ctx *c)
         else result_combine<fp>(c, i);
     c->npend = 0;
     CUDA_TRY(cudaEventElapsedTime(&c->last.device_ms, c->ev[0], c->ev[1]));
-    c->x.print_profile(c->ev[0]);
+    if (c->x.profile) { /* the plan too: inside the engine no one else can print it */
+        const msm_gpu_stats &l = c->last;
+        char shape[256];
+        snprintf(shape, sizeof shape, "last run: %llu scalars (%llu other than 0 and 1), window %u, %u groups, %u copies, %s, %s, %zu entries a group at most",
+                 (unsigned long long)(l.n_zero + l.n_one + l.n_rest), (unsigned long long)l.n_rest, l.window_bits,
+                 l.window_groups, l.copies,
+                 l.acc == MSM_ACC_PAIRWISE ? "pairwise" : l.acc == MSM_ACC_AFFINE ? "affine" : "xyzz",
+                 l.reduce == MSM_REDUCE_SEGMUL ? "segmul" : "levels", c->max_entries);
+        c->x.print_profile(c->ev[0], shape);
+    }
     return CUZK_OK;
 }
 

@@ -31,7 +31,7 @@ static const env_rule rules[] = {
     {"CUZK_MSM_AFF_KMUL", 0, 1 << 20, NULL, "affine accumulation's entry multiple, 0 = default"},
     {"CUZK_MSM_PAIR_ROUNDS", 0, 64, NULL, "pairwise rounds, 0 = until too few pairs"},
     {"CUZK_MSM_REDUCE", 0, 1, NULL, "bucket reduction: 0 a multiplication per segment (the old), 1 two levels (the default)"},
-    {"CUZK_MSM_PROFILE", 0, 1, NULL, "per-kernel MSM timings"},
+    {"CUZK_MSM_PROFILE", 0, 1, NULL, "per-phase MSM timings and each plan's shape, on stderr"},
     {"CUZK_NTT_RADIX", 0, 0, "2 4", "NTT column stages' radix"},
     {"CUZK_H_FUSE", 0, 2, NULL, "H-step transform fusion level"},
 };
