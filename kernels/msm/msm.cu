@@ -478,7 +478,9 @@ extern "C" int msm_gpu_ctx_collect(msm_gpu_ctx *c)
     if (c->x.profile) { /* the plan too: inside the engine no one else can print it */
         const msm_gpu_stats &l = c->last;
         char shape[256];
-        snprintf(shape, sizeof shape, "last run: %llu scalars (%llu other than 0 and 1), window %u, %u groups, %u copies, %s, %s, %zu entries a group at most",
+        snprintf(shape, sizeof shape,
+                 "last run: %llu scalars (%llu other than 0 and 1), window %u, %u groups, %u copies, %s, %s, "
+                 "%zu entries a group at most",
                  (unsigned long long)(l.n_zero + l.n_one + l.n_rest), (unsigned long long)l.n_rest, l.window_bits,
                  l.window_groups, l.copies,
                  l.acc == MSM_ACC_PAIRWISE ? "pairwise" : l.acc == MSM_ACC_AFFINE ? "affine" : "xyzz",
