@@ -160,13 +160,18 @@ struct dev_exec {
         cudaEventRecord(e, stream);
         marks.push_back({name, e});
     }
-    /* the phases' times since start, then what the last run's plan was (shape) */
-    void print_profile(cudaEvent_t start, const char *shape)
+    /* the phases' times since start (summed over the runs collected together), then what each
+     * run's plan was (plans) */
+    void print_profile(cudaEvent_t start, const char *plans)
     {
         if (!profile) return;
         std::vector<std::pair<const char *, float>> sum;
         cudaEvent_t prev = start;
         for (auto &m : marks) {
+            if (!strcmp(m.first, "begin")) { /* a batch's start: no phase of its own */
+                prev = m.second;
+                continue;
+            }
             float ms = 0;
             cudaEventElapsedTime(&ms, prev, m.second);
             bool found = false;
@@ -180,7 +185,7 @@ struct dev_exec {
         }
         fprintf(stderr, "msm profile:");
         for (auto &s : sum) fprintf(stderr, " %s %.3f ms;", s.first, s.second);
-        fprintf(stderr, " %s\n", shape);
+        fprintf(stderr, "%s\n", plans);
         for (auto &m : marks) cudaEventDestroy(m.second);
         marks.clear();
     }
@@ -464,29 +469,37 @@ extern "C" void msm_gpu_ctx_discard(msm_gpu_ctx *c)
     if (c->npend) (void)run_failed(c, 0);
 }
 
+/* CUZK_MSM_PROFILE's account of one collected run's plan, appended at buf + *at (cap bytes in
+ * all): inside the engine (five MSMs collected after one wait) nothing else shows how each ran. */
+static void plan_line(char *buf, size_t cap, size_t *at, unsigned i, const msm_gpu_stats &l, size_t max_entries)
+{
+    if (*at >= cap) return;
+    const int w = snprintf(buf + *at, cap - *at,
+                           " [run %u: %llu scalars, %llu other than 0 and 1; window %u, %u groups, %u copies, %s, %s; "
+                           "at most %zu entries a group]",
+                           i, (unsigned long long)(l.n_zero + l.n_one + l.n_rest), (unsigned long long)l.n_rest,
+                           l.window_bits, l.window_groups, l.copies,
+                           l.acc == MSM_ACC_PAIRWISE ? "pairwise" : l.acc == MSM_ACC_AFFINE ? "affine" : "xyzz",
+                           l.reduce == MSM_REDUCE_SEGMUL ? "segmul" : "levels", max_entries);
+    *at = w < 0 ? cap : *at + (size_t)w;
+}
+
 extern "C" int msm_gpu_ctx_collect(msm_gpu_ctx *c)
 {
     if (!c) return err_set(CUZK_EINVAL, "msm_gpu_ctx_collect: NULL context");
     if (!c->npend) return CUZK_OK;
     cudaError_t e = cudaStreamSynchronize(c->x.stream);
     if (e != cudaSuccess) return run_failed(c, gpu_error(e, "msm_gpu_ctx_collect", __FILE__, __LINE__));
-    for (unsigned i = 0; i < c->npend; i++)
+    char plans[1024] = "";
+    size_t at = 0;
+    for (unsigned i = 0; i < c->npend; i++) {
         if (c->pend[i].g2) result_combine<fp2>(c, i);
         else result_combine<fp>(c, i);
+        if (c->x.profile) plan_line(plans, sizeof plans, &at, i, c->last, c->max_entries);
+    }
     c->npend = 0;
     CUDA_TRY(cudaEventElapsedTime(&c->last.device_ms, c->ev[0], c->ev[1]));
-    if (c->x.profile) { /* the plan too: inside the engine no one else can print it */
-        const msm_gpu_stats &l = c->last;
-        char shape[256];
-        snprintf(shape, sizeof shape,
-                 "last run: %llu scalars (%llu other than 0 and 1), window %u, %u groups, %u copies, %s, %s, "
-                 "%zu entries a group at most",
-                 (unsigned long long)(l.n_zero + l.n_one + l.n_rest), (unsigned long long)l.n_rest, l.window_bits,
-                 l.window_groups, l.copies,
-                 l.acc == MSM_ACC_PAIRWISE ? "pairwise" : l.acc == MSM_ACC_AFFINE ? "affine" : "xyzz",
-                 l.reduce == MSM_REDUCE_SEGMUL ? "segmul" : "levels", c->max_entries);
-        c->x.print_profile(c->ev[0], shape);
-    }
+    c->x.print_profile(c->ev[0], plans);
     return CUZK_OK;
 }
 
@@ -540,6 +553,8 @@ static int run_enqueue(msm_gpu_ctx *c, const msm_gpu_bases *bases, size_t first,
         return err_set(CUZK_EINVAL, "msm_gpu_run: device scalars must be 16-byte aligned");
     CUDA_TRY(cudaSetDevice(c->device));
     CUDA_TRY(cudaEventRecord(c->ev[0], c->x.stream));
+    c->x.profile = getenv("CUZK_MSM_PROFILE") && *getenv("CUZK_MSM_PROFILE") == '1';
+    if (!c->npend) c->x.mark("begin"); /* the profile's start: the first of the runs collected together */
     const void *sc = scalars;
     if (scalars_where != MSM_SCALARS_DEVICE && n) {
         if (c->scalars_cap < n * 32) {
@@ -554,7 +569,6 @@ static int run_enqueue(msm_gpu_ctx *c, const msm_gpu_bases *bases, size_t first,
     }
     int mont = scalar_form == 0;
     int rc;
-    c->x.profile = getenv("CUZK_MSM_PROFILE") && *getenv("CUZK_MSM_PROFILE") == '1';
     c->x.mark("upload");
     if (bases->curve == MSM_CURVE_G1) rc = run_typed<fp>(c, bases, first, sc, n, mont, out, st);
     else rc = run_typed<fp2>(c, bases, first, sc, n, mont, out, st);
