@@ -123,7 +123,8 @@ unsigned msm_waves_from_env(void);
  * CUZK_MSM_REDUCE=0 (SEGMUL) or 1 (LEVELS). */
 enum { MSM_REDUCE_SEGMUL = 0, MSM_REDUCE_LEVELS = 1, MSM_REDUCE_AUTO = 2 };
 void msm_gpu_ctx_set_reduce(msm_gpu_ctx *ctx, int mode);
-/* CUZK_MSM_REDUCE: MSM_REDUCE_SEGMUL for "0", MSM_REDUCE_LEVELS for "1", else MSM_REDUCE_AUTO. */
+/* CUZK_MSM_REDUCE: MSM_REDUCE_SEGMUL for "0", MSM_REDUCE_LEVELS for "1", else (unset or any
+ * other value) MSM_REDUCE_AUTO. */
 int msm_reduce_from_env(void);
 /* A gate (gpu_gate_init) the context's MSMs pass between window groups (gpu_gate_pass: the
  * enqueuing thread waits there for the group before and while an urgent partition runs): an

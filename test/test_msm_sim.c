@@ -640,6 +640,10 @@ static void test_reduce_segmul_plans(void **state)
     assert_int_equal(msm_reduce_from_env(), MSM_REDUCE_AUTO);
     setenv("CUZK_MSM_REDUCE", "", 1);
     assert_int_equal(msm_reduce_from_env(), MSM_REDUCE_AUTO);
+    setenv("CUZK_MSM_REDUCE", "2", 1); /* no mode: the default, not one of the two */
+    assert_int_equal(msm_reduce_from_env(), MSM_REDUCE_AUTO);
+    setenv("CUZK_MSM_REDUCE", "levels", 1);
+    assert_int_equal(msm_reduce_from_env(), MSM_REDUCE_AUTO);
     setenv("CUZK_MSM_REDUCE", "1", 1);
     assert_int_equal(msm_reduce_from_env(), MSM_REDUCE_LEVELS);
     setenv("CUZK_MSM_REDUCE", "0", 1);

@@ -186,6 +186,11 @@ struct dev_exec {
         fprintf(stderr, "msm profile:");
         for (auto &s : sum) fprintf(stderr, " %s %.3f ms;", s.first, s.second);
         fprintf(stderr, "%s\n", plans);
+        drop_marks();
+    }
+    /* a failed batch's marks go with it: the next profile starts at its own "begin" */
+    void drop_marks()
+    {
         for (auto &m : marks) cudaEventDestroy(m.second);
         marks.clear();
     }
@@ -402,9 +407,11 @@ extern "C" void msm_gpu_ctx_set_reduce(msm_gpu_ctx *c, int mode)
 
 extern "C" int msm_reduce_from_env(void)
 {
-    /* the engine refuses anything but 0 and 1 at create (cuda_env_check) */
+    /* the engine refuses anything but 0 and 1 at create (cuda_env_check); elsewhere (the bench,
+     * the simulator) anything else is the default, never silently one of the two modes */
     const char *r = getenv("CUZK_MSM_REDUCE");
-    return !r || !*r ? MSM_REDUCE_AUTO : !strcmp(r, "0") ? MSM_REDUCE_SEGMUL : MSM_REDUCE_LEVELS;
+    return !r ? MSM_REDUCE_AUTO : !strcmp(r, "0") ? MSM_REDUCE_SEGMUL : !strcmp(r, "1") ? MSM_REDUCE_LEVELS
+                                                                                      : MSM_REDUCE_AUTO;
 }
 
 extern "C" void msm_gpu_ctx_set_gate(msm_gpu_ctx *c, const gpu_gate *gate) { c->x.gate = gate; }
@@ -459,6 +466,7 @@ static int run_failed(msm_gpu_ctx *c, int rc)
     cudaGetLastError();
     c->npend = 0;
     c->known = false;
+    c->x.drop_marks();
     return rc;
 }
 

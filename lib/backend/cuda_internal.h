@@ -389,9 +389,8 @@ uint64_t cuda_slot_need_kd(const cuda_key *k, const cuda_key_dev *kd, int lean, 
 /* The stream buffer size for a key (when it is the first on its device). */
 uint64_t cuda_piece_bytes(const cuda_key *k);
 /* A full slot's MSM sort entries per window group: 2^CUZK_MSM_ENTRIES_LOG where set (25..28,
- * validated by cuda_env_check; never below the lean and urgent slots' CUDA_MSM_ENTRIES_LEAN,
- * which an urgent slot running a full partition is budgeted as a full one), else
- * CUDA_MSM_ENTRIES_FULL. A key takes it at load (cuda_key.msm_entries_full): its placement
+ * validated by cuda_env_check), else CUDA_MSM_ENTRIES_FULL. Never below CUDA_MSM_ENTRIES_LEAN:
+ * an urgent slot runs full partitions at the lean cap but is budgeted as a full slot. A key takes it at load (cuda_key.msm_entries_full): its placement
  * and its partitions' slots use that one value. */
 size_t cuda_msm_entries_full(void);
 size_t cuda_key_entries_full(const cuda_key *k);
