@@ -421,6 +421,15 @@ static void test_pairwise(void **state)
     run_case(1, 33, 0, 0, 0, 0, 2);
     run_case(1, 60, 5, 2, 4, 0, 2);
     run_case(1, 150, 4, 1, 8, 0, 3);
+    /* the ones' sum in pairwise rounds (plan_ones): chunks of the entry cap, each into its own
+     * slot and then the running ones; one thread (its run stored, not a partial); G2 */
+    acc_min_batch = 5;
+    run_case(0, 500, 2, 2, 0, 64, 3);        /* all ones, 8 chunks: P + P, P + (-P), infinity */
+    run_case(0, 40, 2, 1, 0, 0, 1);          /* one level-0 thread */
+    run_case(0, 2000, 4, 1, 8, 300, 3);      /* ones and the rest, both in chunks */
+    run_case(1, 90, 2, 2, 0, 32, 2);
+    run_case_pieces(0, 300, 2, 2, 0, 64, 3, 128);
+    acc_min_batch = 0;
     acc_kind = MSM_ACC_XYZZ;
 }
 

@@ -146,6 +146,7 @@ struct msm_bufs {
     void *pk[2], *pp[2], *red_pts[2], *windows, *ones, *result, *counts;
     void *buckets2; /* precomputed copies over point chunks: a later chunk's buckets */
     void *pair_pts, *pair_pre; /* MSM_ACC_PAIRWISE: round sums, prefix products */
+    void *ones_part;           /* pairwise: a chunk of the ones' sum before it joins b.ones */
 };
 
 /* What a run did; the result is nwin window sums and the ones' sum (b.result, Jacobian), which
@@ -357,6 +358,44 @@ template <class F, class X> int plan_begin(X &x, msm_bufs &b, unsigned cfix, boo
     return 0;
 }
 
+/* The n1 bases with scalar one (b.idx_one) summed into the running ones: one bucket (key 0),
+ * no sort, in chunks of at most max_entries (keys[0] and pairwise's scratch are budgeted for
+ * that many entries: msm.cu's scratch_typed). Pairwise rounds where the rest would take them
+ * (MSM_ACC_AUTO from pair_min; a PoRep partition's L, A and B vectors are mostly bits, ~110 ms
+ * of its MSMs in XYZZ on the H200), not over persistent buckets, whose scratch bound has no
+ * rounds. Pairwise level 0 stores a run that lies wholly in one thread, so a chunk's sum goes to
+ * a zeroed slot of its own (ones_part), then into the ones. */
+template <class F, class X>
+int plan_ones(X &x, msm_bufs &b, const affine<F> *bases, size_t n1, size_t max_entries, const plan_stats *st)
+{
+    int rc;
+    const bool pair = !st->persist && msm_acc_effective(x.acc.kind, n1, x.acc.pair_min) == MSM_ACC_PAIRWISE;
+    x.acc.now = pair ? MSM_ACC_PAIRWISE : MSM_ACC_XYZZ;
+    const size_t cap = max_entries && max_entries < n1 ? max_entries : n1;
+    if ((rc = x.ensure(&b.keys[0], cap * sizeof(uint32_t))) || (rc = x.zero(b.keys[0], cap * sizeof(uint32_t))))
+        return rc;
+    if (pair && ((rc = x.ensure(&b.keys[1], cap * sizeof(uint32_t))) ||
+                 (rc = x.ensure(&b.vals[0], cap * sizeof(uint32_t))) ||
+                 (rc = x.ensure(&b.ones_part, sizeof(xyzz<F>)))))
+        return rc;
+    for (size_t o = 0; o < n1; o += cap) {
+        const size_t m = n1 - o < cap ? n1 - o : cap;
+        const src_bases<F> src{bases, (const uint32_t *)b.idx_one + o};
+        const size_t k0 = x.template level0_kper<F, src_bases<F>>(m);
+        if (!pair) {
+            if ((rc = accumulate_levels<F>(x, b, (const uint32_t *)b.keys[0], src, m, k0, (xyzz<F> *)b.ones, false)))
+                return rc;
+            continue;
+        }
+        if ((rc = x.zero(b.ones_part, sizeof(xyzz<F>))) ||
+            (rc = accumulate_levels<F>(x, b, (const uint32_t *)b.keys[0], src, m, k0, (xyzz<F> *)b.ones_part, true,
+                                       aff_spare{(uint32_t *)b.keys[1], (uint32_t *)b.vals[0]})) ||
+            (rc = x.template launch<F>(1, merge_fn<F>{(xyzz<F> *)b.ones, (const xyzz<F> *)b.ones_part}, "ones")))
+            return rc;
+    }
+    return 0;
+}
+
 /* Pippenger over precomputed copies for the nr rest scalars (b.idx_rest): merged windows in
  * groups while every point's entries fit in max_entries, else one merged window over point
  * chunks, each later chunk's buckets added into the first's; each group reduced once. */
@@ -439,13 +478,7 @@ int plan_add(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, si
 
     /* 2. bases with scalar one: one bucket (key 0), no sort, added to the running ones */
     if (n1) {
-        if ((rc = x.ensure(&b.keys[0], n1 * sizeof(uint32_t))) || (rc = x.zero(b.keys[0], n1 * sizeof(uint32_t))))
-            return rc;
-        src_bases<F> src{bases, (const uint32_t *)b.idx_one};
-        if ((rc = accumulate_levels<F>(x, b, (const uint32_t *)b.keys[0], src, n1,
-                                       x.template level0_kper<F, src_bases<F>>(n1),
-                                       (xyzz<F> *)b.ones, false)))
-            return rc;
+        if ((rc = plan_ones<F>(x, b, bases, n1, max_entries, st))) return rc;
         x.mark("ones");
     }
 

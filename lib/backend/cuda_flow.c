@@ -70,16 +70,25 @@ static uint64_t key_work_bytes(const cuda_key *k, int lean)
     return work_scalars(lean, k->log_m, pk->n_l, pk->n_a, pk->n_b_g1, pk->vk.n_ic) * FR;
 }
 
-/* CUZK_MSM_ENTRIES_LOG, for measuring larger window groups in full slots: at 2^26 entries a
- * 2^27 MSM (the H MSM of a PoRep partition) runs in two point chunks, each window reduced
- * twice, and over precomputed copies in four, a bucket merge after each later one; a
- * standalone 2^27 MSM with 2^28 entries ran 186 ms faster on the H200 (bench/RESULTS.md,
- * session 15). Each step up costs the slot 16 bytes an entry and pairwise's scratch. */
-size_t cuda_msm_entries_full(void)
+/* CUZK_MSM_ENTRIES_LOG fixes a full slot's sort entries per window group; unset, each key's
+ * load chooses (cuda_keys.c, plan_key_entries). At 2^26 entries a 2^27 MSM (the H MSM of a
+ * PoRep partition) runs in two point chunks, each window reduced twice, and over precomputed
+ * copies in four, a bucket merge after each later one; in the engine on the H200 that MSM ran
+ * in 1006 ms at 2^26, 894 at 2^27 and 839 at 2^28 (bench/RESULTS.md, session 16). Each step
+ * up costs the slot 16 bytes an entry and pairwise's scratch (32.4, 40.9, 57.9 GiB a slot). */
+static long entries_log_env(void)
 {
     const char *e = getenv("CUZK_MSM_ENTRIES_LOG");
     const long v = e && *e ? strtol(e, NULL, 10) : 0;
-    return v >= 25 && v <= 28 ? (size_t)1 << v : CUDA_MSM_ENTRIES_FULL;
+    return v >= 25 && v <= 28 ? v : 0;
+}
+
+int cuda_msm_entries_fixed(void) { return entries_log_env() != 0; }
+
+size_t cuda_msm_entries_full(void)
+{
+    const long v = entries_log_env();
+    return v ? (size_t)1 << v : CUDA_MSM_ENTRIES_FULL;
 }
 
 size_t cuda_key_entries_full(const cuda_key *k)

@@ -94,7 +94,7 @@ typedef struct cuda_key {
     unsigned msm_waves;          /* its MSMs' level-0 waves (msm_gpu_ctx_set_waves): more
                                   * where urgent workers share the device (CUDA_URGENT_WAVES) */
     size_t msm_entries_full;     /* a full slot's sort entries per window group for its MSMs,
-                                  * read once at load (cuda_msm_entries_full; 0: the default) */
+                                  * chosen once at load (plan_key_entries; 0: the default) */
     struct cuda_key *next;       /* the backend's loaded keys (under keys_lock)             */
     uint32_t ndev;
     cuda_key_dev dev[CUDA_BE_MAX_DEV];
@@ -390,9 +390,12 @@ uint64_t cuda_slot_need_kd(const cuda_key *k, const cuda_key_dev *kd, int lean, 
 uint64_t cuda_piece_bytes(const cuda_key *k);
 /* A full slot's MSM sort entries per window group: 2^CUZK_MSM_ENTRIES_LOG where set (25..28,
  * validated by cuda_env_check), else CUDA_MSM_ENTRIES_FULL. Never below CUDA_MSM_ENTRIES_LEAN:
- * an urgent slot runs full partitions at the lean cap but is budgeted as a full slot. A key takes it at load (cuda_key.msm_entries_full): its placement
- * and its partitions' slots use that one value. */
+ * an urgent slot runs full partitions at the lean cap but is budgeted as a full slot. A key
+ * takes its cap at load (cuda_key.msm_entries_full; where the variable is unset, the largest
+ * its placement affords: cuda_keys.c, plan_key_entries): its placement and its partitions'
+ * slots use that one value. cuda_msm_entries_fixed: whether the variable sets it. */
 size_t cuda_msm_entries_full(void);
+int cuda_msm_entries_fixed(void);
 size_t cuda_key_entries_full(const cuda_key *k);
 uint32_t cuda_lean_slots(void); /* CUZK_LEAN_SLOTS: 1 or 2 forced; 0 (unset): cuda_lean_slots_auto */
 /* The streaming lean slots the first key on a device takes where it streams, unless

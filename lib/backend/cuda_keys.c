@@ -401,11 +401,9 @@ static int check_pinned(const cuda_backend *b, const cuda_key *k, uint32_t i, co
  * what it holds then; what changed meanwhile (an urgent slot grown, a victim's partition
  * started, a victim's host copy that cannot be page-locked) may still refuse it there, past
  * the devices already done. *streams: whether the plan streams anything. */
-static int plan_key(cuda_backend *b, cuda_key *k, int *streams)
+static int plan_key(cuda_backend *b, cuda_key *k, pl_device *pd, int *streams)
 {
-    pl_device *pd = calloc(b->ndev, sizeof *pd);
     cuda_key *owners[PL_MAX_VICTIMS]; /* not needed: nothing is applied from the plan */
-    if (!pd) return err_set(CUZK_ENOMEM, "CUDA backend: out of memory");
     for (uint32_t i = 0; i < b->ndev; i++) /* as place_key does: a released key's room back first */
         if (gpu_set_device(b->dev[i].ordinal) == CUZK_OK) urgent_room_settle(&b->dev[i]);
     pthread_mutex_lock(&b->keys_lock);
@@ -430,7 +428,43 @@ static int plan_key(cuda_backend *b, cuda_key *k, int *streams)
         const pl_device *p = &pd[f];
         rc = k->pinned && !p->out.need ? check_pinned(b, k, f, &p->out) : budget_error(&b->dev[f], k, &p->in, p->out.need);
     }
-    free(pd);
+    return rc;
+}
+
+/* Entry caps plan_key_entries tries: the default, then twice and four times it (2^28, the
+ * most CUZK_MSM_ENTRIES_LOG allows). */
+#define ENTRY_CAPS 3
+
+/* The key's full slots' MSM sort entries (k->msm_entries_full), then its plan (plan_key).
+ * CUZK_MSM_ENTRIES_LOG where set. Else the largest cap placement_widest_entries accepts, for a
+ * key whose largest MSM the default cap splits into point chunks (PoRep, SnapDeals and
+ * WindowPoSt at 2^27), in an engine without urgent workers: with them the spare memory is
+ * theirs (a CUZK_SRS_URGENT key loaded later takes its room from what is left then, as
+ * cuda_lean_slots_auto keeps one streaming slot for them). On the H200, PoRep 2^27: 2^27
+ * entries with two workers (0.600 -> 0.650 partitions/s), 2^28 with one (1776 -> 1569 ms of
+ * device time a partition; bench/RESULTS.md, session 16). */
+static int plan_key_entries(cuda_backend *b, cuda_key *k, int *streams)
+{
+    uint64_t most = 0;
+    for (int v = 0; v < PL_N; v++) most = k->n[v] > most ? k->n[v] : most;
+    const int fixed = cuda_msm_entries_fixed();
+    const uint32_t n = fixed || b->urgent_workers || most <= CUDA_MSM_ENTRIES_FULL ? 1 : ENTRY_CAPS;
+    pl_device *all = calloc((size_t)n * b->ndev, sizeof *all), *plans[ENTRY_CAPS];
+    int ok[ENTRY_CAPS] = {0}, st[ENTRY_CAPS] = {0};
+    if (!all) return err_set(CUZK_ENOMEM, "CUDA backend: out of memory");
+    int rc = CUZK_OK;
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        plans[i] = all + (size_t)i * b->ndev;
+        k->msm_entries_full = fixed ? cuda_msm_entries_full() : CUDA_MSM_ENTRIES_FULL << i;
+        const int r = plan_key(b, k, plans[i], &st[i]);
+        ok[i] = r == CUZK_OK;
+        if (i == 0) rc = r; /* the default's refusal is the load's */
+        else if (r) err_clear(); /* a larger cap that does not fit: not an error */
+    }
+    const uint32_t w = rc ? 0 : placement_widest_entries(plans, ok, n, b->ndev);
+    k->msm_entries_full = fixed ? cuda_msm_entries_full() : CUDA_MSM_ENTRIES_FULL << w;
+    *streams = st[w];
+    free(all);
     return rc;
 }
 
@@ -465,9 +499,8 @@ static int load_common(cuda_backend *b, cuda_key *k, uint32_t flags)
     k->pinned = (flags & CUZK_SRS_PIN) != 0;
     k->urgent = (flags & CUZK_SRS_URGENT) != 0;
     k->msm_waves = cuda_msm_waves(b->urgent_workers, k->pinned, msm_waves_from_env());
-    k->msm_entries_full = cuda_msm_entries_full();
     int streams = 0;
-    int rc = plan_key(b, k, &streams);
+    int rc = plan_key_entries(b, k, &streams);
     /* its host copy before anything is evicted: a host budget that cannot hold it, or a
      * failure to page-lock it, takes nothing */
     if (!rc && streams) rc = key_host_copy(b, k);

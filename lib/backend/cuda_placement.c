@@ -296,3 +296,24 @@ int placement_plan_streams(const pl_device *devs, uint32_t ndev)
         if (devs[i].out.kind != PL_RESIDENT) return 1;
     return 0;
 }
+
+static int same_shape(const pl_device *a, const pl_device *b)
+{
+    return a->out.ws == b->out.ws && a->out.kind == b->out.kind && a->out.slots == b->out.slots &&
+           a->out.resident_total == b->out.resident_total && a->n_ev == b->n_ev && a->room == b->room &&
+           a->in.keep == b->in.keep;
+}
+
+uint32_t placement_widest_entries(pl_device *const plans[], const int ok[], uint32_t n, uint32_t ndev)
+{
+    if (!n || !ok[0]) return 0;
+    for (uint32_t d = 0; d < ndev; d++)
+        if (plans[0][d].out.ws != PL_FULL || plans[0][d].out.kind != PL_RESIDENT || plans[0][d].n_ev) return 0;
+    for (uint32_t i = n; i-- > 1;) {
+        if (!ok[i]) continue;
+        uint32_t d = 0;
+        while (d < ndev && same_shape(&plans[0][d], &plans[i][d])) d++;
+        if (d == ndev) return i;
+    }
+    return 0;
+}
