@@ -442,51 +442,61 @@ static void test_plan_random(void **state)
     }
 }
 
-/* The full slots' working set of the 2^27 PoRep key at 2^26, 2^27 and 2^28 sort entries, as
- * the H200 reported them (bench/RESULTS.md, session 16). */
-static const uint64_t porep_ws_full[3] = {(uint64_t)(32.38 * GiB), (uint64_t)(40.88 * GiB), (uint64_t)(57.88 * GiB)};
+/* The full slots' working set of the 2^27 PoRep key at 2^26, 2^27 and 2^28 sort entries with
+ * pairwise's scratch (rich), as the H200 reported them (bench/RESULTS.md, session 16), and
+ * with XYZZ's (plain: 27.95 GiB at 2^26, session 12, and 16 bytes an entry more a step). */
+static const uint64_t porep_rich[3] = {(uint64_t)(32.38 * GiB), (uint64_t)(40.88 * GiB), (uint64_t)(57.88 * GiB)};
+static const uint64_t porep_plain[3] = {(uint64_t)(27.95 * GiB), (uint64_t)(28.95 * GiB), (uint64_t)(30.95 * GiB)};
 
-/* Plans of k at each entry cap on ndev devices of the given caps (empty, or with slots of
- * slot_bytes and `taken` bytes of other keys), then the cap placement_widest_entries chooses. */
 typedef struct widen_case {
     uint32_t ndev, max_slots;
     uint64_t cap[2], slot_bytes, taken, base_room;
-    const uint64_t *ws_full; /* at each cap; 0: that cap's plan is refused (ok = 0) */
+    const uint64_t *rich; /* at each cap; 0: that cap's plan is refused */
 } widen_case;
 
-static uint32_t widest(const widen_case *c)
+/* The key planned on c's devices (empty, or with slots of slot_bytes and `taken` bytes of
+ * other keys) with full slots of ws bytes; 0 where placement_plan refuses. */
+static int plan_at(const widen_case *c, uint64_t ws, pl_device *d)
 {
-    static pl_device all[3][2];
-    pl_device *plans[3] = {all[0], all[1], all[2]};
-    int ok[3];
-    for (uint32_t i = 0; i < 3; i++) {
-        for (uint32_t d = 0; d < c->ndev; d++) {
-            memset(&all[i][d], 0, sizeof all[i][d]);
-            all[i][d].in = porep();
-            all[i][d].in.ws_full = c->ws_full[i];
-            all[i][d].in.avail = c->cap[d] - c->taken - (c->slot_bytes ? c->max_slots * c->slot_bytes : 0);
-            all[i][d].in.max_slots = c->max_slots;
-            all[i][d].in.slot_bytes = c->slot_bytes;
-            all[i][d].base_room = c->base_room;
-        }
-        uint32_t failed;
-        ok[i] = c->ws_full[i] && placement_plan(all[i], c->ndev, 0, &failed) == CUZK_OK;
+    for (uint32_t i = 0; i < c->ndev; i++) {
+        memset(&d[i], 0, sizeof d[i]);
+        d[i].in = porep();
+        d[i].in.ws_full = ws;
+        d[i].in.avail = c->cap[i] - c->taken - (c->slot_bytes ? c->max_slots * c->slot_bytes : 0);
+        d[i].in.max_slots = c->max_slots;
+        d[i].in.slot_bytes = c->slot_bytes;
+        d[i].base_room = c->base_room;
     }
-    return placement_widest_entries(plans, ok, 3, c->ndev);
+    uint32_t failed;
+    return ws && placement_plan(d, c->ndev, 0, &failed) == CUZK_OK;
 }
 
-/* placement_widest_entries: the largest entry cap that keeps the default's shape. An H200
+/* The cap the backend's load chooses (cuda_keys.c, plan_key_entries): 0, 1, 2 for 2^26..2^28. */
+static int widest(const widen_case *c)
+{
+    static pl_device base[2], rich[2], plain[2];
+    if (!plan_at(c, porep_plain[0], base)) return -1;
+    for (int i = 2; i > 0; i--)
+        if (plan_at(c, c->rich[i], rich) && plan_at(c, porep_plain[i], plain) &&
+            placement_wider_keeps(base, rich, plain, c->ndev, 2))
+            return i;
+    return 0;
+}
+
+/* placement_wider_keeps, as the backend's load asks it from the largest cap down. An H200
  * (138.64 GiB for libcuzk): two full slots of 2^27 entries fit beside the resident PoRep key,
- * not two of 2^28 (so 2^27 with two workers), one of 2^28 with one worker. An 80 GB card holds
- * the key resident only in a lean slot: the default. An H200 beside an 80 GB card: the default
- * (the 80 GB card's shape). Slots made by an earlier key grow when the budget has it. WinningPoSt's
- * room kept at 2^26 and 2^27 but not at 2^28 (one worker): 2^27. A cap whose plan is refused
- * is skipped; the default refused or evicting: the default. */
-static void test_widest_entries(void **state)
+ * not two of 2^28 (so 2^27 with two workers), one of 2^28 with one worker. An 80 GB card
+ * holds the key resident only in a lean slot: the default. An H200 beside an 80 GB card: the
+ * default (the 80 GB card's shape). Slots made by an earlier key grow when the budget has it
+ * and H's precomputed copy still fits.
+ * WinningPoSt's room kept at 2^26 and 2^27 but not at 2^28 (one worker): 2^27. A card where
+ * the rich 2^28 slot would leave no room for H's copy that the plain one keeps: 2^27. A cap
+ * whose plan is refused is skipped. */
+static void test_wider_entries(void **state)
 {
     (void)state;
     const uint64_t h200 = (uint64_t)(138.64 * GiB), a100 = 80000000000ull - ((uint64_t)640 << 20);
-    widen_case c = {1, 2, {h200, h200}, 0, 0, 0, porep_ws_full};
+    widen_case c = {1, 2, {h200, h200}, 0, 0, 0, porep_rich};
     assert_int_equal(widest(&c), 1);
     c.max_slots = 1;
     assert_int_equal(widest(&c), 2);
@@ -496,22 +506,27 @@ static void test_widest_entries(void **state)
     assert_int_equal(widest(&c), 0);
     c.cap[1] = h200;
     assert_int_equal(widest(&c), 1);
-    /* slots of an earlier (smaller) key, 8 GiB of its bases: grown to 2^27's, not 2^28's */
-    c.ndev = 1, c.slot_bytes = 20 * GiB, c.taken = 8 * GiB;
+    /* two slots of 20 GiB made by an earlier key: grown to 2^27's (H's copy still fits), not
+     * to 2^28's; with 8 GiB of that key's bases, 2^27's would leave no room for the copy the
+     * plain slots keep; with 20 GiB, only the default's growth fits */
+    c.ndev = 1, c.slot_bytes = 20 * GiB, c.taken = 0;
     assert_int_equal(widest(&c), 1);
-    c.taken = 20 * GiB; /* 44.1 + 20 + 2 x 40.88 > 138.64: only the default's growth fits */
+    c.taken = 8 * GiB;
+    assert_int_equal(widest(&c), 0);
+    c.taken = 20 * GiB;
     assert_int_equal(widest(&c), 0);
     /* WinningPoSt's room: 44.1 + 57.88 + 37 > 138.64, kept at the smaller caps */
     c.slot_bytes = 0, c.taken = 0, c.max_slots = 1, c.base_room = 37 * GiB;
     assert_int_equal(widest(&c), 1);
-    const uint64_t no28[3] = {porep_ws_full[0], porep_ws_full[1], 0}, no27[3] = {porep_ws_full[0], 0, porep_ws_full[2]};
-    c.base_room = 0, c.ws_full = no28;
+    /* 112 GiB, one worker: rich 2^28 leaves 10 GiB (no 12 GiB copy of H), plain 2^28 leaves 37 */
+    c.base_room = 0, c.cap[0] = 112 * GiB;
     assert_int_equal(widest(&c), 1);
-    c.ws_full = no27;
+    c.cap[0] = h200;
+    const uint64_t no28[3] = {porep_rich[0], porep_rich[1], 0}, no27[3] = {porep_rich[0], 0, porep_rich[2]};
+    c.rich = no28;
+    assert_int_equal(widest(&c), 1);
+    c.rich = no27;
     assert_int_equal(widest(&c), 2);
-    const uint64_t huge[3] = {200 * GiB, 200 * GiB, 200 * GiB}; /* not even the default resident full */
-    c.ws_full = huge;
-    assert_int_equal(widest(&c), 0);
 }
 
 int main(void)
@@ -523,7 +538,7 @@ int main(void)
         cmocka_unit_test(test_second_card_fails_past_plan),
         cmocka_unit_test(test_loaded_ahead_not_idle),
         cmocka_unit_test(test_plan_random),
-        cmocka_unit_test(test_widest_entries),
+        cmocka_unit_test(test_wider_entries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,6 +32,7 @@ _Static_assert(CUDA_MAX_SLOTS <= SLOT_POOL_MAX, "the slot pool indexes every slo
  * one: cuda_msm_entries_full). */
 #define CUDA_MSM_ENTRIES_FULL ((size_t)1 << 26)
 #define CUDA_MSM_ENTRIES_LEAN ((size_t)1 << 25)
+#define CUDA_MSM_ENTRIES_MAX ((size_t)1 << 28) /* the most a key's load chooses (plan_key_entries) */
 /* One stream buffer (two per lean slot): at most 2^22 G2 or 2^23 G1 points, at least an
  * eighth of the key's largest vector (so small keys stream in several pieces too). */
 #define CUDA_PIECE_BYTES ((uint64_t)192 << 22)

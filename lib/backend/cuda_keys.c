@@ -181,7 +181,9 @@ uint64_t cuda_dev_used(const cuda_dev *d)
     return used;
 }
 
-static void fill_pl_input(const cuda_backend *b, const cuda_dev *d, const cuda_key *k, pl_input *in)
+/* Device d's placement inputs for k, its slots' scratch sized for accumulation acc (the plain
+ * one, cuda_acc_plain, as place_key places first; plan_key_entries asks for the rich one too). */
+static void fill_pl_input(const cuda_backend *b, const cuda_dev *d, const cuda_key *k, int acc, pl_input *in)
 {
     memset(in, 0, sizeof *in);
     for (int v = 0; v < PL_N; v++) in->base_bytes[v] = k->n[v] * pl_point_bytes(v);
@@ -203,8 +205,8 @@ static void fill_pl_input(const cuda_backend *b, const cuda_dev *d, const cuda_k
                                        : cuda_piece_bytes_first(k, in->avail, cuda_cs_slot_extra(d, 1), in->lean_slots);
     in->piece_bytes = piece;
     /* slots hold witness-only partitions of the loaded constraint systems too */
-    in->ws_full = cuda_ws_full(k) + cuda_cs_slot_extra(d, 0);
-    in->ws_lean = cuda_ws_lean(k, piece) + cuda_cs_slot_extra(d, 1);
+    in->ws_full = cuda_ws_full_acc(k, acc) + cuda_cs_slot_extra(d, 0);
+    in->ws_lean = cuda_ws_lean_acc(k, piece, acc) + cuda_cs_slot_extra(d, 1);
     in->stream_bufs = 2 * piece;
 }
 
@@ -302,7 +304,7 @@ static int place_key(cuda_backend *b, cuda_key *k, uint32_t i)
     pthread_mutex_lock(&b->keys_lock);
     for (int host_ready = 0;; host_ready = 1) {
         pthread_mutex_lock(&d->lock);
-        fill_pl_input(b, d, k, &in);
+        fill_pl_input(b, d, k, cuda_acc_plain(), &in);
         const pl_input in0 = in;
         /* urgent workers: room for a WinningPoSt-sized slot, where the bulk layout stays, and
          * for an urgent key's own slot (from its own resident bases: it is placed last) */
@@ -401,7 +403,7 @@ static int check_pinned(const cuda_backend *b, const cuda_key *k, uint32_t i, co
  * what it holds then; what changed meanwhile (an urgent slot grown, a victim's partition
  * started, a victim's host copy that cannot be page-locked) may still refuse it there, past
  * the devices already done. *streams: whether the plan streams anything. */
-static int plan_key(cuda_backend *b, cuda_key *k, pl_device *pd, int *streams)
+static int plan_key(cuda_backend *b, cuda_key *k, int acc, pl_device *pd, int *streams)
 {
     cuda_key *owners[PL_MAX_VICTIMS]; /* not needed: nothing is applied from the plan */
     for (uint32_t i = 0; i < b->ndev; i++) /* as place_key does: a released key's room back first */
@@ -410,7 +412,7 @@ static int plan_key(cuda_backend *b, cuda_key *k, pl_device *pd, int *streams)
     for (uint32_t i = 0; i < b->ndev; i++) {
         cuda_dev *d = &b->dev[i];
         pthread_mutex_lock(&d->lock);
-        fill_pl_input(b, d, k, &pd[i].in);
+        fill_pl_input(b, d, k, acc, &pd[i].in);
         pd[i].base_room = cuda_winning_room(b, d);
         const uint64_t own = urgent_key_need(b, k, &pd[i].in);
         pd[i].own_room = own > d->urgent_bytes[1] ? own - d->urgent_bytes[1] : 0;
@@ -431,40 +433,38 @@ static int plan_key(cuda_backend *b, cuda_key *k, pl_device *pd, int *streams)
     return rc;
 }
 
-/* Entry caps plan_key_entries tries: the default, then twice and four times it (2^28, the
- * most CUZK_MSM_ENTRIES_LOG allows). */
-#define ENTRY_CAPS 3
-
-/* The key's full slots' MSM sort entries (k->msm_entries_full), then its plan (plan_key).
- * CUZK_MSM_ENTRIES_LOG where set. Else the largest cap placement_widest_entries accepts, for a
- * key whose largest MSM the default cap splits into point chunks (PoRep, SnapDeals and
- * WindowPoSt at 2^27), in an engine without urgent workers: with them the spare memory is
- * theirs (a CUZK_SRS_URGENT key loaded later takes its room from what is left then, as
- * cuda_lean_slots_auto keeps one streaming slot for them). On the H200, PoRep 2^27: 2^27
- * entries with two workers (0.600 -> 0.650 partitions/s), 2^28 with one (1776 -> 1569 ms of
- * device time a partition; bench/RESULTS.md, session 16). */
+/* The key's full slots' MSM sort entries (k->msm_entries_full), then its plan (plan_key, the
+ * plain accumulation's slots, as place_key places first). CUZK_MSM_ENTRIES_LOG where set. Else
+ * the largest cap up to 2^28 that placement_wider_keeps accepts, for a key whose largest MSM
+ * the default cap splits into point chunks (PoRep, SnapDeals and WindowPoSt at 2^27), in an
+ * engine without urgent workers: with them the spare memory is theirs (a CUZK_SRS_URGENT key
+ * loaded later takes its room from what is left then, as cuda_lean_slots_auto keeps one
+ * streaming slot for them). On the H200, PoRep 2^27: 2^27 entries with two workers, 2^28 with
+ * one (bench/RESULTS.md, session 16). Where a key loads at the same time on the same device,
+ * place_key may choose again from less: the cap stays, the placement is what fits then. */
 static int plan_key_entries(cuda_backend *b, cuda_key *k, int *streams)
 {
     uint64_t most = 0;
     for (int v = 0; v < PL_N; v++) most = k->n[v] > most ? k->n[v] : most;
     const int fixed = cuda_msm_entries_fixed();
-    const uint32_t n = fixed || b->urgent_workers || most <= CUDA_MSM_ENTRIES_FULL ? 1 : ENTRY_CAPS;
-    pl_device *all = calloc((size_t)n * b->ndev, sizeof *all), *plans[ENTRY_CAPS];
-    int ok[ENTRY_CAPS] = {0}, st[ENTRY_CAPS] = {0};
-    if (!all) return err_set(CUZK_ENOMEM, "CUDA backend: out of memory");
-    int rc = CUZK_OK;
-    for (uint32_t i = 0; i < n && !rc; i++) {
-        plans[i] = all + (size_t)i * b->ndev;
-        k->msm_entries_full = fixed ? cuda_msm_entries_full() : CUDA_MSM_ENTRIES_FULL << i;
-        const int r = plan_key(b, k, plans[i], &st[i]);
-        ok[i] = r == CUZK_OK;
-        if (i == 0) rc = r; /* the default's refusal is the load's */
-        else if (r) err_clear(); /* a larger cap that does not fit: not an error */
-    }
-    const uint32_t w = rc ? 0 : placement_widest_entries(plans, ok, n, b->ndev);
-    k->msm_entries_full = fixed ? cuda_msm_entries_full() : CUDA_MSM_ENTRIES_FULL << w;
-    *streams = st[w];
-    free(all);
+    k->msm_entries_full = cuda_msm_entries_full();
+    pl_device *base = calloc(3 * (size_t)b->ndev, sizeof *base), *rich = base + b->ndev, *plain = rich + b->ndev;
+    if (!base) return err_set(CUZK_ENOMEM, "CUDA backend: out of memory");
+    int rc = plan_key(b, k, cuda_acc_plain(), base, streams);
+    if (!rc && !fixed && !b->urgent_workers && most > CUDA_MSM_ENTRIES_FULL)
+        for (size_t e = CUDA_MSM_ENTRIES_MAX; e > CUDA_MSM_ENTRIES_FULL; e >>= 1) {
+            k->msm_entries_full = e;
+            int rich_streams, plain_streams;
+            if (plan_key(b, k, cuda_acc_rich(), rich, &rich_streams) == CUZK_OK &&
+                plan_key(b, k, cuda_acc_plain(), plain, &plain_streams) == CUZK_OK &&
+                placement_wider_keeps(base, rich, plain, b->ndev, cuda_copies_max())) {
+                *streams = plain_streams;
+                break;
+            }
+            err_clear(); /* a larger cap that does not fit: not the load's error */
+            k->msm_entries_full = CUDA_MSM_ENTRIES_FULL;
+        }
+    free(base);
     return rc;
 }
 

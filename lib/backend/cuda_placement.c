@@ -304,16 +304,20 @@ static int same_shape(const pl_device *a, const pl_device *b)
            a->in.keep == b->in.keep;
 }
 
-uint32_t placement_widest_entries(pl_device *const plans[], const int ok[], uint32_t n, uint32_t ndev)
+static uint64_t copies_bytes(const pl_device *d, uint32_t max_copies)
 {
-    if (!n || !ok[0]) return 0;
-    for (uint32_t d = 0; d < ndev; d++)
-        if (plans[0][d].out.ws != PL_FULL || plans[0][d].out.kind != PL_RESIDENT || plans[0][d].n_ev) return 0;
-    for (uint32_t i = n; i-- > 1;) {
-        if (!ok[i]) continue;
-        uint32_t d = 0;
-        while (d < ndev && same_shape(&plans[0][d], &plans[i][d])) d++;
-        if (d == ndev) return i;
+    pl_result r = d->out;
+    placement_copies(&d->in, d->room, max_copies, &r);
+    return r.copies_bytes;
+}
+
+int placement_wider_keeps(const pl_device *base, const pl_device *rich, const pl_device *plain, uint32_t ndev,
+                          uint32_t max_copies)
+{
+    for (uint32_t d = 0; d < ndev; d++) {
+        if (base[d].out.ws != PL_FULL || base[d].out.kind != PL_RESIDENT || base[d].n_ev) return 0;
+        if (!same_shape(&base[d], &rich[d])) return 0;
+        if (copies_bytes(&rich[d], max_copies) < copies_bytes(&plain[d], max_copies)) return 0;
     }
-    return 0;
+    return 1;
 }

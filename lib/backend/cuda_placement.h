@@ -156,15 +156,18 @@ int placement_plan(pl_device *devs, uint32_t ndev, int must_be_resident, uint32_
  * before anything is evicted then: a failure to pin it evicts nothing). */
 int placement_plan_streams(const pl_device *devs, uint32_t ndev);
 
-/* A key's full slots at larger MSM sort-entry caps (issue 28: a 2^27 H MSM in one point chunk
- * instead of two or four runs 150-170 ms faster on the H200, bench/RESULTS.md session 16):
- * plans[0] the key planned at the default cap, plans[1..n) at larger ones in rising order, each
- * placement_plan'ed on all ndev devices (ok[i]: it succeeded). The index of the largest cap whose
- * plan keeps plans[0]'s shape on every device — resident with full slots, as many slots, no
- * eviction and the same urgent room — so that only memory the placement would have left
- * spare (precomputed copies, later keys) pays for the larger slots; 0 when none does, or when
- * plans[0] is not resident full on every device (a lean slot runs at the lean cap anyway). */
-uint32_t placement_widest_entries(pl_device *const plans[], const int ok[], uint32_t n, uint32_t ndev);
+/* A key's full slots at a larger MSM sort-entry cap (issue 28: a 2^27 H MSM in one point chunk
+ * instead of two or four ran 110-170 ms faster on the H200, bench/RESULTS.md session 16):
+ * whether the key's plans at that cap keep base's shape on every one of ndev devices. base: the
+ * key placement_plan'ed at the default cap; rich and plain: at the larger cap, with the slots'
+ * scratch of the accumulation the key would run (pairwise) and of the plain one (XYZZ: the
+ * backend places with it first, then takes the rich one where that keeps the placement and its
+ * precomputed copies). Kept: base resident with full slots and no eviction, and rich the same
+ * kind, layout, slot count, resident bases, urgent room and evictions (none), with as many
+ * copies (up to max_copies) as plain there — so that only memory the placement would have left
+ * spare pays for the larger slots, and the key still runs the rich accumulation in them. */
+int placement_wider_keeps(const pl_device *base, const pl_device *rich, const pl_device *plain, uint32_t ndev,
+                          uint32_t max_copies);
 
 /* "resident" / "partial" / "streamed" */
 const char *placement_kind_name(int32_t kind);
