@@ -486,7 +486,7 @@ static int widest(const widen_case *c)
 /* placement_wider_keeps, as the backend's load asks it from the largest cap down. An H200
  * (138.64 GiB for libcuzk): two full slots of 2^27 entries fit beside the resident PoRep key,
  * not two of 2^28 (so 2^27 with two workers), one of 2^28 with one worker. An 80 GB card
- * holds the key resident only in a lean slot: the default. An H200 beside an 80 GB card: the
+ * holds the key resident with one full slot of XYZZ's scratch, and no larger one: the default. An H200 beside an 80 GB card: the
  * default (the 80 GB card's shape). Slots made by an earlier key grow when the budget has it
  * and H's precomputed copy still fits.
  * WinningPoSt's room kept at 2^26 and 2^27 but not at 2^28 (one worker): 2^27. A card where
