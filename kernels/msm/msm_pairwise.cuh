@@ -50,9 +50,9 @@ FPM_HD size_t pair_count(size_t L, unsigned r)
  * needed, again for every use (a read that hits L1 costs less than a spill and its reload);
  * the common case (distinct, finite x) holds at most 3 Fp2 values across a product, and the
  * rare cases (an x of zero, equal x) take the full classification out of line. ptxas, sm_90,
- * G2: plain 255 registers, 364 bytes of spill stores; lean 254, none. Capped at 168 (6 blocks
- * of 64): plain 784 bytes, lean 448. G1 keeps the plain form (lean: 12 bytes instead of 20 at
- * its 168, untimed). */
+ * G2: plain 255 registers, 364 bytes of spill stores; lean 252, none. Capped at 168 (6 blocks
+ * of 64): plain 816 bytes, lean 416; at 128 (8 blocks) lean 620. G1 keeps the plain form
+ * (lean: 12 bytes instead of 20 at its 168, untimed). g2_variants.sh builds them to time. */
 #ifndef MSM_PAIR_LEAN_G1
 #define MSM_PAIR_LEAN_G1 0
 #endif
