@@ -42,6 +42,82 @@ FPM_HD size_t pair_count(size_t L, unsigned r)
     return (s + step - 1) >> (r - 1);
 }
 
+/* MSM_PAIR_LEAN_G2 (G1: MSM_PAIR_LEAN_G1) = 1: the rounds' additions in a register-lean form.
+ * The plain form loads both points of a pair and holds them, with the classification's
+ * numerator and denominator, across the sum's products: for G2 that is 6 Fp2 values (144
+ * registers) besides the inverse and the loop's state, and ptxas spills at 255 registers. The
+ * lean form holds a pair as two addresses (pair_ref) and reads each coordinate where it is
+ * needed, again for every use (a read that hits L1 costs less than a spill and its reload);
+ * the common case (distinct, finite x) holds at most 3 Fp2 values across a product, and the
+ * rare cases (an x of zero, equal x) take the full classification out of line. ptxas, sm_90,
+ * G2: plain 255 registers, 364 bytes of spill stores; lean 252, none. Capped at 168 (6 blocks
+ * of 64): plain 816 bytes, lean 416; at 128 (8 blocks) lean 620. G1 keeps the plain form
+ * (lean: 12 bytes instead of 20 at its 168, untimed). g2_variants.sh builds them to time. */
+#ifndef MSM_PAIR_LEAN_G1
+#define MSM_PAIR_LEAN_G1 0
+#endif
+#ifndef MSM_PAIR_LEAN_G2
+#define MSM_PAIR_LEAN_G2 1
+#endif
+template <class F> constexpr bool pair_lean() { return sizeof(F) == sizeof(fp) ? MSM_PAIR_LEAN_G1 : MSM_PAIR_LEAN_G2; }
+
+/* One point of a pair where it lies: a base (read-only, through its entry's sign) in round 1,
+ * a scratch slot (written by this thread, read coherently) after. */
+template <class F> struct pair_ref {
+    const affine<F> *p;
+    bool base, neg;
+    FPM_HD F x() const { return base ? load16(&p->x) : ld_slot(&p->x); }
+    FPM_HD F y() const
+    {
+        const F y = base ? load16(&p->y) : ld_slot(&p->y);
+        return neg ? f_neg(y) : y;
+    }
+    FPM_HD affine<F> point() const { return affine<F>{x(), y()}; }
+};
+
+/* The rare cases of a pair, out of line so that their full points take no registers from the
+ * common case: the denominator, and the sum to out given 1/den (returning den). */
+template <class F> FPM_HD_CALL F pair_den_rare(const affine<F> &a, const affine<F> &b) { return aff_classify(a, b).den; }
+template <class F> FPM_HD_CALL F pair_add_rare(const affine<F> &a, const affine<F> &b, const F &mine, affine<F> *out)
+{
+    const aff_step<F> st = aff_classify(a, b);
+    store16(out, aff_finish(a, b, st, mine));
+    return st.den;
+}
+
+/* The forward pass's denominator of a + b. */
+template <class F> FPM_HD F pair_den(const pair_ref<F> &a, const pair_ref<F> &b)
+{
+    const F ax = a.x(), bx = b.x();
+    F den = f_sub(bx, ax);
+    if (f_is_zero(ax) || f_is_zero(bx) || f_is_zero(den)) den = pair_den_rare(a.point(), b.point());
+    return den;
+}
+
+/* The backward pass's step for a + b: inv = 1/(the prefix product through this pair) on entry,
+ * 1/(the one before it) on return; before: that prefix (nullptr: none, 1). The sum goes to out,
+ * which may be a's slot: it is written after the last read. */
+template <class F> FPM_HD void pair_add(const pair_ref<F> &a, const pair_ref<F> &b, const F *before, F &inv,
+                                        affine<F> *out)
+{
+    const F mine = before ? f_mul(inv, ld_slot(before)) : inv; /* 1/den of this pair */
+    F den;
+    {
+        const F ax = a.x(), bx = b.x();
+        den = f_sub(bx, ax);
+        if (f_is_zero(ax) || f_is_zero(bx) || f_is_zero(den)) {
+            inv = f_mul(inv, pair_add_rare(a.point(), b.point(), mine, out));
+            return;
+        }
+    }
+    inv = f_mul(inv, den);
+    const F l = f_mul(f_sub(b.y(), a.y()), mine);
+    affine<F> r;
+    r.x = f_sub(f_sub(f_sqr(l), a.x()), b.x());
+    r.y = f_sub(f_mul(l, f_sub(a.x(), r.x)), a.y());
+    store16(out, r);
+}
+
 template <class F> struct pair_scratch {
     affine<F> *pts; /* T·qpts local slots */
     F *pre;         /* T·qpre local slots */
@@ -71,6 +147,11 @@ FPM_HD void accumulate_pairwise_thread(size_t t, size_t m, size_t kper, const ui
         auto point = [&](size_t e0, size_t sb, size_t j) -> affine<F> {
             return r == 0 ? src.point(e0 + j) : ld_slot(slot(sb + (j << (r - 1))));
         };
+        auto ref = [&](size_t e0, size_t sb, size_t j) -> pair_ref<F> {
+            if (r > 0) return pair_ref<F>{slot(sb + (j << (r - 1))), false, false};
+            const uint32_t v = src.vals[e0 + j];
+            return pair_ref<F>{src.at(v & ~MSM_NEG_BIT), true, (v & MSM_NEG_BIT) != 0};
+        };
         auto prefix = [&](size_t p) -> F * { return r == 0 ? &slot(p)->x : sc.pre + p * T + t; };
 
         /* The pair loops are flat (one iteration per pair, a cursor over the runs) rather than
@@ -92,19 +173,24 @@ FPM_HD void accumulate_pairwise_thread(size_t t, size_t m, size_t kper, const ui
                     np = pair_count(L, r) / 2;
                     j = 0;
                 }
-                F ax, px;
-                if (r == 0) {
-                    ax = load16(&src.at(src.vals[e0 + 2 * j] & ~MSM_NEG_BIT)->x);
-                    px = load16(&src.at(src.vals[e0 + 2 * j + 1] & ~MSM_NEG_BIT)->x);
+                F den;
+                if constexpr (pair_lean<F>()) {
+                    den = pair_den(ref(e0, sb, 2 * j), ref(e0, sb, 2 * j + 1));
                 } else {
-                    ax = ld_slot(&slot(sb + ((2 * j) << (r - 1)))->x);
-                    px = ld_slot(&slot(sb + ((2 * j + 1) << (r - 1)))->x);
+                    F ax, px;
+                    if (r == 0) {
+                        ax = load16(&src.at(src.vals[e0 + 2 * j] & ~MSM_NEG_BIT)->x);
+                        px = load16(&src.at(src.vals[e0 + 2 * j + 1] & ~MSM_NEG_BIT)->x);
+                    } else {
+                        ax = ld_slot(&slot(sb + ((2 * j) << (r - 1)))->x);
+                        px = ld_slot(&slot(sb + ((2 * j + 1) << (r - 1)))->x);
+                    }
+                    /* the x-coordinates decide the common case; the full classification when
+                     * an x is 0 (possibly infinity) or the two are equal */
+                    den = f_sub(px, ax);
+                    if (f_is_zero(px) || f_is_zero(ax) || f_is_zero(den))
+                        den = aff_classify(point(e0, sb, 2 * j), point(e0, sb, 2 * j + 1)).den;
                 }
-                /* the x-coordinates decide the common case; the full classification when an x
-                 * is 0 (possibly infinity) or the two are equal */
-                F den = f_sub(px, ax);
-                if (f_is_zero(px) || f_is_zero(ax) || f_is_zero(den))
-                    den = aff_classify(point(e0, sb, 2 * j), point(e0, sb, 2 * j + 1)).den;
                 acc = f_mul(acc, den);
                 store16(prefix(p), acc);
             }
@@ -125,14 +211,19 @@ FPM_HD void accumulate_pairwise_thread(size_t t, size_t m, size_t kper, const ui
                     sb -= L / 2;
                 }
                 j--;
-                F before;
-                if (p > 0) before = ld_slot(prefix(p - 1));
-                else f_set_one(before);
-                const affine<F> a = point(e0, sb, 2 * j), b = point(e0, sb, 2 * j + 1);
-                const aff_step<F> st = aff_classify(a, b);
-                const F mine = f_mul(inv, before); /* 1/den of this pair */
-                inv = f_mul(inv, st.den);          /* 1/(prefix before this pair) */
-                store16(slot(r == 0 ? sb + j : sb + (j << r)), aff_finish(a, b, st, mine));
+                affine<F> *const o = slot(r == 0 ? sb + j : sb + (j << r));
+                if constexpr (pair_lean<F>()) {
+                    pair_add(ref(e0, sb, 2 * j), ref(e0, sb, 2 * j + 1), p > 0 ? prefix(p - 1) : nullptr, inv, o);
+                } else {
+                    F before;
+                    if (p > 0) before = ld_slot(prefix(p - 1));
+                    else f_set_one(before);
+                    const affine<F> a = point(e0, sb, 2 * j), b = point(e0, sb, 2 * j + 1);
+                    const aff_step<F> st = aff_classify(a, b);
+                    const F mine = f_mul(inv, before); /* 1/den of this pair */
+                    inv = f_mul(inv, st.den);          /* 1/(prefix before this pair) */
+                    store16(o, aff_finish(a, b, st, mine));
+                }
             }
             /* the next round's pairs */
             npairs = 0;
