@@ -51,8 +51,11 @@ FPM_HD size_t pair_count(size_t L, unsigned r)
  * the common case (distinct, finite x) holds at most 3 Fp2 values across a product, and the
  * rare cases (an x of zero, equal x) take the full classification out of line. ptxas, sm_90,
  * G2: plain 255 registers, 364 bytes of spill stores; lean 252, none. Capped at 168 (6 blocks
- * of 64): plain 816 bytes, lean 416; at 128 (8 blocks) lean 620. G1 keeps the plain form
- * (lean: 12 bytes instead of 20 at its 168, untimed). g2_variants.sh builds them to time. */
+ * of 64): plain 816 bytes, lean 416; at 128 (8 blocks) lean 620. On the H200, G2 2^24: plain
+ * 370.1 ms, lean 359.1 (scalars on the device: 359.9, 348.4); lean at 168 registers 381.8
+ * (372.1), at 128 (373.8): the spills cost more than the warps gain. G1 keeps the plain form
+ * (lean: 12 bytes of spill instead of 20 at its 168, and G1 2^24 128.4 ms against 128.3).
+ * bench/msm_variants.sh builds such variants to time (bench/RESULTS.md, session 16). */
 #ifndef MSM_PAIR_LEAN_G1
 #define MSM_PAIR_LEAN_G1 0
 #endif
@@ -252,8 +255,9 @@ FPM_HD void accumulate_pairwise_thread(size_t t, size_t m, size_t kper, const ui
  * uncapped, G1 takes 180 registers, 2 blocks of 128 (8 warps an SM; ncu on the H200: issue
  * slots 26 % busy, a warp eligible 28 % of cycles); 3 blocks cap it at 168 (20 bytes of spill)
  * and ran G1 2^24 in 118.2 ms instead of 133.5 (scalars on the device), 2^26 484.5 instead of
- * 511.1; 4 blocks (128 registers, 288 bytes of spill) 128.3. G2's 255 registers already spill;
- * capping them at 168 (5 or 6 blocks of 64) ran G2 2^24 in 406.8 ms instead of 372.3. Asking
+ * 511.1; 4 blocks (128 registers, 288 bytes of spill) 128.3. G2's plain form spilled at 255
+ * registers, and capped at 168 (5 or 6 blocks of 64) ran G2 2^24 in 406.8 ms instead of 372.3;
+ * its lean form (MSM_PAIR_LEAN_G2) does not spill uncapped, and capped still loses. Asking
  * L2 for round 1's bases 8 or 16 entries ahead (prefetch.global.L2) lost 11 % instead. */
 #ifndef MSM_PAIR_MINB_G1
 #define MSM_PAIR_MINB_G1 3

@@ -1,7 +1,7 @@
 #!/bin/bash
-# One cuzk-bench per variant of G2's pairwise level 0 (kernels/msm/msm_pairwise.cuh), for timing
-# them side by side on a GPU:
-#   ./g2_variants.sh OUTDIR [NAME=FLAGS ...]
+# One cuzk-bench per variant of the MSM kernels built with -D flags (its default variants: G2's
+# pairwise level 0, kernels/msm/msm_pairwise.cuh), for timing them side by side on a GPU:
+#   bench/msm_variants.sh OUTDIR [NAME=FLAGS ...]
 #   OUTDIR/cuzk-bench-NAME msm --backend cuda --curve g2 --log 24 --scalars device --reps 5
 # Run from a checkout whose build/ is complete (make CUDA_ARCHS=sm_90). Each variant compiles
 # kernels/msm/msm.cu with its -D flags (nvcc as the build runs it, plus -Xptxas -v), puts that
@@ -11,9 +11,9 @@
 set -euo pipefail
 out=${1:?usage: $0 OUTDIR [NAME=FLAGS ...]}
 shift
-cd "$(dirname "$0")"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+cd "$(dirname "$0")/.."
 
 # name=flags; the defaults: the plain form (main's code), the lean form (this branch's
 # default) uncapped, and the lean form at 12 warps (168 registers) and 16 warps (128) an SM
