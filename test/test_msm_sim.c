@@ -426,6 +426,8 @@ static void test_pairwise(void **state)
     acc_min_batch = 5;
     run_case(0, 500, 2, 2, 0, 64, 3);        /* all ones, 8 chunks: P + P, P + (-P), infinity */
     run_case(0, 40, 2, 1, 0, 0, 1);          /* one level-0 thread */
+    run_case(0, 300, 2, 2, 0, 64, 1);        /* one thread, 5 chunks: each stored, then added */
+    run_case_pieces(0, 200, 2, 1, 0, 0, 1, 64); /* one thread a piece: the ones of earlier pieces kept */
     run_case(0, 2000, 4, 1, 8, 300, 3);      /* ones and the rest, both in chunks */
     run_case(1, 90, 2, 2, 0, 32, 2);
     run_case_pieces(0, 300, 2, 2, 0, 64, 3, 128);
