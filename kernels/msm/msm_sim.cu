@@ -34,11 +34,14 @@ using namespace msmk;
 struct host_exec {
     size_t acc_threads;
     acc_mode acc;
+    /* fresh scratch holds junk, as the device pool's does (calloc here hid a missing zero) */
     int ensure(void **p, size_t bytes)
     {
         free(*p);
-        *p = calloc(1, bytes ? bytes : 1);
-        return *p ? 0 : err_set(CUZK_ENOMEM, "msm sim: %zu bytes", bytes);
+        *p = malloc(bytes ? bytes : 1);
+        if (!*p) return err_set(CUZK_ENOMEM, "msm sim: %zu bytes", bytes);
+        memset(*p, 0xa5, bytes ? bytes : 1);
+        return 0;
     }
     int zero(void *p, size_t bytes)
     {
@@ -279,7 +282,8 @@ static int sim_reduce_typed(int mode, unsigned c, unsigned g, size_t threads, co
     memset(&b, 0, sizeof b);
     const size_t bytes = ((size_t)g << (c - 1)) * sizeof(xyzz<F>);
     int rc = x.ensure(&b.buckets, bytes);
-    if (!rc) rc = x.ensure(&b.windows, g * sizeof(xyzz<F>)); /* zeroed: infinity */
+    if (!rc) rc = x.ensure(&b.windows, g * sizeof(xyzz<F>));
+    if (!rc) rc = x.zero(b.windows, g * sizeof(xyzz<F>)); /* infinity */
     if (!rc) {
         memcpy(b.buckets, buckets, bytes);
         rc = plan_reduce<F>(x, b, c, 0, g);
