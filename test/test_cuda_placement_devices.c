@@ -471,19 +471,29 @@ static int plan_at(const widen_case *c, uint64_t ws, pl_device *d)
     return ws && placement_plan(d, c->ndev, 0, &failed) == CUZK_OK;
 }
 
-/* The cap the backend's load chooses (cuda_keys.c, plan_key_entries): 0, 1, 2 for 2^26..2^28. */
-static int widest(const widen_case *c)
+/* The model's pl_plan_at: the key at 2^26 << i entries, rich or plain. */
+static int plan_model(void *ctx, uint64_t entries, int rich, pl_device *devs)
 {
-    static pl_device base[2], rich[2], plain[2];
-    if (!plan_at(c, porep_plain[0], base)) return -1;
-    for (int i = 2; i > 0; i--)
-        if (plan_at(c, c->rich[i], rich) && plan_at(c, porep_plain[i], plain) &&
-            placement_wider_keeps(base, rich, plain, c->ndev, 2))
-            return i;
-    return 0;
+    const widen_case *c = ctx;
+    int i = 0;
+    while (((uint64_t)1 << (26 + i)) < entries) i++;
+    return plan_at(c, rich ? c->rich[i] : porep_plain[i], devs) ? CUZK_OK : CUZK_EBUDGET;
 }
 
-/* placement_wider_keeps, as the backend's load asks it from the largest cap down. An H200
+/* The cap the backend's load takes (placement_choose_entries, as plan_key_entries calls it):
+ * 0, 1, 2 for 2^26..2^28; -1 where the default's plan is refused. */
+static int widest(const widen_case *c)
+{
+    static pl_device base[2], scratch[4];
+    if (!plan_at(c, porep_plain[0], base)) return -1;
+    const uint64_t e = placement_choose_entries(plan_model, (void *)c, base, c->ndev, (uint64_t)1 << 26,
+                                                (uint64_t)1 << 28, 2, scratch);
+    int i = 0;
+    while (((uint64_t)1 << (26 + i)) < e) i++;
+    return i;
+}
+
+/* placement_choose_entries and placement_wider_keeps, as the backend's load asks them. An H200
  * (138.64 GiB for libcuzk): two full slots of 2^27 entries fit beside the resident PoRep key,
  * not two of 2^28 (so 2^27 with two workers), one of 2^28 with one worker. An 80 GB card
  * holds the key resident with one full slot of XYZZ's scratch, and no larger one: the default. An H200 beside an 80 GB card: the

@@ -25,8 +25,9 @@ static const env_rule rules[] = {
      "streamed pieces' size in MiB (default: an eighth of the largest vector, at most 768, or 1536 for a key that "
      "streams where the larger slot fits)"},
     {"CUZK_MSM_ENTRIES_LOG", 25, 28, NULL,
-     "log2 of a full slot's MSM sort entries per window group, for every key loaded after it is set (default: "
-     "chosen per key, 26..28, the largest its placement affords; at least the lean slots' 25)"},
+     "log2 of a full slot's MSM sort entries per window group, for every key loaded after it is set (default 26; "
+     "without urgent workers a key whose largest MSM is over 2^26 takes up to 28 where its placement stays the "
+     "same; at least the lean slots' 25)"},
     {"CUZK_LEAN_SLOTS", 1, 2, NULL, "streaming lean slots a key that streams takes where they fit (default: two where both keep a witness's room, without urgent workers)"},
     {"CUZK_MSM_AFF_MIN_BATCH", 0, 1 << 20, NULL, "affine/pairwise batch per thread, 0 = default"},
     {"CUZK_MSM_AFF_KMUL", 0, 1 << 20, NULL, "affine accumulation's entry multiple, 0 = default"},

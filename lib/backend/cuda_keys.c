@@ -433,14 +433,35 @@ static int plan_key(cuda_backend *b, cuda_key *k, int acc, pl_device *pd, int *s
     return rc;
 }
 
-/* The key's full slots' MSM sort entries (k->msm_entries_full), then its plan (plan_key, the
- * plain accumulation's slots, as place_key places first). CUZK_MSM_ENTRIES_LOG where set. Else
- * the largest cap up to 2^28 that placement_wider_keeps accepts, for a key whose largest MSM
- * the default cap splits into point chunks (PoRep, SnapDeals and WindowPoSt at 2^27), in an
- * engine without urgent workers: with them the spare memory is theirs (a CUZK_SRS_URGENT key
+/* plan_key at a trial entry cap (placement_choose_entries): a cap that does not fit is not
+ * the load's error. */
+typedef struct entries_trial {
+    cuda_backend *b;
+    cuda_key *k;
+} entries_trial;
+
+static int plan_at_entries(void *ctx, uint64_t entries, int rich, pl_device *devs)
+{
+    const entries_trial *t = ctx;
+    int streams;
+    t->k->msm_entries_full = entries;
+    const int rc = plan_key(t->b, t->k, rich ? cuda_acc_rich() : cuda_acc_plain(), devs, &streams);
+    if (rc) err_clear();
+    return rc;
+}
+
+/* The key's full slots' MSM sort entries (k->msm_entries_full), then its plan (plan_key, with
+ * the plain accumulation's slots, as place_key places first). CUZK_MSM_ENTRIES_LOG where set.
+ * Else the largest cap up to 2^28 that placement_choose_entries finds, for a key whose largest
+ * MSM the default cap splits into point chunks (PoRep, SnapDeals and WindowPoSt at 2^27), in
+ * an engine without urgent workers: with them the spare memory is theirs (a CUZK_SRS_URGENT key
  * loaded later takes its room from what is left then, as cuda_lean_slots_auto keeps one
- * streaming slot for them). On the H200, PoRep 2^27: 2^27 entries with two workers, 2^28 with
- * one (bench/RESULTS.md, session 16). Where a key loads at the same time on the same device,
+ * streaming slot for them). A bulk key loaded later finds that much less room (slots never
+ * shrink): on the H200 with one worker, PoRep leaves 24.7 GiB instead of 50.2, where a
+ * SnapDeals key is partial instead of resident, H streamed first (it costs least).
+ * CUZK_MSM_ENTRIES_LOG=26 keeps the room. On the H200, PoRep 2^27: 2^27 entries with two
+ * workers, 2^28 with one (bench/RESULTS.md, session 16). Only a plan resident on every device
+ * widens, so *streams is the default's. Where a key loads at the same time on the same device,
  * place_key may choose again from less: the cap stays, the placement is what fits then. */
 static int plan_key_entries(cuda_backend *b, cuda_key *k, int *streams)
 {
@@ -448,22 +469,14 @@ static int plan_key_entries(cuda_backend *b, cuda_key *k, int *streams)
     for (int v = 0; v < PL_N; v++) most = k->n[v] > most ? k->n[v] : most;
     const int fixed = cuda_msm_entries_fixed();
     k->msm_entries_full = cuda_msm_entries_full();
-    pl_device *base = calloc(3 * (size_t)b->ndev, sizeof *base), *rich = base + b->ndev, *plain = rich + b->ndev;
+    pl_device *base = calloc(3 * (size_t)b->ndev, sizeof *base);
     if (!base) return err_set(CUZK_ENOMEM, "CUDA backend: out of memory");
     int rc = plan_key(b, k, cuda_acc_plain(), base, streams);
-    if (!rc && !fixed && !b->urgent_workers && most > CUDA_MSM_ENTRIES_FULL)
-        for (size_t e = CUDA_MSM_ENTRIES_MAX; e > CUDA_MSM_ENTRIES_FULL; e >>= 1) {
-            k->msm_entries_full = e;
-            int rich_streams, plain_streams;
-            if (plan_key(b, k, cuda_acc_rich(), rich, &rich_streams) == CUZK_OK &&
-                plan_key(b, k, cuda_acc_plain(), plain, &plain_streams) == CUZK_OK &&
-                placement_wider_keeps(base, rich, plain, b->ndev, cuda_copies_max())) {
-                *streams = plain_streams;
-                break;
-            }
-            err_clear(); /* a larger cap that does not fit: not the load's error */
-            k->msm_entries_full = CUDA_MSM_ENTRIES_FULL;
-        }
+    if (!rc && !fixed && !b->urgent_workers && most > CUDA_MSM_ENTRIES_FULL) {
+        entries_trial t = {b, k};
+        k->msm_entries_full = placement_choose_entries(plan_at_entries, &t, base, b->ndev, CUDA_MSM_ENTRIES_FULL,
+                                                       CUDA_MSM_ENTRIES_MAX, cuda_copies_max(), base + b->ndev);
+    }
     free(base);
     return rc;
 }

@@ -321,3 +321,14 @@ int placement_wider_keeps(const pl_device *base, const pl_device *rich, const pl
     }
     return 1;
 }
+
+uint64_t placement_choose_entries(pl_plan_at plan, void *ctx, const pl_device *base, uint32_t ndev, uint64_t lo,
+                                  uint64_t hi, uint32_t max_copies, pl_device *scratch)
+{
+    pl_device *rich = scratch, *plain = scratch + ndev;
+    for (uint64_t e = hi; e > lo; e >>= 1)
+        if (plan(ctx, e, 1, rich) == CUZK_OK && plan(ctx, e, 0, plain) == CUZK_OK &&
+            placement_wider_keeps(base, rich, plain, ndev, max_copies))
+            return e;
+    return lo;
+}

@@ -169,6 +169,17 @@ int placement_plan_streams(const pl_device *devs, uint32_t ndev);
 int placement_wider_keeps(const pl_device *base, const pl_device *rich, const pl_device *plain, uint32_t ndev,
                           uint32_t max_copies);
 
+/* A key planned on every device (placement_plan, into devs) with full slots of `entries` sort
+ * entries and the scratch of the rich (pairwise) or the plain (XYZZ) accumulation; CUZK_OK or
+ * the plan's refusal (the backend's plan_key, a test's model). */
+typedef int (*pl_plan_at)(void *ctx, uint64_t entries, int rich, pl_device *devs);
+
+/* The full-slot entry cap a key takes at load: from hi down, halving, the first cap above lo
+ * whose rich and plain plans both succeed and placement_wider_keeps accepts against base (the
+ * key planned at lo); else lo. scratch: 2 * ndev devices. */
+uint64_t placement_choose_entries(pl_plan_at plan, void *ctx, const pl_device *base, uint32_t ndev, uint64_t lo,
+                                  uint64_t hi, uint32_t max_copies, pl_device *scratch);
+
 /* "resident" / "partial" / "streamed" */
 const char *placement_kind_name(int32_t kind);
 
