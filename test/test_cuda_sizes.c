@@ -272,6 +272,32 @@ static void msm_entries_knob(void **state)
     assert_true(cuda_ws_full(&k) < full);
 }
 
+/* cuda_full_entries_run: a full partition keeps the larger cap its slot's context holds
+ * (another key's) only where the key's working set at that cap fits the slots' key part, its
+ * own cap otherwise or when the held one is not larger (a lean partition's, or its own). A
+ * 2^24 key in slots sized for a widened PoRep key keeps 2^27; the PoRep key itself at 2^26 in
+ * slots sized for 2^26 does not take 2^27. */
+static void full_entries_in_shared_slot(void **state)
+{
+    (void)state;
+    static cuda_key big, small;
+    static groth16_params pbig, psmall;
+    porep_like_key(&big, &pbig);
+    winning_key(&small, &psmall, 24, 0, 0);
+    const int acc = cuda_acc_rich();
+    const size_t e26 = CUDA_MSM_ENTRIES_FULL, e27 = (size_t)1 << 27;
+    big.msm_entries_full = e27;
+    const uint64_t part27 = cuda_ws_full_at(&big, acc, e27);
+    assert_int_equal(cuda_full_entries_run(&small, acc, e27, part27), e27);
+    assert_int_equal(cuda_full_entries_run(&small, acc, CUDA_MSM_ENTRIES_LEAN, part27), e26);
+    assert_int_equal(cuda_full_entries_run(&small, acc, 0, part27), e26);
+    big.msm_entries_full = e26;
+    const uint64_t part26 = cuda_ws_full_at(&big, acc, e26);
+    assert_true(cuda_ws_full_at(&big, acc, e27) > part26);
+    assert_int_equal(cuda_full_entries_run(&big, acc, e27, part26), e26);
+    assert_int_equal(cuda_full_entries_run(&big, acc, e27, cuda_ws_full_at(&big, acc, e27)), e27);
+}
+
 static void waves_by_key_and_engine(void **state)
 {
     (void)state;
@@ -292,6 +318,7 @@ int main(void)
         cmocka_unit_test(lean_slots_auto_rule),
         cmocka_unit_test(full_key_in_lean_slot),
         cmocka_unit_test(waves_by_key_and_engine),
+        cmocka_unit_test(full_entries_in_shared_slot),
         cmocka_unit_test(porep_witness_fits_16_gib),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

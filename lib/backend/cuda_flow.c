@@ -96,9 +96,17 @@ size_t cuda_key_entries_full(const cuda_key *k)
     return k->msm_entries_full ? k->msm_entries_full : CUDA_MSM_ENTRIES_FULL;
 }
 
-uint64_t cuda_ws_full_acc(const cuda_key *k, int acc)
+uint64_t cuda_ws_full_at(const cuda_key *k, int acc, size_t entries)
 {
-    return key_work_bytes(k, 0) + cuda_prep_bytes(k->pk->n_l) + msm_scratch(k, cuda_key_entries_full(k), 0, acc);
+    return key_work_bytes(k, 0) + cuda_prep_bytes(k->pk->n_l) + msm_scratch(k, entries, 0, acc);
+}
+
+uint64_t cuda_ws_full_acc(const cuda_key *k, int acc) { return cuda_ws_full_at(k, acc, cuda_key_entries_full(k)); }
+
+size_t cuda_full_entries_run(const cuda_key *k, int acc, size_t held, uint64_t keys_part)
+{
+    const size_t own = cuda_key_entries_full(k);
+    return held > own && cuda_ws_full_at(k, acc, held) <= keys_part ? held : own;
 }
 
 uint64_t cuda_ws_full(const cuda_key *k) { return cuda_ws_full_acc(k, cuda_acc_plain()); }

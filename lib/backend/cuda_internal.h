@@ -398,6 +398,15 @@ uint64_t cuda_piece_bytes(const cuda_key *k);
 size_t cuda_msm_entries_full(void);
 int cuda_msm_entries_fixed(void);
 size_t cuda_key_entries_full(const cuda_key *k);
+/* k's full working set with its MSMs at `entries` sort entries (cuda_ws_full_acc: at its own). */
+uint64_t cuda_ws_full_at(const cuda_key *k, int acc, size_t entries);
+/* The entries a full partition of k runs at in a slot whose MSM context holds `held` (another
+ * key's cap, larger): that cap where k's working set at it fits the full slots' key part
+ * (keys_part: cs_slots.keys[0], the systems' part left out), else k's own. Keys that chose
+ * different caps alternate in shared slots without urgent workers (a small key beside a
+ * widened PoRep key): each shrink would trim the context (its scratch freed) and the next
+ * partition of the other key reallocate it, between every two partitions. */
+size_t cuda_full_entries_run(const cuda_key *k, int acc, size_t held, uint64_t keys_part);
 uint32_t cuda_lean_slots(void); /* CUZK_LEAN_SLOTS: 1 or 2 forced; 0 (unset): cuda_lean_slots_auto */
 /* The streaming lean slots the first key on a device takes where it streams, unless
  * CUZK_LEAN_SLOTS says: two where both fit in avail with their pieces and each keeps room for
