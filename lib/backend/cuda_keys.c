@@ -231,9 +231,7 @@ static int place_rich(const cuda_dev *d, const cuda_key *k, const pl_input *in0,
     pl_eviction none[PL_MAX_VICTIMS * PL_N]; /* no victims, so none chosen */
     if (placement_with_rooms(&rin, base_room, own_room, k->pinned, NULL, 0, none, &nev, &r, &rroom) != CUZK_OK)
         return 0;
-    if (nev || r.kind != pl->kind || r.ws != pl->ws || r.slots != pl->slots ||
-        memcmp(r.resident, pl->resident, sizeof r.resident) || rroom != *room || rin.keep != in->keep)
-        return 0;
+    if (nev || !placement_same_layout(&r, pl) || rroom != *room || rin.keep != in->keep) return 0;
     /* the copies placement_copies would make next, in what each leaves over */
     pl_result plain_c = *pl, rich_c = r;
     placement_copies(in, *room, cuda_copies_max(), &plain_c);

@@ -297,10 +297,15 @@ int placement_plan_streams(const pl_device *devs, uint32_t ndev)
     return 0;
 }
 
+int placement_same_layout(const pl_result *a, const pl_result *b)
+{
+    return a->ws == b->ws && a->kind == b->kind && a->slots == b->slots &&
+           !memcmp(a->resident, b->resident, sizeof a->resident);
+}
+
 static int same_shape(const pl_device *a, const pl_device *b)
 {
-    return a->out.ws == b->out.ws && a->out.kind == b->out.kind && a->out.slots == b->out.slots &&
-           a->out.resident_total == b->out.resident_total && a->n_ev == b->n_ev && a->room == b->room &&
+    return placement_same_layout(&a->out, &b->out) && a->n_ev == b->n_ev && a->room == b->room &&
            a->in.keep == b->in.keep;
 }
 

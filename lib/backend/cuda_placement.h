@@ -156,6 +156,10 @@ int placement_plan(pl_device *devs, uint32_t ndev, int must_be_resident, uint32_
  * before anything is evicted then: a failure to pin it evicts nothing). */
 int placement_plan_streams(const pl_device *devs, uint32_t ndev);
 
+/* Whether two placements of one key are the same layout: working set, kind, slots created and
+ * each vector's resident bytes (the backend's place_rich, placement_wider_keeps). */
+int placement_same_layout(const pl_result *a, const pl_result *b);
+
 /* A key's full slots at a larger MSM sort-entry cap (issue 28: a 2^27 H MSM in one point chunk
  * instead of two or four ran 110-170 ms faster on the H200, bench/RESULTS.md session 16):
  * whether the key's plans at that cap keep base's shape on every one of ndev devices. base: the
