@@ -15,8 +15,8 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 cd "$(dirname "$0")/.."
 
-# name=flags; the defaults: the plain form (main's code), the lean form (this branch's
-# default) uncapped, and the lean form at 12 warps (168 registers) and 16 warps (128) an SM
+# name=flags; the defaults: G2's plain form, its lean form (the default since session 16)
+# uncapped, and the lean form at 12 warps (168 registers) and 16 warps (128) an SM
 variants=("$@")
 if [ ${#variants[@]} -eq 0 ]; then
     variants=("plain=-DMSM_PAIR_LEAN_G2=0"
