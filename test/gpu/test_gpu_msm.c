@@ -567,8 +567,8 @@ static void neighbours(int curve, size_t n)
 
 /* Pairwise rounds (msm_pairwise.cuh): the sizes above with every round batched, the default
  * threshold, many entries per thread, and two rounds then XYZZ; the edge cases (zero, one,
- * r - 1, repeated, opposite and infinite bases); and neighbours whose runs hit the special
- * cases in every round. */
+ * r - 1, repeated, opposite and infinite bases), also with 1024 sort entries a group (the ones
+ * in chunks); and neighbours whose runs hit the special cases in every round. */
 static void test_pairwise(void **state)
 {
     (void)state;
@@ -580,6 +580,11 @@ static void test_pairwise(void **state)
     ctx = pw;
     edges(MSM_CURVE_G1);
     edges(MSM_CURVE_G2);
+    /* the ones' sum in chunks of the entry cap (plan_ones: each chunk into its own slot, then
+     * the running ones), the rest in point chunks */
+    assert_int_equal(msm_gpu_ctx_set_max_entries(pw, 1024), CUZK_OK);
+    edges(MSM_CURVE_G1);
+    assert_int_equal(msm_gpu_ctx_set_max_entries(pw, 0), CUZK_OK);
     msm_gpu_ctx_set_accumulation(pw, MSM_ACC_PAIRWISE, 1, 256);
     neighbours(MSM_CURVE_G1, 20000);
     neighbours(MSM_CURVE_G2, 4000);
