@@ -190,6 +190,12 @@ int msm_gpu_ctx_trim(msm_gpu_ctx *ctx);
  * new context, whose free of page-locked memory waits for the device's work in flight and holds
  * back every other thread's launches meanwhile. */
 int msm_gpu_ctx_set_max_entries(msm_gpu_ctx *ctx, size_t max_entries);
+/* G2 runs sort at most half of max_entries a group (on = 1; a new context's is 0): a G2 entry's
+ * pairwise scratch is twice a G1 entry's (120 bytes against 60), so a context budgeted for G1
+ * at max_entries holds G2's within the same bytes. The CUDA backend's worker slots set it, and
+ * size their G2 MSMs' scratch at half their entries. A PoRep partition's B_G2 (~3 M scalars
+ * other than 0 and 1) stays within one or two groups either way. */
+void msm_gpu_ctx_set_g2_half(msm_gpu_ctx *ctx, int on);
 /* The stream the context runs on (a cudaStream_t). */
 void *msm_gpu_ctx_stream(const msm_gpu_ctx *ctx);
 
@@ -199,6 +205,39 @@ void *msm_gpu_ctx_stream(const msm_gpu_ctx *ctx);
  * with accumulation acc (MSM_ACC_*; AUTO counts pairwise's scratch where a run may take it). */
 size_t msm_gpu_scratch_bytes(int curve, size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max,
                              unsigned waves, int acc);
+/* The same by what holds it. A context's buffers grow to the largest request each sees and
+ * keep it, so a context that runs several MSMs (a worker slot's five a partition) ends holding,
+ * per buffer, the largest of them: bound it by each part's largest over the MSMs
+ * (msm_scratch_parts_max), summed (msm_scratch_parts_total), not by the largest total (on a
+ * PoRep slot the index lists are H's, the pairwise scratch B_G2's). test_msm_scratch checks
+ * these against the plan itself (msm_size_run). */
+enum {
+    MSM_PART_INDEX,    /* the scalars' classes and index lists: 10 bytes a point */
+    MSM_PART_SORT,     /* the digit sort's keys and values: 16 bytes an entry */
+    MSM_PART_BUCKETS,  /* a window group's buckets */
+    MSM_PART_MERGE,    /* precomputed copies in point chunks: a later chunk's buckets */
+    MSM_PART_REDUCE,   /* the bucket reduction's points */
+    MSM_PART_PARTIALS, /* the accumulation levels' partial sums */
+    MSM_PART_PAIR,     /* pairwise rounds' sums and prefix products */
+    MSM_PART_FIXED,    /* window sums, results; CUB's temporary storage, the pool's alignment */
+    MSM_PARTS
+};
+typedef struct {
+    size_t part[MSM_PARTS];
+} msm_scratch_parts;
+void msm_gpu_scratch_parts(int curve, size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max,
+                           unsigned waves, int acc, msm_scratch_parts *out);
+static inline void msm_scratch_parts_max(msm_scratch_parts *acc, const msm_scratch_parts *p)
+{
+    for (int i = 0; i < MSM_PARTS; i++)
+        if (p->part[i] > acc->part[i]) acc->part[i] = p->part[i];
+}
+static inline size_t msm_scratch_parts_total(const msm_scratch_parts *p)
+{
+    size_t t = 0;
+    for (int i = 0; i < MSM_PARTS; i++) t += p->part[i];
+    return t;
+}
 
 /* What the last msm_gpu_run on ctx did: device time in ms (CUDA events around the whole run,
  * scalar upload included), window bits, and how many scalars were 0, 1 or other. */
@@ -260,6 +299,27 @@ int msm_sim_run_pre(int curve, const void *bases, const void *scalars, size_t n,
 int msm_sim_reduce(int curve, int mode, unsigned c, unsigned g, size_t threads, const void *buckets, void *windows);
 /* out[i] = in[i]^-1 (Fp, Montgomery form, 0 -> 0) by the device's inversion run on the host. */
 void msm_sim_fp_inv(void *out, const void *in, size_t n);
+
+/* The plan run for its scratch alone (no data, no arithmetic, any size): a context that
+ * records what a device context's buffers would grow to, for tests of the placement's
+ * estimate (msm_gpu_scratch_parts). g2_half as msm_gpu_ctx_set_g2_half; acc: MSM_ACC_*; waves
+ * as msm_gpu_ctx_set_waves; wave_g1, wave_g2: level-0 threads of one wave (0 = the estimate's
+ * bounds, 2^18 and 2^17). */
+typedef struct msm_size_ctx msm_size_ctx;
+msm_size_ctx *msm_size_ctx_new(size_t max_entries, int g2_half, int acc, unsigned waves, size_t wave_g1,
+                               size_t wave_g2);
+void msm_size_ctx_free(msm_size_ctx *ctx);
+/* One MSM of n points on ctx, n_one of the scalars 1 and n_rest neither 0 nor 1 (told, as
+ * msm_gpu_ctx_set_counts does): msm_gpu_run's plan (piece = 0; over `copies` precomputed
+ * copies at window pre_c, 0 = as msm_gpu_bases_precompute chooses, where its cost model takes
+ * them) or msm_gpu_acc_*'s in pieces of `piece` points, the counts spread evenly over them
+ * (spread = 1) or front-first (0: the first pieces all other than 0 and 1, then the ones). */
+int msm_size_run(msm_size_ctx *ctx, int curve, size_t n, size_t n_one, size_t n_rest, size_t piece, int spread,
+                 unsigned copies, unsigned pre_c);
+/* Device bytes the context's buffers would hold now: every run's largest request per buffer. */
+size_t msm_size_held(const msm_size_ctx *ctx);
+/* The same by part (msm_gpu_scratch_parts' parts). */
+void msm_size_held_parts(const msm_size_ctx *ctx, msm_scratch_parts *out);
 
 #ifdef __cplusplus
 }

@@ -148,9 +148,11 @@ static void piece_bytes_first_key(void **state)
            wit / GiB);
     /* the slots the H200 reported at these pieces (`cuzk-bench pipeline --shape porep --log 27
      * --device-memory 24`, CUZK_PIECE_MB unset and 1536: "lean slots x1 of 11.02 GiB" and
-     * "of 13.21 GiB", bench/RESULTS.md session 13), an oracle outside these size functions */
+     * "of 13.21 GiB", bench/RESULTS.md session 13), an oracle outside these size functions,
+     * and what the MSM context's estimate added since: its parts' largest over the vectors
+     * (H's index lists beside B_G2's buckets: +0.02 and +0.09 GiB, session 17) */
     const double slot_gib = slot / GiB, small_gib = cuda_slot_need(&k, 1, 1, small) / GiB;
-    assert_true(slot_gib > 13.20 && slot_gib < 13.22 && small_gib > 11.01 && small_gib < 11.03);
+    assert_true(slot_gib > 13.29 && slot_gib < 13.31 && small_gib > 11.03 && small_gib < 11.05);
     assert_true(slot + wit > budget16 && slot + wit <= budget24);
     /* the boundary: the slot and the witness, or the systems' part where larger */
     assert_int_equal(cuda_piece_bytes_first(&k, slot + wit, 0, 1), large);
@@ -298,6 +300,68 @@ static void full_entries_in_shared_slot(void **state)
     assert_int_equal(cuda_full_entries_run(&big, acc, e27, cuda_ws_full_at(&big, acc, e27)), e27);
 }
 
+/* A PoRep key's first placement on a card of `cap` bytes with two workers and no urgent
+ * workers (fill_pl_input's inputs, cuda_keys.c), its slots sized for accumulation acc. */
+static int porep_place(const cuda_key *k, uint64_t cap, int acc, pl_input *in, pl_result *r)
+{
+    memset(in, 0, sizeof *in);
+    for (int v = 0; v < PL_N; v++) in->base_bytes[v] = k->n[v] * pl_point_bytes(v);
+    in->avail = cap;
+    in->max_slots = 2;
+    in->lean_slots = cuda_lean_slots_auto(k, cap, 0, 0);
+    in->piece_bytes = cuda_piece_bytes_first(k, cap, 0, in->lean_slots);
+    in->ws_full = cuda_ws_full_acc(k, acc);
+    in->ws_lean = cuda_ws_lean_acc(k, in->piece_bytes, acc);
+    in->stream_bufs = 2 * in->piece_bytes;
+    const int rc = placement_decide(in, r);
+    if (!rc) placement_copies(in, 0, cuda_copies_max(), r);
+    return rc;
+}
+
+/* The slots a PoRep key takes, card by card, and whether its slots can take pairwise's scratch
+ * at no cost to the plain layout (cuda_keys.c, place_rich's test: the same layout and no fewer
+ * copies). Since the MSM context's estimate bounds each buffer by what the plan can ask (G2 at
+ * half the entries, the copies' groups at two windows, test_msm_scratch) instead of the
+ * largest window's every bucket, a full slot is 3.3 GiB smaller (2^26 entries, XYZZ; 4.0
+ * pairwise), and an 80 GB card (A100/H100) holds the key resident with a pairwise slot (it kept
+ * XYZZ: 43.8 GiB of bases and a 32.3 GiB slot did not fit). Predicted from the size functions;
+ * the H200 has not run these layouts yet. */
+static void porep_layouts_by_card(void **state)
+{
+    (void)state;
+    static cuda_key k;
+    static groth16_params pk;
+    porep_like_key(&k, &pk);
+    const struct {
+        const char *name;
+        uint64_t cap;
+    } cards[] = {
+        {"H200 (138.64 GiB of budget)", (uint64_t)(138.64 * GiB)},
+        {"80 GB (80e9 bytes less the margin)", 80000000000ull - CUDA_DEVICE_MARGIN},
+        {"48 GB", ((uint64_t)48 << 30) - CUDA_DEVICE_MARGIN},
+        {"32 GB", ((uint64_t)32 << 30) - CUDA_DEVICE_MARGIN},
+        {"24 GB", ((uint64_t)24 << 30) - CUDA_DEVICE_MARGIN},
+        {"16 GB", ((uint64_t)16 << 30) - CUDA_DEVICE_MARGIN},
+    };
+    const char *kinds[3] = {"resident", "partial", "streamed"};
+    int rich_80 = 0;
+    for (size_t i = 0; i < sizeof cards / sizeof cards[0]; i++) {
+        pl_input pin, rin;
+        pl_result plain, rich;
+        assert_int_equal(porep_place(&k, cards[i].cap, cuda_acc_plain(), &pin, &plain), CUZK_OK);
+        const int rc = porep_place(&k, cards[i].cap, cuda_acc_rich(), &rin, &rich);
+        const int takes = rc == CUZK_OK && placement_same_layout(&rich, &plain) &&
+                          rich.copies_bytes >= plain.copies_bytes;
+        printf("%-36s %s %s x%u of %.2f GiB, %.2f GiB resident, copies %.2f GiB; pairwise slots %.2f GiB: %s\n",
+               cards[i].name, kinds[plain.kind], plain.ws == PL_FULL ? "full" : "lean", plain.slots,
+               plain.slot_bytes / GiB, plain.resident_total / GiB, plain.copies_bytes / GiB,
+               rc ? 0.0 : rich.slot_bytes / GiB, takes ? "taken" : "not taken");
+        if (i == 1) rich_80 = takes;
+        if (i == 1) assert_true(plain.kind == PL_RESIDENT && plain.ws == PL_FULL);
+    }
+    assert_true(rich_80);
+}
+
 static void waves_by_key_and_engine(void **state)
 {
     (void)state;
@@ -318,6 +382,7 @@ int main(void)
         cmocka_unit_test(lean_slots_auto_rule),
         cmocka_unit_test(full_key_in_lean_slot),
         cmocka_unit_test(waves_by_key_and_engine),
+        cmocka_unit_test(porep_layouts_by_card),
         cmocka_unit_test(full_entries_in_shared_slot),
         cmocka_unit_test(porep_witness_fits_16_gib),
     };

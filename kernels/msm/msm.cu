@@ -247,6 +247,7 @@ struct msm_gpu_ctx {
     void *scalars = nullptr; /* device copy of host scalars */
     size_t scalars_cap = 0;
     size_t max_entries;
+    bool g2_half = false; /* msm_gpu_ctx_set_g2_half */
     unsigned window_fix = 0;
     int pre_mode = MSM_PRE_AUTO; /* msm_gpu_ctx_set_precompute */
     cudaEvent_t ev[2];
@@ -354,6 +355,14 @@ extern "C" int msm_gpu_ctx_set_max_entries(msm_gpu_ctx *c, size_t max_entries)
     const bool shrink = max_entries < c->max_entries;
     c->max_entries = max_entries;
     return shrink ? msm_gpu_ctx_trim(c) : CUZK_OK;
+}
+
+extern "C" void msm_gpu_ctx_set_g2_half(msm_gpu_ctx *c, int on) { c->g2_half = on != 0; }
+
+/* The sort entries a group of a run on curve F takes. */
+template <class F> static size_t ctx_entries(const msm_gpu_ctx *c)
+{
+    return sizeof(F) > sizeof(fp) && c->g2_half ? c->max_entries / 2 : c->max_entries;
 }
 
 extern "C" void msm_gpu_ctx_set_window(msm_gpu_ctx *c, unsigned bits)
@@ -503,7 +512,9 @@ extern "C" int msm_gpu_ctx_collect(msm_gpu_ctx *c)
     for (unsigned i = 0; i < c->npend; i++) {
         if (c->pend[i].g2) result_combine<fp2>(c, i);
         else result_combine<fp>(c, i);
-        if (c->x.profile) plan_line(plans, sizeof plans, &at, i, c->last, c->max_entries);
+        if (c->x.profile)
+            plan_line(plans, sizeof plans, &at, i, c->last,
+                      c->pend[i].g2 ? ctx_entries<fp2>(c) : ctx_entries<fp>(c));
     }
     c->npend = 0;
     CUDA_TRY(cudaEventElapsedTime(&c->last.device_ms, c->ev[0], c->ev[1]));
@@ -530,7 +541,7 @@ static int run_typed(msm_gpu_ctx *c, const msm_gpu_bases *gb, size_t first, cons
         pre.force = c->pre_mode == MSM_PRE_FORCE;
     }
     int rc = plan_run<F>(c->x, c->b, (const affine<F> *)gb->d + first, (const sc256 *)scalars, n, mont,
-                         c->window_fix, c->max_entries, &st, pre);
+                         c->window_fix, ctx_entries<F>(c), &st, pre);
     return rc ? rc : result_enqueue<F>(c, st, n, out);
 }
 
@@ -607,9 +618,35 @@ template <class F> static unsigned acc_window(size_t n, size_t bucket_bytes_max)
     return c;
 }
 
+/* The largest bucket array msm_gpu_run's plain plan takes over pts points, whatever share of
+ * their scalars is 0 or 1: nr others take a group of wg = min(windows, max_entries / min(nr,
+ * max_entries)) windows of 2^(c-1) buckets at c = msm_choose_window(nr), so per window size the
+ * fewest scalars that choose it give its largest group (c never falls as nr grows: the model's
+ * costs are lines in nr whose slopes fall with c, and the lowest of lines has falling slopes). */
+template <class F> static size_t run_buckets_bound(size_t pts, size_t max_entries, bool pairwise)
+{
+    size_t most = 0;
+    const unsigned cmax = msm_choose_window(pts, pairwise);
+    for (unsigned c = 4; c <= cmax; c++) {
+        size_t lo = 1, hi = pts; /* the fewest scalars choosing c or more */
+        while (lo < hi) {
+            const size_t mid = lo + (hi - lo) / 2;
+            if (msm_choose_window(mid, pairwise) >= c) hi = mid;
+            else lo = mid + 1;
+        }
+        if (msm_choose_window(lo, pairwise) != c) continue; /* no count chooses c */
+        const size_t nwin = msm_windows(c), chunk = lo < max_entries ? lo : max_entries;
+        size_t wg = max_entries / chunk;
+        wg = wg > nwin ? nwin : wg < 1 ? 1 : wg;
+        const size_t b = (wg << (c - 1)) * sizeof(xyzz<F>);
+        most = b > most ? b : most;
+    }
+    return most;
+}
+
 template <class F>
-static size_t scratch_typed(size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max, bool pairwise,
-                            unsigned waves)
+static void scratch_typed(size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max, bool pairwise,
+                          unsigned waves, size_t part[MSM_PARTS])
 {
     const size_t P = sizeof(xyzz<F>);
     const bool persist = piece && bucket_bytes_max;
@@ -621,46 +658,73 @@ static size_t scratch_typed(size_t n, size_t max_entries, size_t piece, size_t b
      * nr·min(max_entries / nr, its windows), which is not monotone in nr (max_entries 2^26,
      * 40 M points: 40 M entries; 33 M: 66 M): min(max_entries, pts·nwin) bounds every nr */
     const size_t all_windows = pts * nwin;
-    /* buckets: with few scalars other than 0 and 1 a group grows to every window, at a
-     * smaller window size; nwin·B·P bounds both, and the precomputed copies' two arrays of
-     * one merged window each when they run in point chunks */
-    size_t buckets = nwin * B * P;
-    /* the bucket reduction's, either mode (msm_reduce.cuh: red_plan counts at most
-     * MSM_RED_WAVE_MAX threads a wave) */
-    const size_t red = red_bound_pts(B, (unsigned)nwin, MSM_RED_WAVE_MAX) * P;
     size_t ent = persist || all_windows > max_entries ? max_entries : all_windows;
     if (!ent) ent = 1;
+    /* buckets: pieces fix the window at the first piece with scalars other than 0 and 1, and
+     * a later piece with few of them groups every window: nwin·B. A whole run chooses its
+     * window by its own count (run_buckets_bound), or runs over precomputed copies at the
+     * window the copies were made with (msm_choose_window(n), as msm_gpu_bases_precompute
+     * chooses): at most MSM_PRE_GROUP merged windows a group, and a second array (a buffer of
+     * its own: its largest may come from another vector than the first's) of one window when
+     * it runs in point chunks */
+    size_t buckets = nwin * B * P, merge = 0;
+    if (!piece && !persist) {
+        const unsigned cp = msm_choose_window(n), gp = msm_pre_windows(cp, 2);
+        const size_t pre = (gp < MSM_PRE_GROUP ? gp : MSM_PRE_GROUP) * ((size_t)P << (cp - 1));
+        const size_t run = run_buckets_bound<F>(n, max_entries, pairwise);
+        buckets = run > pre ? run : pre;
+        merge = (size_t)P << (cp - 1);
+    }
     /* level-0 threads are `waves` waves: one is ~132 SMs x 8 blocks x 128 on an H200 (G1; 2^18
      * bounds it), G2's blocks are half as wide at lower occupancy (~34 k; 2^17 bounds it) */
     const size_t Tmax = ((size_t)1 << (sizeof(F) > 48 ? 17 : 18)) * waves;
     size_t T = ent / 2 < Tmax ? ent / 2 + 1 : Tmax;
+    /* each buffer is at least 256 bytes (dev_exec::ensure) */
+    part[MSM_PART_INDEX] = pts * 10 + 5 * 256; /* is_one, is_rest, idx_one, idx_rest; counts */
+    part[MSM_PART_SORT] = ent * 16 + 4 * 256;
+    part[MSM_PART_BUCKETS] = buckets + 256;
+    part[MSM_PART_MERGE] = merge ? merge + 256 : 0;
+    /* the bucket reduction's, either mode (msm_reduce.cuh: red_plan counts at most
+     * MSM_RED_WAVE_MAX threads a wave) */
+    part[MSM_PART_REDUCE] = red_bound_pts(B, (unsigned)nwin, MSM_RED_WAVE_MAX) * P + 2 * 256;
+    part[MSM_PART_PARTIALS] = 2 * (T + (2 * T + MSM_KP - 1) / MSM_KP) * (4 + P) + 4 * 256; /* accumulate_levels */
     /* pairwise rounds (level 0 of a stored group only: not persistent buckets): T·ceil(K/2)
      * affine points and T·ceil(K/4) prefix products, K = ent / T; bounded by one more slot of
      * each per thread */
-    const size_t pair = pairwise && !persist ? (ent / 2 + T) * 2 * sizeof(F) + (ent / 4 + T) * sizeof(F) : 0;
-    return pts * 10 + ent * 16 + buckets + red +
-           2 * (T + (2 * T + MSM_KP - 1) / MSM_KP) * (4 + P) /* partials: accumulate_levels */ + pair +
-           (MSM_MAX_WINDOWS + 2) * (P + sizeof(jacobian<F>)) + ((size_t)32 << 20) /* CUB, alignment */;
+    part[MSM_PART_PAIR] = pairwise && !persist ? (ent / 2 + T) * 2 * sizeof(F) + (ent / 4 + T) * sizeof(F) + 2 * 256 : 0;
+    /* windows, ones, results; CUB's temporary storage (its radix sort's look-back state grows
+     * with the keys: ~0.2 bytes a key) and the pool's alignment */
+    part[MSM_PART_FIXED] = (MSM_MAX_WINDOWS + 2) * (P + sizeof(jacobian<F>)) + ((size_t)32 << 20) + ent / 2;
+}
+
+extern "C" void msm_gpu_scratch_parts(int curve, size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max,
+                                      unsigned waves, int acc, msm_scratch_parts *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!n) return;
+    if (!max_entries) max_entries = (size_t)1 << 28;
+    const unsigned w = waves < 1 ? 1 : waves > MSM_MAX_WAVES ? MSM_MAX_WAVES : waves;
+    auto typed = [&](bool pair, size_t *part) {
+        if (curve == MSM_CURVE_G2) scratch_typed<fp2>(n, max_entries, piece, bucket_bytes_max, pair, w, part);
+        else scratch_typed<fp>(n, max_entries, piece, bucket_bytes_max, pair, w, part);
+    };
+    /* AUTO: a run of enough scalars takes pairwise's scratch (and its smaller windows), a
+     * smaller one XYZZ's (larger windows): each part's larger */
+    const size_t pts = piece ? (piece < n ? piece : n) : n;
+    typed(acc == MSM_ACC_PAIRWISE, out->part);
+    if (acc == MSM_ACC_AUTO && pts >= msm_pair_min_from_env()) {
+        msm_scratch_parts pw;
+        typed(true, pw.part);
+        msm_scratch_parts_max(out, &pw);
+    }
 }
 
 extern "C" size_t msm_gpu_scratch_bytes(int curve, size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max,
                                         unsigned waves, int acc)
 {
-    if (!n) return 0;
-    if (!max_entries) max_entries = (size_t)1 << 28;
-    const unsigned w = waves < 1 ? 1 : waves > MSM_MAX_WAVES ? MSM_MAX_WAVES : waves;
-    auto typed = [&](bool pair) {
-        return curve == MSM_CURVE_G2 ? scratch_typed<fp2>(n, max_entries, piece, bucket_bytes_max, pair, w)
-                                     : scratch_typed<fp>(n, max_entries, piece, bucket_bytes_max, pair, w);
-    };
-    /* AUTO: a run of enough scalars takes pairwise's scratch (and its smaller windows), a
-     * smaller one XYZZ's (larger windows): the larger of the two */
-    const size_t pts = piece ? (piece < n ? piece : n) : n;
-    if (acc == MSM_ACC_AUTO && pts >= msm_pair_min_from_env()) {
-        const size_t a = typed(true), b = typed(false);
-        return a > b ? a : b;
-    }
-    return typed(acc == MSM_ACC_PAIRWISE);
+    msm_scratch_parts p;
+    msm_gpu_scratch_parts(curve, n, max_entries, piece, bucket_bytes_max, waves, acc, &p);
+    return msm_scratch_parts_total(&p);
 }
 
 /* ---- an MSM accumulated over pieces (bases streamed from host memory) ---- */
@@ -701,9 +765,9 @@ extern "C" int msm_gpu_acc_add(msm_gpu_ctx *c, const void *d_bases, const void *
     if ((uintptr_t)d_scalars & 15) return err_set(CUZK_EINVAL, "msm_gpu_acc_add: device scalars must be 16-byte aligned");
     int rc = c->acc_curve == MSM_CURVE_G1
                  ? plan_add<fp>(c->x, c->b, (const affine<fp> *)d_bases, (const sc256 *)d_scalars, n, c->acc_mont,
-                                c->max_entries, &c->acc)
+                                ctx_entries<fp>(c), &c->acc)
                  : plan_add<fp2>(c->x, c->b, (const affine<fp2> *)d_bases, (const sc256 *)d_scalars, n, c->acc_mont,
-                                 c->max_entries, &c->acc);
+                                 ctx_entries<fp2>(c), &c->acc);
     if (rc) {
         c->acc_curve = 0;
         cudaStreamSynchronize(c->x.stream);

@@ -396,6 +396,9 @@ int plan_ones(X &x, msm_bufs &b, const affine<F> *bases, size_t n1, size_t max_e
     return 0;
 }
 
+/* Merged windows a group over precomputed copies takes at most. */
+#define MSM_PRE_GROUP 2u
+
 /* Pippenger over precomputed copies for the nr rest scalars (b.idx_rest): merged windows in
  * groups while every point's entries fit in max_entries, else one merged window over point
  * chunks, each later chunk's buckets added into the first's; each group reduced once. */
@@ -410,8 +413,10 @@ int plan_rest_pre(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalar
     st->copies = t;
     size_t chunk = nr * t <= max_entries ? nr : max_entries / t;
     if (chunk < 1) chunk = 1;
-    const size_t wgs = chunk == nr ? max_entries / (nr * t) : 1;
-    const unsigned wg = wgs < 1 ? 1 : wgs > g ? g : (unsigned)wgs;
+    /* at most MSM_PRE_GROUP merged windows a group: the scratch estimate bounds the buckets
+     * with it (the copies pay for many scalars, whose entries fill a group with one window) */
+    const size_t wgs = chunk == nr ? max_entries / (nr * t) : 1, most = g < MSM_PRE_GROUP ? g : MSM_PRE_GROUP;
+    const unsigned wg = wgs < 1 ? 1 : wgs > most ? (unsigned)most : (unsigned)wgs;
     const size_t ent = chunk * t * wg;
     if ((rc = x.ensure(&b.buckets, wg * B * sizeof(xyzz<F>)))) return rc;
     if (chunk < nr && (rc = x.ensure(&b.buckets2, wg * B * sizeof(xyzz<F>)))) return rc;

@@ -6,7 +6,10 @@
  */
 #include <algorithm>
 #include <cstdlib>
+#include <cstddef>
+#include <cstdio>
 #include <cstring>
+#include <new>
 #include <numeric>
 #include <vector>
 
@@ -347,4 +350,160 @@ extern "C" int msm_sim_run_counted(int curve, const void *bases, const void *sca
 {
     return sim_run(curve, acc_mode{}, bases, scalars, n, scalar_form, window_bits, max_entries, acc_threads, 0, 0, out,
                    counts);
+}
+
+/* ---- the plan's scratch without its arithmetic: what a device context ends up holding ---- */
+
+/* An executor that runs no kernel and keeps no data, for sizes at any scale: ensure records a
+ * buffer's capacity as dev_exec's does (grown to the request, never shrunk, at least 256
+ * bytes), so plans run one after another on one context end holding the sum over its buffers
+ * of the largest request each saw. Level-0 waves and reduction waves are the caller's
+ * (dev_exec asks the device's occupancy). */
+struct size_exec {
+    acc_mode acc;
+    msm_bufs *bufs = nullptr;
+    size_t cap[sizeof(msm_bufs) / sizeof(void *)] = {};
+    size_t wave[2] = {0, 0}; /* level-0 threads of one wave, G1 and G2 */
+    size_t red_wave = MSM_RED_WAVE_MAX;
+    int reduce = MSM_REDUCE_AUTO;
+    int ensure(void **p, size_t bytes)
+    {
+        const size_t i = (size_t)(p - (void **)bufs);
+        if (p < (void **)bufs || i >= sizeof cap / sizeof cap[0])
+            return err_set(CUZK_EINVAL, "msm size: a buffer outside the plan's");
+        bytes = bytes < 256 ? 256 : bytes;
+        if (cap[i] < bytes) cap[i] = bytes;
+        *p = (void *)p; /* never dereferenced: nothing runs */
+        return 0;
+    }
+    int zero(void *, size_t) { return 0; }
+    int fetch(void *, const void *, size_t) { return err_set(CUZK_EINVAL, "msm size: a read-back (counts unknown)"); }
+    template <class F, class Src> size_t level0_kper(size_t m) { return wave_kper<F, void>(m); }
+    template <class F, class Fn> size_t wave_kper(size_t m)
+    {
+        const size_t target = wave[sizeof(F) > 48] * (acc.waves ? acc.waves : 1);
+        const size_t k = (m + target - 1) / target;
+        return k < 2 ? 2 : k;
+    }
+    template <class F, class Fn> size_t reduce_threads() { return red_wave; }
+    void mark(const char *) {}
+    bool gated() const { return false; }
+    int pause() { return 0; }
+    template <class F, class Fn> int launch(size_t, const Fn &, const char *) { return 0; }
+    int sort(uint32_t *, uint32_t *k1, uint32_t *, uint32_t *v1, size_t, int, uint32_t **ks, uint32_t **vs)
+    {
+        *ks = k1;
+        *vs = v1;
+        return 0;
+    }
+    int select(const uint8_t *, size_t, uint32_t *, uint32_t *) { return 0; }
+    size_t held() const
+    {
+        size_t t = 0;
+        for (size_t c : cap) t += c;
+        return t;
+    }
+};
+
+struct msm_size_ctx {
+    size_exec x;
+    msm_bufs b;
+    size_t max_entries;
+    bool g2_half;
+};
+
+extern "C" msm_size_ctx *msm_size_ctx_new(size_t max_entries, int g2_half, int acc, unsigned waves, size_t wave_g1,
+                                          size_t wave_g2)
+{
+    msm_size_ctx *s = new (std::nothrow) msm_size_ctx();
+    if (!s) return nullptr;
+    memset(&s->b, 0, sizeof s->b);
+    s->x.bufs = &s->b;
+    s->max_entries = max_entries ? max_entries : (size_t)1 << 28;
+    s->g2_half = g2_half != 0;
+    s->x.acc.kind = acc;
+    s->x.acc.pair_min = msm_pair_min_from_env();
+    s->x.acc.waves = waves < 1 ? 1 : waves > MSM_MAX_WAVES ? MSM_MAX_WAVES : waves;
+    s->x.wave[0] = wave_g1 ? wave_g1 : (size_t)1 << 18;
+    s->x.wave[1] = wave_g2 ? wave_g2 : (size_t)1 << 17;
+    return s;
+}
+
+extern "C" void msm_size_ctx_free(msm_size_ctx *s) { delete s; }
+
+extern "C" size_t msm_size_held(const msm_size_ctx *s) { return s ? s->x.held() : 0; }
+
+/* The part of msm_gpu_scratch_parts each buffer of msm_bufs counts in. */
+static int part_of(size_t i)
+{
+    const size_t at = i * sizeof(void *);
+#define IN(f, n) (at >= offsetof(msm_bufs, f) && at < offsetof(msm_bufs, f) + (n) * sizeof(void *))
+    if (IN(is_one, 1) || IN(is_rest, 1) || IN(idx_one, 1) || IN(idx_rest, 1) || IN(counts, 1)) return MSM_PART_INDEX;
+    if (IN(keys, 2) || IN(vals, 2)) return MSM_PART_SORT;
+    if (IN(buckets, 1)) return MSM_PART_BUCKETS;
+    if (IN(buckets2, 1)) return MSM_PART_MERGE;
+    if (IN(red_pts, 2)) return MSM_PART_REDUCE;
+    if (IN(pk, 2) || IN(pp, 2)) return MSM_PART_PARTIALS;
+    if (IN(pair_pts, 1) || IN(pair_pre, 1)) return MSM_PART_PAIR;
+#undef IN
+    return MSM_PART_FIXED; /* windows, ones, result, ones_part */
+}
+
+extern "C" void msm_size_held_parts(const msm_size_ctx *s, msm_scratch_parts *out)
+{
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; s && i < sizeof s->x.cap / sizeof s->x.cap[0]; i++) out->part[part_of(i)] += s->x.cap[i];
+}
+
+/* Piece k of np's share of total, at most cap: spread evenly (the last piece takes the rest),
+ * or front-first (each piece as many as it holds, from the first on; before = the total the
+ * pieces before it took). */
+static uint32_t share(size_t total, size_t k, size_t np, size_t cap, bool spread, size_t before)
+{
+    const size_t each = total / np, v = !spread ? total - before : k + 1 < np ? each : total - each * (np - 1);
+    return (uint32_t)(v < cap ? v : cap);
+}
+
+template <class F>
+static int size_typed(msm_size_ctx *s, size_t n, size_t n_one, size_t n_rest, size_t piece, bool spread,
+                      unsigned copies, unsigned pre_c)
+{
+    plan_stats st;
+    const affine<F> *const none = nullptr; /* no bases, no scalars: nothing is read */
+    const size_t entries = sizeof(F) > sizeof(fp) && s->g2_half ? s->max_entries / 2 : s->max_entries;
+    if (!piece) { /* msm_gpu_run: one piece, the counts told (msm_gpu_ctx_set_counts) */
+        msm_pre pre;
+        if (copies > 1) {
+            pre.pre = &s->b; /* any non-null: the copies' points are never read */
+            pre.split = (uint32_t)n;
+            pre.c = pre_c ? pre_c : msm_choose_window(n);
+            pre.copies = msm_pre_copies(pre.c, copies);
+        }
+        st.known = true;
+        st.known_one = (uint32_t)n_one, st.known_rest = (uint32_t)n_rest;
+        return plan_run<F>(s->x, s->b, none, nullptr, n, 1, 0, entries, &st, pre);
+    }
+    /* msm_gpu_acc_*: each piece's share of the counts */
+    const size_t np = (n + piece - 1) / piece;
+    int rc = plan_begin<F>(s->x, s->b, 0, false, &st);
+    size_t ones = 0, rest = 0;
+    for (size_t k = 0; !rc && k < np; k++) {
+        const size_t pts = n - k * piece < piece ? n - k * piece : piece;
+        st.known = true;
+        st.known_rest = share(n_rest, k, np, pts, spread, rest); /* front-first: the rest first */
+        st.known_one = share(n_one, k, np, pts - st.known_rest, spread, ones);
+        ones += st.known_one, rest += st.known_rest;
+        rc = plan_add<F>(s->x, s->b, none, nullptr, pts, 1, entries, &st);
+    }
+    return rc ? rc : plan_end<F>(s->x, s->b, &st);
+}
+
+extern "C" int msm_size_run(msm_size_ctx *s, int curve, size_t n, size_t n_one, size_t n_rest, size_t piece,
+                            int spread, unsigned copies, unsigned pre_c)
+{
+    if (!s || (curve != MSM_CURVE_G1 && curve != MSM_CURVE_G2) || n_one + n_rest > n || n > 0x7fffffffu)
+        return err_set(CUZK_EINVAL, "msm_size_run: curve %d, %zu points, %zu ones, %zu other", curve, n, n_one, n_rest);
+    if (!n) return 0;
+    return curve == MSM_CURVE_G1 ? size_typed<fp>(s, n, n_one, n_rest, piece, spread != 0, copies, pre_c)
+                                 : size_typed<fp2>(s, n, n_one, n_rest, piece, spread != 0, copies, pre_c);
 }

@@ -35,17 +35,23 @@ int cuda_acc_plain(void)
 
 int cuda_acc_rich(void) { return msm_acc_from_env(); }
 
-/* The largest scratch any of the key's MSMs needs: whole vectors (full) or pieces (lean). */
+/* What a slot's MSM context holds after the key's MSMs, whole vectors (full) or pieces (lean):
+ * its buffers keep the largest request each saw, so each part's largest over the vectors, not
+ * the largest vector's total (msm.h). G2 runs sort half the entries (msm_gpu_ctx_set_g2_half,
+ * set on every slot's context), so its pairwise scratch is G1's. */
 static uint64_t msm_scratch(const cuda_key *k, size_t entries, uint64_t piece_bytes, int acc)
 {
-    uint64_t most = 0;
+    msm_scratch_parts most;
+    memset(&most, 0, sizeof most);
     for (int v = 0; v < PL_N; v++) {
         uint64_t n = k->n[v], pts = piece_bytes ? piece_bytes / pl_point_bytes(v) : n;
         if (pts > n) pts = n;
-        uint64_t b = msm_gpu_scratch_bytes(pl_curve(v), n, entries, piece_bytes ? pts : 0, 0, k->msm_waves, acc);
-        if (b > most) most = b;
+        const size_t e = pl_curve(v) == MSM_CURVE_G2 ? entries / 2 : entries;
+        msm_scratch_parts p;
+        msm_gpu_scratch_parts(pl_curve(v), n, e, piece_bytes ? pts : 0, 0, k->msm_waves, acc, &p);
+        msm_scratch_parts_max(&most, &p);
     }
-    return most;
+    return msm_scratch_parts_total(&most);
 }
 
 /* Lean layout, in scalars: h at [0, m); aux at [m, m + na); inputs at [0, ni), B after them,

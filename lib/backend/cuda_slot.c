@@ -110,6 +110,14 @@ static int slot_create(cuda_slot *s, int urgent)
     return CUZK_OK;
 }
 
+/* The slot's MSM context: G2 runs at half its entries, as cuda_flow.c's estimate counts them. */
+static int slot_ctx_create(cuda_slot *s, int ordinal, size_t entries)
+{
+    const int rc = msm_gpu_ctx_create(&s->ctx, ordinal, s->stream, entries);
+    if (!rc) msm_gpu_ctx_set_g2_half(s->ctx, 1);
+    return rc;
+}
+
 int slot_warm(cuda_slot *s, int ordinal, int urgent)
 {
     int rc = CUZK_OK;
@@ -117,8 +125,7 @@ int slot_warm(cuda_slot *s, int ordinal, int urgent)
         slot_destroy(s);
         return rc;
     }
-    if (!s->ctx && !(rc = msm_gpu_ctx_create(&s->ctx, ordinal, s->stream, CUDA_MSM_ENTRIES_LEAN)))
-        s->ctx_entries = CUDA_MSM_ENTRIES_LEAN;
+    if (!s->ctx && !(rc = slot_ctx_create(s, ordinal, CUDA_MSM_ENTRIES_LEAN))) s->ctx_entries = CUDA_MSM_ENTRIES_LEAN;
     return rc;
 }
 
@@ -179,7 +186,7 @@ int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_
      * slot's cap is never below it, CUZK_MSM_ENTRIES_LOG >= 25) */
     size_t entries = lean || urgent ? CUDA_MSM_ENTRIES_LEAN : full_entries;
     if (!s->ctx) {
-        if ((rc = msm_gpu_ctx_create(&s->ctx, ordinal, s->stream, entries))) return rc;
+        if ((rc = slot_ctx_create(s, ordinal, entries))) return rc;
         s->ctx_entries = entries;
     } else if (s->ctx_entries != entries) {
         if ((rc = msm_gpu_ctx_set_max_entries(s->ctx, entries))) return rc;

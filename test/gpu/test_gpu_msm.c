@@ -306,11 +306,27 @@ static void test_plans(void **state)
         for (size_t j = 0; j < n; j++) make_scalar(&k[j], w == 2 ? S_MIXED : S_RANDOM);
         check(MSM_CURVE_G1, gb, host, k, n, MSM_SCALARS_HOST, "forced window, capped entries");
     }
+    /* G2 at half the entries (msm_gpu_ctx_set_g2_half, the backend's slots): 2^18 random
+     * scalars at 13-bit windows (20) run in point chunks of 2^17, twice the groups */
+    const size_t n2 = (size_t)1 << 18;
+    void *host2;
+    msm_gpu_bases *gb2 = gen_bases(MSM_CURVE_G2, n2, &host2);
+    msm_gpu_ctx_set_window(small, 13);
+    for (size_t j = 0; j < n2; j++) make_scalar(&k[j], S_RANDOM);
+    msm_gpu_stats st;
+    for (int half = 0; half < 2; half++) {
+        msm_gpu_ctx_set_g2_half(small, half);
+        check(MSM_CURVE_G2, gb2, host2, k, n2, MSM_SCALARS_HOST, half ? "G2, half the entries" : "G2, all entries");
+        msm_gpu_last_stats(small, &st);
+        if (st.copies <= 1) assert_int_equal(st.window_groups, half ? 40 : 20); /* not over copies */
+    }
     ctx = saved;
     msm_gpu_ctx_free(small);
     free(k);
     free(host);
+    free(host2);
     msm_gpu_bases_free(gb);
+    msm_gpu_bases_free(gb2);
 }
 
 /* Both bucket reductions (msm_gpu_ctx_set_reduce; CUZK_MSM_REDUCE for new contexts) on their

@@ -1,0 +1,199 @@
+/*
+ * The MSM scratch estimate (msm_gpu_scratch_parts: what the CUDA backend sizes a worker slot's
+ * MSM context by) against what the plan itself asks of a context's buffers, at the sizes a
+ * storage provider runs: msm_size_run runs kernels/msm/msm_plan.cuh without data or arithmetic.
+ * A context's buffers grow and never shrink, so a slot that runs a partition's five MSMs ends
+ * holding, per buffer, the largest any of them asked for, whatever their scalars: the estimate
+ * must bound that for every share of 0 and 1 scalars, and should not waste gigabytes of a
+ * card's bases doing so. Needs no GPU; skipped (77) without CUDA.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "support/testutil.h"
+
+#ifdef CUZK_HAVE_CUDA
+#include "cuzk/cuzk.h"
+#include "msm.h"
+
+#define GiB 1073741824.0
+
+/* A key's vectors in the order a slot runs them: H, L, A, B_G1, B_G2 */
+typedef struct {
+    const char *name;
+    size_t n[5];
+} key_shape;
+
+static const int curve_of[5] = {MSM_CURVE_G1, MSM_CURVE_G1, MSM_CURVE_G1, MSM_CURVE_G1, MSM_CURVE_G2};
+
+/* PoRep 2^27 (counts rounded, FORMATS.md) and WinningPoSt 2^19's proportions */
+static const key_shape porep = {"PoRep 2^27", {(1u << 27) - 1, 130000000, 130000000, 32000000, 32000000}};
+static const key_shape winning = {"WinningPoSt 2^19", {(1u << 19) - 1, (1u << 19) - 64, 1u << 19, 1u << 17, 1u << 17}};
+
+typedef struct {
+    size_t entries;     /* the context's sort entries a group */
+    int g2_half, acc;   /* msm_gpu_ctx_set_g2_half, MSM_ACC_* */
+    unsigned waves;
+    size_t piece_bytes; /* 0: whole vectors (msm_gpu_run) */
+    size_t wave_g1, wave_g2;
+} slot_cfg;
+
+static size_t piece_pts(const slot_cfg *c, int v)
+{
+    return c->piece_bytes ? c->piece_bytes / (curve_of[v] == MSM_CURVE_G1 ? 96 : 192) : 0;
+}
+
+/* The backend's rule (lib/backend/cuda_flow.c, msm_scratch): each part's largest over the
+ * key's vectors, G2's at half the entries where the context halves them. */
+static size_t estimate(const key_shape *k, const slot_cfg *c, msm_scratch_parts *parts)
+{
+    msm_scratch_parts most, p;
+    memset(&most, 0, sizeof most);
+    for (int v = 0; v < 5; v++) {
+        const size_t e = curve_of[v] == MSM_CURVE_G2 && c->g2_half ? c->entries / 2 : c->entries;
+        msm_gpu_scratch_parts(curve_of[v], k->n[v], e, piece_pts(c, v), 0, c->waves, c->acc, &p);
+        assert_int_equal(msm_scratch_parts_total(&p),
+                         msm_gpu_scratch_bytes(curve_of[v], k->n[v], e, piece_pts(c, v), 0, c->waves, c->acc));
+        msm_scratch_parts_max(&most, &p);
+    }
+    if (parts) *parts = most;
+    return msm_scratch_parts_total(&most);
+}
+
+static void run(msm_size_ctx *s, const slot_cfg *c, int v, size_t n, size_t n1, size_t nr, int spread)
+{
+    /* H over two precomputed copies where the slot made them (full slots) */
+    const unsigned copies = v == 0 && !c->piece_bytes ? 2 : 1;
+    assert_int_equal(msm_size_run(s, curve_of[v], n, n1, nr, piece_pts(c, v), spread, copies, 0), CUZK_OK);
+}
+
+/* Every vector of k on one context, over a grid of counts (n·1.08^-i scalars other than 0 and
+ * 1, the rest zeros or ones; pieces spread evenly and front-first) and random ones: what the
+ * context ends holding. */
+static size_t worst_held(const key_shape *k, const slot_cfg *c, int randoms, msm_scratch_parts *parts)
+{
+    msm_size_ctx *s = msm_size_ctx_new(c->entries, c->g2_half, c->acc, c->waves, c->wave_g1, c->wave_g2);
+    assert_non_null(s);
+    for (int v = 0; v < 5; v++) {
+        const size_t n = k->n[v];
+        for (double f = 1.0; (size_t)(n * f) > 0; f /= 1.08) {
+            const size_t nr = (size_t)(n * f);
+            for (int spread = 0; spread < (c->piece_bytes ? 2 : 1); spread++) {
+                run(s, c, v, n, 0, nr, spread);
+                run(s, c, v, n, n - nr, nr, spread);
+            }
+        }
+        run(s, c, v, n, n, 0, 1);
+        run(s, c, v, n, 0, 0, 1);
+        for (int i = 0; i < randoms; i++) {
+            const size_t nr = test_rand64() % (n + 1), n1 = test_rand64() % (n - nr + 1);
+            run(s, c, v, n, n1, nr, (int)(test_rand64() & 1));
+        }
+    }
+    const size_t held = msm_size_held(s);
+    if (parts) msm_size_held_parts(s, parts);
+    msm_size_ctx_free(s);
+    return held;
+}
+
+static const char *acc_name(int acc)
+{
+    return acc == MSM_ACC_XYZZ ? "xyzz" : acc == MSM_ACC_PAIRWISE ? "pairwise" : "auto";
+}
+
+/* held <= estimate in every slot layout the backend makes (full at 2^25..2^28 entries, lean in
+ * pieces), every accumulation, with and without urgent waves, at the estimate's wave bounds and
+ * at an H200's occupancy (G1 3 blocks of 128 on 132 SMs, G2 2 of 64) */
+static void test_bound_holds(void **state)
+{
+    (void)state;
+    const int accs[3] = {MSM_ACC_XYZZ, MSM_ACC_AUTO, MSM_ACC_PAIRWISE};
+    const key_shape *keys[2] = {&porep, &winning};
+    for (int ki = 0; ki < 2; ki++)
+        for (int a = 0; a < 3; a++)
+            for (int half = 0; half < 2; half++)
+                for (int layout = 0; layout < 6; layout++) {
+                    slot_cfg c = {(size_t)1 << (layout < 4 ? 25 + layout : 25), half, accs[a], 1,
+                                  layout == 4 ? (size_t)768 << 20 : layout == 5 ? (size_t)1536 << 20 : 0, 0, 0};
+                    for (int wv = 0; wv < 3; wv++) {
+                        c.waves = wv == 1 ? 8 : 1;
+                        c.wave_g1 = wv == 2 ? 132 * 384 : 0, c.wave_g2 = wv == 2 ? 132 * 128 : 0;
+                        msm_scratch_parts hp, ep;
+                        const size_t held = worst_held(keys[ki], &c, 8, &hp), est = estimate(keys[ki], &c, &ep);
+                        int part_over = 0;
+                        for (int i = 0; i < MSM_PARTS; i++) part_over |= hp.part[i] > ep.part[i];
+                        if (held > est || part_over || (ki == 0 && wv == 0))
+                            printf("%s, %s, g2 half %d, 2^%d entries, pieces %zu MiB, %u waves%s: held %.3f GiB, "
+                                   "estimate %.3f GiB\n", keys[ki]->name, acc_name(c.acc), half,
+                                   __builtin_ctzll(c.entries), c.piece_bytes >> 20, c.waves,
+                                   wv == 2 ? " (H200 occupancy)" : "", held / GiB, est / GiB);
+                        for (int i = 0; i < MSM_PARTS; i++)
+                            if (hp.part[i] > ep.part[i])
+                                printf("  part %d: held %.3f GiB, estimate %.3f GiB\n", i, hp.part[i] / GiB,
+                                       ep.part[i] / GiB);
+                        assert_true(held <= est);
+                    }
+                }
+}
+
+/* ... and wastes little: every GiB over what the plan can take is a GiB of bases a card does
+ * not hold resident. The precomputed copies' buckets (counted for every whole vector: copies
+ * are made after the slots are sized) and CUB's share are what remains. */
+static void test_bound_is_tight(void **state)
+{
+    (void)state;
+    const int accs[2] = {MSM_ACC_XYZZ, MSM_ACC_AUTO};
+    for (int a = 0; a < 2; a++)
+        for (int layout = 0; layout < 5; layout++) {
+            const slot_cfg c = {(size_t)1 << (layout < 3 ? 26 + layout : 25), 1, accs[a], 1,
+                                layout == 3 ? (size_t)768 << 20 : layout == 4 ? (size_t)1536 << 20 : 0, 0, 0};
+            msm_scratch_parts hp, ep;
+            const size_t held = worst_held(&porep, &c, 0, &hp), est = estimate(&porep, &c, &ep);
+            for (int i = 0; i < MSM_PARTS; i++)
+                printf("  part %d: held %.3f GiB, estimate %.3f GiB\n", i, hp.part[i] / GiB, ep.part[i] / GiB);
+            printf("PoRep, %s, 2^%d entries, pieces %zu MiB: estimate %.3f GiB over %.3f held (+%.1f %%)\n",
+                   acc_name(c.acc), __builtin_ctzll(c.entries), c.piece_bytes >> 20, est / GiB, held / GiB,
+                   100.0 * ((double)est / (double)held - 1));
+            assert_true(est <= held + held / 8 + ((size_t)256 << 20));
+        }
+}
+
+/* Halving G2's entries keeps a rich (pairwise) slot's pairwise scratch at G1's: PoRep's at
+ * 2^26 entries costs the slot no more than H's own pairwise scratch over XYZZ's. */
+static void test_g2_half(void **state)
+{
+    (void)state;
+    for (size_t e = (size_t)1 << 26; e <= (size_t)1 << 28; e <<= 1) {
+        slot_cfg rich = {e, 1, MSM_ACC_AUTO, 1, 0, 0, 0}, plain = rich, whole = rich;
+        plain.acc = MSM_ACC_XYZZ;
+        whole.g2_half = 0;
+        msm_scratch_parts h;
+        msm_gpu_scratch_parts(MSM_CURVE_G1, porep.n[0], e, 0, 0, 1, MSM_ACC_PAIRWISE, &h);
+        const size_t r = estimate(&porep, &rich, NULL), p = estimate(&porep, &plain, NULL),
+                     w = estimate(&porep, &whole, NULL);
+        printf("2^%d entries: rich %.2f GiB (G2 at all entries %.2f), plain %.2f, H's pairwise scratch %.2f\n",
+               __builtin_ctzll(e), r / GiB, w / GiB, p / GiB, h.part[MSM_PART_PAIR] / GiB);
+        assert_true(r <= p + h.part[MSM_PART_PAIR] + ((size_t)1 << 30) / 4);
+        assert_true(w > r + h.part[MSM_PART_PAIR] / 2); /* G2 at all entries: twice H's pairwise */
+    }
+}
+
+int main(void)
+{
+    test_seed();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bound_holds),
+        cmocka_unit_test(test_bound_is_tight),
+        cmocka_unit_test(test_g2_half),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
+#else
+int main(void) { return 77; }
+#endif
