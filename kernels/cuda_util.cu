@@ -144,6 +144,19 @@ extern "C" void gpu_free(void *p)
         (void)cudaGetLastError();
 }
 
+extern "C" int gpu_pool_used(int dev, uint64_t *used, uint64_t *high)
+{
+    cudaMemPool_t pool;
+    cudaStream_t st;
+    unsigned long long u = 0, h = 0;
+    CUDA_TRY(pool_of(dev, &pool, &st));
+    CUDA_TRY(cudaStreamSynchronize(st));
+    CUDA_TRY(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &u));
+    CUDA_TRY(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &h));
+    *used = u, *high = h;
+    return 0;
+}
+
 extern "C" void gpu_mem_trim(void)
 {
     /* pools are never destroyed once made: read them under the lock, wait outside it (a

@@ -608,6 +608,71 @@ static void test_pairwise(void **state)
     msm_gpu_ctx_free(pw);
 }
 
+/* What a worker slot's context holds after a partition's five MSMs, measured as the device
+ * pool's bytes in use, against the placement's estimate (each part's largest over the vectors,
+ * G2 at half the entries: lib/backend/cuda_flow.c) and against the plan run without data
+ * (msm_size_run at the estimate's wave bounds): the sizing executor must see every buffer the
+ * device context makes, and CUB's temporary storage must fit what the estimate allows it. A
+ * PoRep-like partition scaled down (H, L, A at 2^21, B at 2^19), each vector run with full-width
+ * and with PoRep-bit scalars, AUTO accumulation, 2^22 entries a group. */
+static void test_scratch_held(void **state)
+{
+    (void)state;
+    const size_t entries = (size_t)1 << 22;
+    const int curves[5] = {MSM_CURVE_G1, MSM_CURVE_G1, MSM_CURVE_G1, MSM_CURVE_G1, MSM_CURVE_G2};
+    const size_t ns[5] = {((size_t)1 << 21) - 1, (size_t)1 << 21, (size_t)1 << 21, (size_t)1 << 19, (size_t)1 << 19};
+    msm_gpu_bases *gb[5];
+    void *dsc[5][2];
+    uint32_t counts[5][2][2];
+    for (int v = 0; v < 5; v++) {
+        const void *gen = curves[v] == MSM_CURVE_G1 ? (const void *)&G1_GENERATOR : (const void *)&G2_GENERATOR;
+        assert_int_equal(msm_gpu_bases_generate(&gb[v], 0, curves[v], ns[v], gen, test_rand64(), rand_nonzero64()), 0);
+        fr_t *k = malloc(ns[v] * sizeof *k);
+        assert_non_null(k);
+        for (int mix = 0; mix < 2; mix++) {
+            for (size_t j = 0; j < ns[v]; j++) make_scalar(&k[j], mix ? S_BITS : S_RANDOM);
+            msm_count_classes_host(k, ns[v], CUZK_FR_CANONICAL, counts[v][mix]);
+            assert_int_equal(gpu_malloc(&dsc[v][mix], ns[v] * sizeof *k), 0);
+            assert_int_equal(gpu_memcpy_to_device(dsc[v][mix], k, ns[v] * sizeof *k), 0);
+        }
+        free(k);
+    }
+    msm_gpu_ctx *sc = NULL;
+    assert_int_equal(msm_gpu_ctx_create(&sc, 0, NULL, entries), 0);
+    msm_gpu_ctx_set_accumulation(sc, MSM_ACC_AUTO, 0, 0);
+    msm_gpu_ctx_set_g2_half(sc, 1);
+    msm_size_ctx *sz = msm_size_ctx_new(entries, 1, MSM_ACC_AUTO, 1, 0, 0);
+    assert_non_null(sz);
+    uint64_t before, after, high;
+    assert_int_equal(gpu_pool_used(0, &before, &high), 0);
+    msm_scratch_parts est, p;
+    memset(&est, 0, sizeof est);
+    for (int v = 0; v < 5; v++) {
+        const size_t e = curves[v] == MSM_CURVE_G2 ? entries / 2 : entries;
+        msm_gpu_scratch_parts(curves[v], ns[v], e, 0, 0, 1, MSM_ACC_AUTO, &p);
+        msm_scratch_parts_max(&est, &p);
+        for (int mix = 0; mix < 2; mix++) {
+            g2_jac out; /* large enough for either curve's sum */
+            assert_int_equal(msm_gpu_run(sc, gb[v], 0, dsc[v][mix], ns[v], CUZK_FR_CANONICAL, MSM_SCALARS_DEVICE, &out), 0);
+            assert_int_equal(msm_size_run(sz, curves[v], ns[v], counts[v][mix][0], counts[v][mix][1], 0, 1, 1, 0), 0);
+        }
+    }
+    assert_int_equal(gpu_pool_used(0, &after, &high), 0);
+    const uint64_t held = after - before, planned = msm_size_held(sz), bound = msm_scratch_parts_total(&est);
+    const uint64_t cub = ((uint64_t)32 << 20) + entries / 2;
+    printf("context holds %.1f MiB; the plan without data %.1f MiB (+ CUB's allowance %.1f); estimate %.1f MiB\n",
+           held / 1048576.0, planned / 1048576.0, cub / 1048576.0, bound / 1048576.0);
+    assert_true(held <= planned + cub);
+    assert_true(held <= bound);
+    msm_size_ctx_free(sz);
+    msm_gpu_ctx_free(sc);
+    for (int v = 0; v < 5; v++) {
+        gpu_free(dsc[v][0]);
+        gpu_free(dsc[v][1]);
+        msm_gpu_bases_free(gb[v]);
+    }
+}
+
 /* MSM_ACC_AUTO, a new context's default: pairwise from CUZK_MSM_PAIR_MIN scalars other than
  * 0 and 1 (read when the context is made; 1000 here), XYZZ below; switched to XYZZ
  * (msm_gpu_ctx_set_acc_kind, as the backend does per key) the context frees the pairwise
@@ -955,6 +1020,7 @@ int main(void)
         cmocka_unit_test(test_affine_special),
         cmocka_unit_test(test_pairwise),
         cmocka_unit_test(test_auto_switch),
+        cmocka_unit_test(test_scratch_held),
         cmocka_unit_test(test_pairwise_special),
         cmocka_unit_test(test_precompute),
     };
