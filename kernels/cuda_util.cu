@@ -144,16 +144,16 @@ extern "C" void gpu_free(void *p)
         (void)cudaGetLastError();
 }
 
-extern "C" int gpu_pool_used(int dev, uint64_t *used, uint64_t *high)
+extern "C" int gpu_pool_used(int dev, uint64_t *used, uint64_t *reserved)
 {
     cudaMemPool_t pool;
     cudaStream_t st;
-    unsigned long long u = 0, h = 0;
+    unsigned long long u = 0, r = 0;
     CUDA_TRY(pool_of(dev, &pool, &st));
     CUDA_TRY(cudaStreamSynchronize(st));
     CUDA_TRY(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &u));
-    CUDA_TRY(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &h));
-    *used = u, *high = h;
+    CUDA_TRY(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &r));
+    *used = u, *reserved = r;
     return 0;
 }
 

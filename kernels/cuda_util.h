@@ -32,10 +32,11 @@ void gpu_free(void *p);
 /* The pools' unused memory back to the driver (engine destroy: the device's free memory is
  * then what it was before the engine). */
 void gpu_mem_trim(void);
-/* Bytes allocated now from device dev's pool and not freed (*used), and the most ever at once
- * (*high): what every gpu_malloc and stream-ordered allocation of the process holds there (for
- * tests of the placement's estimates). CUZK_EDEVICE where the pool cannot be made. */
-int gpu_pool_used(int dev, uint64_t *used, uint64_t *high);
+/* Bytes allocated now from device dev's pool and not freed (*used), and the device memory the
+ * pool holds for them and for what was freed into it (*reserved: freed memory stays mapped):
+ * what every gpu_malloc and stream-ordered allocation of the process takes there (for tests of
+ * the placement's estimates). CUZK_EDEVICE where the pool cannot be made. */
+int gpu_pool_used(int dev, uint64_t *used, uint64_t *reserved);
 /* Page-locked host memory (the copy engine reads it asynchronously; kernels read it over the
  * bus): an anonymous mapping registered with CUDA (kernels/host_pinned.cu says why not
  * cudaHostAlloc: cudaFreeHost held back every thread's launches for hundreds of ms). */

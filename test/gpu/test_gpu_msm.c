@@ -643,8 +643,8 @@ static void test_scratch_held(void **state)
     msm_gpu_ctx_set_g2_half(sc, 1);
     msm_size_ctx *sz = msm_size_ctx_new(entries, 1, MSM_ACC_AUTO, 1, 0, 0);
     assert_non_null(sz);
-    uint64_t before, after, high;
-    assert_int_equal(gpu_pool_used(0, &before, &high), 0);
+    uint64_t before, after, res_before, res_after;
+    assert_int_equal(gpu_pool_used(0, &before, &res_before), 0);
     msm_scratch_parts est, p;
     memset(&est, 0, sizeof est);
     for (int v = 0; v < 5; v++) {
@@ -657,11 +657,15 @@ static void test_scratch_held(void **state)
             assert_int_equal(msm_size_run(sz, curves[v], ns[v], counts[v][mix][0], counts[v][mix][1], 0, 1, 1, 0), 0);
         }
     }
-    assert_int_equal(gpu_pool_used(0, &after, &high), 0);
+    assert_int_equal(gpu_pool_used(0, &after, &res_after), 0);
     const uint64_t held = after - before, planned = msm_size_held(sz), bound = msm_scratch_parts_total(&est);
     const uint64_t cub = ((uint64_t)32 << 20) + entries / 2;
-    printf("context holds %.1f MiB; the plan without data %.1f MiB (+ CUB's allowance %.1f); estimate %.1f MiB\n",
-           held / 1048576.0, planned / 1048576.0, cub / 1048576.0, bound / 1048576.0);
+    /* the pool's reservation too (freed memory stays mapped: a buffer grown in steps may leave
+     * its smaller blocks reserved), printed for the record: the budget counts what is held */
+    printf("context holds %.1f MiB (the pool reserved %.1f MiB more); the plan without data %.1f MiB (+ CUB's "
+           "allowance %.1f); estimate %.1f MiB\n", held / 1048576.0,
+           ((double)res_after - (double)res_before) / 1048576.0, planned / 1048576.0, cub / 1048576.0,
+           bound / 1048576.0);
     assert_true(held <= planned + cub);
     assert_true(held <= bound);
     msm_size_ctx_free(sz);
