@@ -184,6 +184,45 @@ static void test_g2_half(void **state)
     }
 }
 
+/* The buckets' bound per window size (msm.cu, run_buckets_bound) rests on the window never
+ * falling as the count of scalars other than 0 and 1 grows: check it against every count of a
+ * small MSM, each entry cap and accumulation, and a fine grid at PoRep's size. */
+static void test_buckets_every_count(void **state)
+{
+    (void)state;
+    const int accs[3] = {MSM_ACC_XYZZ, MSM_ACC_PAIRWISE, MSM_ACC_AUTO};
+    const size_t caps[3] = {(size_t)1 << 10, (size_t)1 << 14, (size_t)1 << 20};
+    for (int curve = MSM_CURVE_G1; curve <= MSM_CURVE_G2; curve++)
+        for (int a = 0; a < 3; a++)
+            for (int ci = 0; ci < 3; ci++) {
+                const size_t n = curve == MSM_CURVE_G1 ? 20000 : 6000;
+                msm_size_ctx *s = msm_size_ctx_new(caps[ci], 0, accs[a], 1, 0, 0);
+                assert_non_null(s);
+                for (size_t nr = 0; nr <= n; nr++) assert_int_equal(msm_size_run(s, curve, n, 0, nr, 0, 1, 1, 0), 0);
+                msm_scratch_parts held, est;
+                msm_size_held_parts(s, &held);
+                msm_gpu_scratch_parts(curve, n, caps[ci], 0, 0, 1, accs[a], &est);
+                assert_true(held.part[MSM_PART_BUCKETS] <= est.part[MSM_PART_BUCKETS]);
+                assert_true(msm_size_held(s) <= msm_scratch_parts_total(&est));
+                msm_size_ctx_free(s);
+            }
+    /* H of a PoRep key at 2^26 entries: counts n·1.001^-i */
+    for (int a = 0; a < 2; a++) {
+        const size_t n = ((size_t)1 << 27) - 1, cap = (size_t)1 << 26;
+        msm_size_ctx *s = msm_size_ctx_new(cap, 0, a ? MSM_ACC_PAIRWISE : MSM_ACC_XYZZ, 1, 0, 0);
+        assert_non_null(s);
+        for (double f = 1.0; (size_t)(n * f) > 0; f /= 1.001)
+            assert_int_equal(msm_size_run(s, MSM_CURVE_G1, n, 0, (size_t)(n * f), 0, 1, 1, 0), 0);
+        msm_scratch_parts held, est;
+        msm_size_held_parts(s, &held);
+        msm_gpu_scratch_parts(MSM_CURVE_G1, n, cap, 0, 0, 1, a ? MSM_ACC_PAIRWISE : MSM_ACC_XYZZ, &est);
+        printf("H 2^27 at 2^26 entries, %s: buckets at most %.3f GiB over every count, bound %.3f GiB\n",
+               a ? "pairwise" : "xyzz", held.part[MSM_PART_BUCKETS] / GiB, est.part[MSM_PART_BUCKETS] / GiB);
+        assert_true(held.part[MSM_PART_BUCKETS] <= est.part[MSM_PART_BUCKETS]);
+        msm_size_ctx_free(s);
+    }
+}
+
 int main(void)
 {
     test_seed();
@@ -191,6 +230,7 @@ int main(void)
         cmocka_unit_test(test_bound_holds),
         cmocka_unit_test(test_bound_is_tight),
         cmocka_unit_test(test_g2_half),
+        cmocka_unit_test(test_buckets_every_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

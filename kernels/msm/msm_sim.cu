@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -368,9 +369,10 @@ struct size_exec {
     int reduce = MSM_REDUCE_AUTO;
     int ensure(void **p, size_t bytes)
     {
-        const size_t i = (size_t)(p - (void **)bufs);
-        if (p < (void **)bufs || i >= sizeof cap / sizeof cap[0])
+        const uintptr_t at = (uintptr_t)p, base = (uintptr_t)bufs;
+        if (at < base || at >= base + sizeof *bufs || (at - base) % sizeof(void *))
             return err_set(CUZK_EINVAL, "msm size: a buffer outside the plan's");
+        const size_t i = (at - base) / sizeof(void *);
         bytes = bytes < 256 ? 256 : bytes;
         if (cap[i] < bytes) cap[i] = bytes;
         *p = (void *)p; /* never dereferenced: nothing runs */
