@@ -313,7 +313,9 @@ void msm_size_ctx_free(msm_size_ctx *ctx);
  * msm_gpu_ctx_set_counts does): msm_gpu_run's plan (piece = 0; over `copies` precomputed
  * copies at window pre_c, 0 = as msm_gpu_bases_precompute chooses, where its cost model takes
  * them) or msm_gpu_acc_*'s in pieces of `piece` points, the counts spread evenly over them
- * (spread = 1) or front-first (0: the first pieces all other than 0 and 1, then the ones). */
+ * (spread = 1), front-first (0: the first pieces all other than 0 and 1, then the ones) or
+ * late (2: the first piece one scalar other than 0 and 1, which fixes a 4-bit window, the
+ * others front-first after it). */
 int msm_size_run(msm_size_ctx *ctx, int curve, size_t n, size_t n_one, size_t n_rest, size_t piece, int spread,
                  unsigned copies, unsigned pre_c);
 /* Device bytes the context's buffers would hold now: every run's largest request per buffer. */

@@ -74,8 +74,8 @@ static void run(msm_size_ctx *s, const slot_cfg *c, int v, size_t n, size_t n1, 
 }
 
 /* Every vector of k on one context, over a grid of counts (n·1.08^-i scalars other than 0 and
- * 1, the rest zeros or ones; pieces spread evenly and front-first) and random ones: what the
- * context ends holding. */
+ * 1, the rest zeros or ones; pieces spread evenly, front-first, and late, the first piece's one
+ * such scalar fixing the smallest window) and random ones: what the context ends holding. */
 static size_t worst_held(const key_shape *k, const slot_cfg *c, int randoms, msm_scratch_parts *parts)
 {
     msm_size_ctx *s = msm_size_ctx_new(c->entries, c->g2_half, c->acc, c->waves, c->wave_g1, c->wave_g2);
@@ -84,7 +84,7 @@ static size_t worst_held(const key_shape *k, const slot_cfg *c, int randoms, msm
         const size_t n = k->n[v];
         for (double f = 1.0; (size_t)(n * f) > 0; f /= 1.08) {
             const size_t nr = (size_t)(n * f);
-            for (int spread = 0; spread < (c->piece_bytes ? 2 : 1); spread++) {
+            for (int spread = 0; spread < (c->piece_bytes ? 3 : 1); spread++) {
                 run(s, c, v, n, 0, nr, spread);
                 run(s, c, v, n, n - nr, nr, spread);
             }
@@ -107,9 +107,10 @@ static const char *acc_name(int acc)
     return acc == MSM_ACC_XYZZ ? "xyzz" : acc == MSM_ACC_PAIRWISE ? "pairwise" : "auto";
 }
 
-/* held <= estimate in every slot layout the backend makes (full at 2^25..2^28 entries, lean in
- * pieces), every accumulation, with and without urgent waves, at the estimate's wave bounds and
- * at an H200's occupancy (G1 3 blocks of 128 on 132 SMs, G2 2 of 64) */
+/* held <= estimate, part by part, in every slot layout the backend makes (full at 2^25..2^28
+ * entries, lean in pieces: 768 and 1536 MiB, and an eighth of a small key's H, cuda_piece_bytes),
+ * every accumulation, with and without urgent waves, at the estimate's wave bounds and at an
+ * H200's occupancy (G1 3 blocks of 128 on 132 SMs, G2 2 of 64) */
 static void test_bound_holds(void **state)
 {
     (void)state;
@@ -118,9 +119,14 @@ static void test_bound_holds(void **state)
     for (int ki = 0; ki < 2; ki++)
         for (int a = 0; a < 3; a++)
             for (int half = 0; half < 2; half++)
-                for (int layout = 0; layout < 6; layout++) {
+                for (int layout = 0; layout < 7; layout++) {
+                    const size_t small_piece = keys[ki]->n[0] * 96 / 8 / 192 * 192; /* cuda_piece_bytes */
                     slot_cfg c = {(size_t)1 << (layout < 4 ? 25 + layout : 25), half, accs[a], 1,
-                                  layout == 4 ? (size_t)768 << 20 : layout == 5 ? (size_t)1536 << 20 : 0, 0, 0};
+                                  layout == 4   ? (size_t)768 << 20
+                                  : layout == 5 ? (size_t)1536 << 20
+                                  : layout == 6 ? small_piece
+                                                : 0,
+                                  0, 0};
                     for (int wv = 0; wv < 3; wv++) {
                         c.waves = wv == 1 ? 8 : 1;
                         c.wave_g1 = wv == 2 ? 132 * 384 : 0, c.wave_g2 = wv == 2 ? 132 * 128 : 0;
@@ -138,8 +144,44 @@ static void test_bound_holds(void **state)
                                 printf("  part %d: held %.3f GiB, estimate %.3f GiB\n", i, hp.part[i] / GiB,
                                        ep.part[i] / GiB);
                         assert_true(held <= est);
+                        assert_false(part_over);
                     }
                 }
+}
+
+/* Each part alone, MSM by MSM, at counts just below and above every window change: a run's sort
+ * entries are not monotone in its count (4433132 scalars take 16 windows, 4433133 take 15),
+ * and over precomputed copies of any count (13 windows in two merged ones of 7 copies: 14 a
+ * point). */
+static void test_window_changes(void **state)
+{
+    (void)state;
+    const int accs[3] = {MSM_ACC_XYZZ, MSM_ACC_AUTO, MSM_ACC_PAIRWISE};
+    size_t runs = 0;
+    for (int curve = MSM_CURVE_G1; curve <= MSM_CURVE_G2; curve++)
+        for (int a = 0; a < 3; a++)
+            for (size_t e = (size_t)1 << 25; e <= (size_t)1 << 28; e <<= 1)
+                for (double nf = 64; nf < 6e7; nf *= 1.03) {
+                    const size_t n = (size_t)nf;
+                    msm_scratch_parts est, held;
+                    msm_gpu_scratch_parts(curve, n, e, 0, 0, 1, accs[a], &est);
+                    for (unsigned copies = 1; copies <= 16; copies += copies < 2 ? 1 : 5) {
+                        msm_size_ctx *s = msm_size_ctx_new(e, 0, accs[a], 1, 0, 0);
+                        assert_non_null(s);
+                        for (double f = 1.0; f > 0.75; f /= 1.02, runs++)
+                            assert_int_equal(msm_size_run(s, curve, n, 0, (size_t)(n * f), 0, 1, copies, 0), CUZK_OK);
+                        msm_size_held_parts(s, &held);
+                        for (int i = 0; i < MSM_PARTS; i++)
+                            if (held.part[i] > est.part[i]) {
+                                printf("G%d, %zu points, 2^%d entries, %s, %u copies: part %d held %zu > estimate %zu\n",
+                                       curve == MSM_CURVE_G1 ? 1 : 2, n, __builtin_ctzll(e), acc_name(accs[a]), copies, i,
+                                       held.part[i], est.part[i]);
+                                fail();
+                            }
+                        msm_size_ctx_free(s);
+                    }
+                }
+    printf("%zu runs within their estimate, part by part\n", runs);
 }
 
 /* ... and wastes little: every GiB over what the plan can take is a GiB of bases a card does
@@ -228,6 +270,7 @@ int main(void)
     test_seed();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bound_holds),
+        cmocka_unit_test(test_window_changes),
         cmocka_unit_test(test_bound_is_tight),
         cmocka_unit_test(test_g2_half),
         cmocka_unit_test(test_buckets_every_count),

@@ -644,6 +644,32 @@ template <class F> static size_t run_buckets_bound(size_t pts, size_t max_entrie
     return most;
 }
 
+/* The most sort entries a group of msm_gpu_run's plain plan takes over pts points, whatever
+ * share of their scalars is 0 or 1: nr·min(windows, max_entries / nr) at c =
+ * msm_choose_window(nr), which falls where a larger count takes a larger window (18-bit windows
+ * from 4433133 scalars: 15 windows, 16 below), so per window size the most scalars that still
+ * choose it (the count just below the next size's fewest) give its largest group. */
+static size_t run_entries_bound(size_t pts, size_t max_entries, bool pairwise)
+{
+    size_t most = 0;
+    const unsigned cmax = msm_choose_window(pts, pairwise);
+    for (unsigned c = 4; c <= cmax; c++) {
+        size_t hi = pts; /* the most scalars choosing c or less: one below the fewest choosing more */
+        if (c < cmax) {
+            size_t lo = 1;
+            while (lo < hi) {
+                const size_t mid = lo + (hi - lo) / 2;
+                if (msm_choose_window(mid, pairwise) > c) hi = mid;
+                else lo = mid + 1;
+            }
+            hi = lo - 1;
+        }
+        const size_t e = hi * msm_windows(c);
+        most = e > most ? e : most;
+    }
+    return most < max_entries ? most : max_entries;
+}
+
 template <class F>
 static void scratch_typed(size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max, bool pairwise,
                           unsigned waves, size_t part[MSM_PARTS])
@@ -656,9 +682,21 @@ static void scratch_typed(size_t n, size_t max_entries, size_t piece, size_t buc
     const size_t nwin = msm_windows(c), B = (size_t)1 << (c - 1);
     /* sort entries of a group: chunk·wg at pts scalars, but a run of fewer (nr) takes
      * nr·min(max_entries / nr, its windows), which is not monotone in nr (max_entries 2^26,
-     * 40 M points: 40 M entries; 33 M: 66 M): min(max_entries, pts·nwin) bounds every nr */
-    const size_t all_windows = pts * nwin;
-    size_t ent = persist || all_windows > max_entries ? max_entries : all_windows;
+     * 40 M points: 40 M entries; 33 M: 66 M; and just below a window change, 4433132 scalars
+     * at 16 windows take more than 4433133 at 15): a whole run's by run_entries_bound, and
+     * over precomputed copies t·wg entries a point, which is 2·ceil(windows / 2) where two
+     * merged windows of ceil(windows / 2) copies make the group (13 windows: 14). Several
+     * pieces fix the window at the first with scalars other than 0 and 1, however few (4
+     * bits: 64 windows), and a later piece of pts of them groups as many of those as fit. */
+    size_t ent;
+    if (persist) ent = max_entries;
+    else if (piece && pts < n) ent = pts * msm_windows(4) < max_entries ? pts * msm_windows(4) : max_entries;
+    else if (piece) ent = run_entries_bound(n, max_entries, pairwise); /* one piece: a whole run's */
+    else {
+        const size_t wp = msm_windows(msm_choose_window(n)), pre = n * (wp + (wp & 1));
+        ent = run_entries_bound(n, max_entries, pairwise);
+        if (pre > ent) ent = pre < max_entries ? pre : max_entries;
+    }
     if (!ent) ent = 1;
     /* buckets: pieces fix the window at the first piece with scalars other than 0 and 1, and
      * a later piece with few of them groups every window: nwin·B. A whole run chooses its

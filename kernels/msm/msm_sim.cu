@@ -467,7 +467,7 @@ static uint32_t share(size_t total, size_t k, size_t np, size_t cap, bool spread
 }
 
 template <class F>
-static int size_typed(msm_size_ctx *s, size_t n, size_t n_one, size_t n_rest, size_t piece, bool spread,
+static int size_typed(msm_size_ctx *s, size_t n, size_t n_one, size_t n_rest, size_t piece, int spread,
                       unsigned copies, unsigned pre_c)
 {
     plan_stats st;
@@ -492,8 +492,14 @@ static int size_typed(msm_size_ctx *s, size_t n, size_t n_one, size_t n_rest, si
     for (size_t k = 0; !rc && k < np; k++) {
         const size_t pts = n - k * piece < piece ? n - k * piece : piece;
         st.known = true;
-        st.known_rest = share(n_rest, k, np, pts, spread, rest); /* front-first: the rest first */
-        st.known_one = share(n_one, k, np, pts - st.known_rest, spread, ones);
+        if (spread == 2) { /* the first piece one scalar other than 0 and 1, the rest after it */
+            const size_t r = k ? n_rest - rest : n_rest < 1 ? n_rest : 1, o = n_one - ones;
+            st.known_rest = (uint32_t)(r < pts ? r : pts);
+            st.known_one = (uint32_t)(o < pts - st.known_rest ? o : pts - st.known_rest);
+        } else {
+            st.known_rest = share(n_rest, k, np, pts, spread, rest); /* front-first: the rest first */
+            st.known_one = share(n_one, k, np, pts - st.known_rest, spread, ones);
+        }
         ones += st.known_one, rest += st.known_rest;
         rc = plan_add<F>(s->x, s->b, none, nullptr, pts, 1, entries, &st);
     }
@@ -506,6 +512,6 @@ extern "C" int msm_size_run(msm_size_ctx *s, int curve, size_t n, size_t n_one, 
     if (!s || (curve != MSM_CURVE_G1 && curve != MSM_CURVE_G2) || n_one + n_rest > n || n > 0x7fffffffu)
         return err_set(CUZK_EINVAL, "msm_size_run: curve %d, %zu points, %zu ones, %zu other", curve, n, n_one, n_rest);
     if (!n) return 0;
-    return curve == MSM_CURVE_G1 ? size_typed<fp>(s, n, n_one, n_rest, piece, spread != 0, copies, pre_c)
-                                 : size_typed<fp2>(s, n, n_one, n_rest, piece, spread != 0, copies, pre_c);
+    return curve == MSM_CURVE_G1 ? size_typed<fp>(s, n, n_one, n_rest, piece, spread, copies, pre_c)
+                                 : size_typed<fp2>(s, n, n_one, n_rest, piece, spread, copies, pre_c);
 }
