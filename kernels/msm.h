@@ -225,6 +225,10 @@ enum {
 typedef struct {
     size_t part[MSM_PARTS];
 } msm_scratch_parts;
+/* What the estimate leaves out (the backend uses none of it): a window forced by
+ * msm_gpu_ctx_set_window or given to msm_gpu_bases_precompute, kmul > 1
+ * (msm_gpu_ctx_set_accumulation), runs over part of a base vector (first > 0), and the copy
+ * of host scalars (n·32 bytes). */
 void msm_gpu_scratch_parts(int curve, size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max,
                            unsigned waves, int acc, msm_scratch_parts *out);
 static inline void msm_scratch_parts_max(msm_scratch_parts *acc, const msm_scratch_parts *p)

@@ -713,8 +713,9 @@ static void scratch_typed(size_t n, size_t max_entries, size_t piece, size_t buc
         buckets = run > pre ? run : pre;
         merge = (size_t)P << (cp - 1);
     }
-    /* level-0 threads are `waves` waves: one is ~132 SMs x 8 blocks x 128 on an H200 (G1; 2^18
-     * bounds it), G2's blocks are half as wide at lower occupancy (~34 k; 2^17 bounds it) */
+    /* level-0 threads are `waves` waves: one is the SMs times the resident blocks of the level-0
+     * kernel (an H200: 132 x 2 or 3 blocks of 128 for G1, ~34-51 k; 2^18 bounds it), G2's blocks
+     * are half as wide at no higher occupancy (2^17 bounds it) */
     const size_t Tmax = ((size_t)1 << (sizeof(F) > 48 ? 17 : 18)) * waves;
     size_t T = ent / 2 < Tmax ? ent / 2 + 1 : Tmax;
     /* each buffer is at least 256 bytes (dev_exec::ensure) */
@@ -730,9 +731,12 @@ static void scratch_typed(size_t n, size_t max_entries, size_t piece, size_t buc
      * affine points and T·ceil(K/4) prefix products, K = ent / T; bounded by one more slot of
      * each per thread */
     part[MSM_PART_PAIR] = pairwise && !persist ? (ent / 2 + T) * 2 * sizeof(F) + (ent / 4 + T) * sizeof(F) + 2 * 256 : 0;
-    /* windows, ones, results; CUB's temporary storage (its radix sort's look-back state grows
-     * with the keys: ~0.2 bytes a key) and the pool's alignment */
-    part[MSM_PART_FIXED] = (MSM_MAX_WINDOWS + 2) * (P + sizeof(jacobian<F>)) + ((size_t)32 << 20) + ent / 2;
+    /* windows, ones, results; CUB's temporary storage and the pool's alignment. The radix
+     * sort's (onesweep, DoubleBuffer: no copy of keys or values) is its look-back state, a tile's
+     * 256 4-byte counters per 384 x 23 keys on sm_90 (x 21 on sm_80): ~0.13 bytes a key, 34 MB
+     * at 2^28; DeviceSelect's tile state over 2^31 flags ~13 MB (CCCL 3.0's dispatch headers,
+     * read in session 17's review) */
+    part[MSM_PART_FIXED] = (MSM_MAX_WINDOWS + 2) * (P + sizeof(jacobian<F>)) + ((size_t)32 << 20) + ent / 4;
 }
 
 extern "C" void msm_gpu_scratch_parts(int curve, size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max,

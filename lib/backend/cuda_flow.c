@@ -35,10 +35,12 @@ int cuda_acc_plain(void)
 
 int cuda_acc_rich(void) { return msm_acc_from_env(); }
 
+int cuda_g2_half(int acc) { return acc == MSM_ACC_AUTO || acc == MSM_ACC_PAIRWISE; }
+
 /* What a slot's MSM context holds after the key's MSMs, whole vectors (full) or pieces (lean):
  * its buffers keep the largest request each saw, so each part's largest over the vectors, not
- * the largest vector's total (msm.h). G2 runs sort half the entries (msm_gpu_ctx_set_g2_half,
- * set on every slot's context), so its pairwise scratch is G1's. */
+ * the largest vector's total (msm.h). With pairwise's scratch G2 runs sort half the entries
+ * (cuda_g2_half, which slot_msm sets), so its pairwise scratch is no more than G1's. */
 static uint64_t msm_scratch(const cuda_key *k, size_t entries, uint64_t piece_bytes, int acc)
 {
     msm_scratch_parts most;
@@ -46,7 +48,7 @@ static uint64_t msm_scratch(const cuda_key *k, size_t entries, uint64_t piece_by
     for (int v = 0; v < PL_N; v++) {
         uint64_t n = k->n[v], pts = piece_bytes ? piece_bytes / pl_point_bytes(v) : n;
         if (pts > n) pts = n;
-        const size_t e = pl_curve(v) == MSM_CURVE_G2 ? entries / 2 : entries;
+        const size_t e = pl_curve(v) == MSM_CURVE_G2 && cuda_g2_half(acc) ? entries / 2 : entries;
         msm_scratch_parts p;
         msm_gpu_scratch_parts(pl_curve(v), n, e, piece_bytes ? pts : 0, 0, k->msm_waves, acc, &p);
         msm_scratch_parts_max(&most, &p);

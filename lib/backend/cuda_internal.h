@@ -378,6 +378,10 @@ uint64_t cuda_ws_lean(const cuda_key *k, uint64_t piece_bytes);
  * (MSM_ACC_AUTO, or CUZK_MSM_ACC's). */
 int cuda_acc_plain(void);
 int cuda_acc_rich(void);
+/* Whether a slot's G2 MSMs sort half the entries under accumulation acc
+ * (msm_gpu_ctx_set_g2_half): where pairwise's scratch is counted (AUTO, PAIRWISE), whose G2
+ * entry takes twice a G1 entry's; XYZZ's entries cost the same on either curve. */
+int cuda_g2_half(int acc);
 /* A key's MSM level-0 waves (msm_gpu_ctx_set_waves): CUZK_MSM_WAVES (env_waves) when set,
  * else CUDA_URGENT_WAVES for an engine with urgent workers unless the key is pinned, else 1. */
 unsigned cuda_msm_waves(uint32_t urgent_workers, int pinned, unsigned env_waves);

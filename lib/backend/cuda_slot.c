@@ -110,14 +110,6 @@ static int slot_create(cuda_slot *s, int urgent)
     return CUZK_OK;
 }
 
-/* The slot's MSM context: G2 runs at half its entries, as cuda_flow.c's estimate counts them. */
-static int slot_ctx_create(cuda_slot *s, int ordinal, size_t entries)
-{
-    const int rc = msm_gpu_ctx_create(&s->ctx, ordinal, s->stream, entries);
-    if (!rc) msm_gpu_ctx_set_g2_half(s->ctx, 1);
-    return rc;
-}
-
 int slot_warm(cuda_slot *s, int ordinal, int urgent)
 {
     int rc = CUZK_OK;
@@ -125,7 +117,8 @@ int slot_warm(cuda_slot *s, int ordinal, int urgent)
         slot_destroy(s);
         return rc;
     }
-    if (!s->ctx && !(rc = slot_ctx_create(s, ordinal, CUDA_MSM_ENTRIES_LEAN))) s->ctx_entries = CUDA_MSM_ENTRIES_LEAN;
+    if (!s->ctx && !(rc = msm_gpu_ctx_create(&s->ctx, ordinal, s->stream, CUDA_MSM_ENTRIES_LEAN)))
+        s->ctx_entries = CUDA_MSM_ENTRIES_LEAN;
     return rc;
 }
 
@@ -186,7 +179,7 @@ int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_
      * slot's cap is never below it, CUZK_MSM_ENTRIES_LOG >= 25) */
     size_t entries = lean || urgent ? CUDA_MSM_ENTRIES_LEAN : full_entries;
     if (!s->ctx) {
-        if ((rc = slot_ctx_create(s, ordinal, entries))) return rc;
+        if ((rc = msm_gpu_ctx_create(&s->ctx, ordinal, s->stream, entries))) return rc;
         s->ctx_entries = entries;
     } else if (s->ctx_entries != entries) {
         if ((rc = msm_gpu_ctx_set_max_entries(s->ctx, entries))) return rc;
@@ -427,8 +420,11 @@ int slot_msm(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordina
     int rc;
     if ((rc = slot_yield(s, ordinal)) || (rc = slot_stage_begin(s, st, s->stream))) return rc;
     msm_gpu_ctx_set_waves(s->ctx, k->msm_waves); /* the key's scratch was budgeted with them */
-    /* and with this accumulation (switching away from pairwise frees its scratch) */
-    rc = msm_gpu_ctx_set_acc_kind(s->ctx, s->urgent_own ? cuda_acc_plain() : kd->msm_acc);
+    /* and with this accumulation (switching away from pairwise frees its scratch), G2 at half
+     * the entries where its pairwise scratch was counted so (cuda_g2_half) */
+    const int acc = s->urgent_own ? cuda_acc_plain() : kd->msm_acc;
+    msm_gpu_ctx_set_g2_half(s->ctx, cuda_g2_half(acc));
+    rc = msm_gpu_ctx_set_acc_kind(s->ctx, acc);
     if (rc == CUZK_OK) {
         if (FAULT_HIT(FAULT_CUDA_MSM)) rc = err_set(CUZK_EDEVICE, "injected fault: CUDA MSM");
         else if (kd->pl.ws == PL_FULL && counts) {
