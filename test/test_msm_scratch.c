@@ -265,6 +265,44 @@ static void test_buckets_every_count(void **state)
     }
 }
 
+/* Keys sharing a slot: its context runs them one partition after another, keeping each buffer
+ * at the largest request, while the slot is budgeted for the largest key's scratch. Under one
+ * accumulation the largest key's parts are each the largest (Filecoin's shapes at 2^27 and
+ * WinningPoSt's: lib/groth16/synth_shape.c's proportions), so that holds; across accumulations
+ * it does not (a pairwise key's scratch beside an XYZZ key's larger index lists and buckets),
+ * which is why a slot empties its context when the accumulation changes (cuda_slot.c,
+ * slot_prepare). */
+static void test_keys_in_one_slot(void **state)
+{
+    (void)state;
+    static const key_shape snap = {"SnapDeals 2^27", {(1u << 27) - 1, 81000000, 48600000, 20600000, 20600000}};
+    static const key_shape wpost = {"WindowPoSt 2^27", {(1u << 27) - 1, 125000000, 116000000, 70000000, 70000000}};
+    const key_shape *keys[4] = {&porep, &snap, &wpost, &winning};
+    for (int lg = 26; lg <= 28; lg++) {
+        msm_scratch_parts mixed[2];
+        for (int a = 0; a < 2; a++) {
+            const slot_cfg c = {(size_t)1 << lg, a, a ? MSM_ACC_AUTO : MSM_ACC_XYZZ, 1, 0, 0, 0};
+            msm_scratch_parts all, p;
+            memset(&all, 0, sizeof all);
+            size_t most = 0;
+            for (int k = 0; k < 4; k++) {
+                const size_t t = estimate(keys[k], &c, &p);
+                most = t > most ? t : most;
+                msm_scratch_parts_max(&all, &p);
+                if (k == (a ? 0 : 2)) mixed[a] = p; /* PoRep pairwise, WindowPoSt XYZZ */
+            }
+            assert_int_equal(msm_scratch_parts_total(&all), most);
+        }
+        const size_t apart = msm_scratch_parts_total(&mixed[0]) > msm_scratch_parts_total(&mixed[1])
+                                 ? msm_scratch_parts_total(&mixed[0])
+                                 : msm_scratch_parts_total(&mixed[1]);
+        msm_scratch_parts_max(&mixed[0], &mixed[1]);
+        printf("2^%d entries: PoRep pairwise after WindowPoSt XYZZ in one context %.2f GiB, either alone at most "
+               "%.2f\n", lg, msm_scratch_parts_total(&mixed[0]) / GiB, apart / GiB);
+        assert_true(msm_scratch_parts_total(&mixed[0]) > apart);
+    }
+}
+
 int main(void)
 {
     test_seed();
@@ -274,6 +312,7 @@ int main(void)
         cmocka_unit_test(test_bound_is_tight),
         cmocka_unit_test(test_g2_half),
         cmocka_unit_test(test_buckets_every_count),
+        cmocka_unit_test(test_keys_in_one_slot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -128,6 +128,8 @@ typedef struct cuda_slot {
     void *stream, *copy_stream, *bases_stream;
     msm_gpu_ctx *ctx;
     size_t ctx_entries;
+    int ctx_acc;                 /* the accumulation (MSM_ACC_*) its context last ran a      */
+                                 /* partition with; -1: none since it was made or trimmed */
     void *ev_ref;
     void *ev[2 * ST_N];
     uint8_t stage_used[ST_N];
@@ -292,7 +294,7 @@ void cuda_evict_apply(cuda_dev *d, uint32_t i, cuda_key **owners, const pl_evict
 cuda_slot *slot_acquire(cuda_dev *d, int urgent, uint32_t own_fits, uint32_t prefer, int *own);
 void slot_release(cuda_dev *d, cuda_slot *s);
 int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_bytes, size_t prep_bytes,
-                 size_t piece_bytes, int urgent, size_t full_entries);
+                 size_t piece_bytes, int urgent, size_t full_entries, int acc);
 void slot_destroy(cuda_slot *s);
 /* A witness-only partition's buffers, after slot_prepare: its witness (wit_bytes, 0: none, the
  * layout has room for it) and two constraint-system pieces (piece_bytes each, 0: resident). */

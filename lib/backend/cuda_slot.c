@@ -117,8 +117,10 @@ int slot_warm(cuda_slot *s, int ordinal, int urgent)
         slot_destroy(s);
         return rc;
     }
-    if (!s->ctx && !(rc = msm_gpu_ctx_create(&s->ctx, ordinal, s->stream, CUDA_MSM_ENTRIES_LEAN)))
+    if (!s->ctx && !(rc = msm_gpu_ctx_create(&s->ctx, ordinal, s->stream, CUDA_MSM_ENTRIES_LEAN))) {
         s->ctx_entries = CUDA_MSM_ENTRIES_LEAN;
+        s->ctx_acc = -1;
+    }
     return rc;
 }
 
@@ -154,6 +156,7 @@ static void free_witness_bufs(cuda_slot *s)
 void slot_shrink(cuda_slot *s)
 {
     if (s->ctx && msm_gpu_ctx_trim(s->ctx)) err_clear(); /* a device error: the next partition meets it */
+    s->ctx_acc = -1;
     free_work(s);
     free_witness_bufs(s);
     free_stream_bufs(s);
@@ -165,7 +168,7 @@ void slot_shrink(cuda_slot *s)
 /* Streams, events and buffers for a partition: created the first time, grown when a larger
  * partition comes (within the slot's placement), never per partition. */
 int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_bytes, size_t prep_bytes,
-                 size_t piece_bytes, int urgent, size_t full_entries)
+                 size_t piece_bytes, int urgent, size_t full_entries, int acc)
 {
     int rc;
     if (!s->ready && (rc = slot_create(s, urgent))) {
@@ -181,10 +184,21 @@ int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_
     if (!s->ctx) {
         if ((rc = msm_gpu_ctx_create(&s->ctx, ordinal, s->stream, entries))) return rc;
         s->ctx_entries = entries;
+        s->ctx_acc = -1;
     } else if (s->ctx_entries != entries) {
         if ((rc = msm_gpu_ctx_set_max_entries(s->ctx, entries))) return rc;
         s->ctx_entries = entries;
     }
+    /* a context keeps each buffer at the largest request it saw, and a slot is budgeted for
+     * the largest key's scratch under that key's accumulation (cuda_flow.c): keys of one
+     * accumulation grow the same buffers (the largest key's are the largest: test_msm_scratch),
+     * but a pairwise key's scratch beside an XYZZ key's larger buckets and index lists would be
+     * more than either (PoRep pairwise after WindowPoSt XYZZ at 2^27 entries: +1.8 GiB). So a
+     * partition of another accumulation than the last starts from an empty context (its stream
+     * is idle here; the buffers go back to the device's pool, stream-ordered) */
+    const int run = s->urgent_own ? cuda_acc_plain() : acc;
+    if (s->ctx_acc >= 0 && s->ctx_acc != run && (rc = msm_gpu_ctx_trim(s->ctx))) return rc;
+    s->ctx_acc = run;
     /* a slot that ran a full partition and now streams (a key that gave way its bases, or
      * alternating keys) gives back the full work area first: the placement budgeted the lean
      * one plus the stream buffers, not both layouts at once (into the device's pool: no wait) */
