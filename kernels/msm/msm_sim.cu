@@ -439,7 +439,7 @@ extern "C" size_t msm_size_held(const msm_size_ctx *s) { return s ? s->x.held() 
 static int part_of(size_t i)
 {
     const size_t at = i * sizeof(void *);
-#define IN(f, n) (at >= offsetof(msm_bufs, f) && at < offsetof(msm_bufs, f) + (n) * sizeof(void *))
+#define IN(f, n) (at - offsetof(msm_bufs, f) < (n) * sizeof(void *)) /* below f: wraps, so out */
     if (IN(is_one, 1) || IN(is_rest, 1) || IN(idx_one, 1) || IN(idx_rest, 1) || IN(counts, 1)) return MSM_PART_INDEX;
     if (IN(keys, 2) || IN(vals, 2)) return MSM_PART_SORT;
     if (IN(buckets, 1)) return MSM_PART_BUCKETS;
