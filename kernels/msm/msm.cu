@@ -735,8 +735,12 @@ static void scratch_typed(size_t n, size_t max_entries, size_t piece, size_t buc
      * sort's (onesweep, DoubleBuffer: no copy of keys or values) is its look-back state, a tile's
      * 256 4-byte counters per 384 x 23 keys on sm_90 (x 21 on sm_80): ~0.13 bytes a key, 34 MB
      * at 2^28; DeviceSelect's tile state over 2^31 flags ~13 MB (CCCL 3.0's dispatch headers,
-     * read in session 17's review) */
-    part[MSM_PART_FIXED] = (MSM_MAX_WINDOWS + 2) * (P + sizeof(jacobian<F>)) + ((size_t)32 << 20) + ent / 4;
+     * read in session 17's review). And each of the context's buffers (and CUB's) rounded up
+     * to the pool's granularity, taken as 2 MiB (the device's large page), where the parts
+     * count exact requests. */
+    const size_t buffers = sizeof(msm_bufs) / sizeof(void *) + 1;
+    part[MSM_PART_FIXED] = (MSM_MAX_WINDOWS + 2) * (P + sizeof(jacobian<F>)) + ((size_t)32 << 20) + ent / 4 +
+                           buffers * ((size_t)2 << 20);
 }
 
 extern "C" void msm_gpu_scratch_parts(int curve, size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max,

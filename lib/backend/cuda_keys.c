@@ -214,7 +214,7 @@ static void fill_pl_input(const cuda_backend *b, const cuda_dev *d, const cuda_k
  * enough), taken only where that costs nothing the plain placement has: the same kind, layout,
  * slot count, resident prefixes, precomputed copies and urgent room, and no evictions (in0:
  * the inputs as filled, before the plain placement changed them). A 2^27 PoRep key's full slot
- * grows from 24.9 to 28.4 GiB (27.95 to 32.26 before the scratch estimate was tightened, when
+ * grows from 25.0 to 28.4 GiB (27.95 to 32.26 before the scratch estimate was tightened, when
  * its partitions ran 5.3 % faster on an H200: bench/RESULTS.md, session 12), which an 80 GB
  * card now holds beside the key; on a GPU made 16 GiB pairwise would stream more bases and
  * lose 6.4 %, and the key keeps XYZZ. 1: *in, *pl and *room replaced. */

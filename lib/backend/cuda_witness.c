@@ -24,7 +24,7 @@
 /* A streamed system's pieces: an eighth of its largest matrix, within these bounds (and at
  * least its longest row), so small systems stream in several pieces too. The pieces are copied
  * between the evaluation's kernels on one stream, so larger ones would not copy faster; what
- * they cost is room: PoRep (2^27) on a 16 GiB card needs its lean streaming slot (11.03 GiB),
+ * they cost is room: PoRep (2^27) on a 16 GiB card needs its lean streaming slot (11.08 GiB),
  * the witness (3.88 GiB) and two pieces within the 15.38 GiB the card leaves libcuzk. */
 #define CS_PIECE_MIN ((uint64_t)64 << 10)
 #define CS_PIECE_MAX CUDA_CS_PIECE_MAX
