@@ -363,6 +363,61 @@ static void porep_layouts_by_card(void **state)
     assert_true(rich_80);
 }
 
+/* The entry cap a PoRep key takes at load (placement_choose_entries, as cuda_keys.c's
+ * plan_key_entries asks it) with the size functions' slots, one card: ctx = {cap, workers}. */
+typedef struct {
+    uint64_t cap;
+    uint32_t workers;
+    const cuda_key *k;
+} cap_case;
+
+static int plan_cap(void *ctx, uint64_t entries, int rich, pl_device *d)
+{
+    const cap_case *c = ctx;
+    memset(d, 0, sizeof *d);
+    for (int v = 0; v < PL_N; v++) d->in.base_bytes[v] = c->k->n[v] * pl_point_bytes(v);
+    d->in.avail = c->cap;
+    d->in.max_slots = c->workers;
+    d->in.lean_slots = cuda_lean_slots_auto(c->k, c->cap, 0, 0);
+    d->in.piece_bytes = cuda_piece_bytes_first(c->k, c->cap, 0, d->in.lean_slots);
+    d->in.ws_full = cuda_ws_full_at(c->k, rich ? cuda_acc_rich() : cuda_acc_plain(), entries);
+    d->in.ws_lean = cuda_ws_lean_acc(c->k, d->in.piece_bytes, cuda_acc_plain());
+    d->in.stream_bufs = 2 * d->in.piece_bytes;
+    uint32_t failed;
+    return placement_plan(d, 1, 0, &failed);
+}
+
+static unsigned porep_cap_log(const cuda_key *k, uint64_t cap, uint32_t workers)
+{
+    cap_case c = {cap, workers, k};
+    pl_device base, scratch[2];
+    assert_int_equal(plan_cap(&c, CUDA_MSM_ENTRIES_FULL, 0, &base), CUZK_OK);
+    const uint64_t e = placement_choose_entries(plan_cap, &c, &base, 1, CUDA_MSM_ENTRIES_FULL,
+                                                CUDA_MSM_ENTRIES_MAX, cuda_copies_max(), scratch);
+    return (unsigned)__builtin_ctzll(e);
+}
+
+/* With the size functions' slots (porep_layouts_by_card): the H200 keeps session 16's caps
+ * (2^27 with two workers, 2^28 with one), and an 80 GB card with the budget a real one leaves
+ * (about 78.3 GiB after the CUDA context and the margin: not measured) takes 2^27, where the
+ * 74.5 GiB of 80e9 bytes keeps 2^26. Predicted; no GPU ran these. */
+static void porep_caps_by_card(void **state)
+{
+    (void)state;
+    static cuda_key k;
+    static groth16_params pk;
+    porep_like_key(&k, &pk);
+    const uint64_t h200 = (uint64_t)(138.64 * GiB), a100 = (uint64_t)(78.3 * GiB),
+                   a100_80e9 = 80000000000ull - CUDA_DEVICE_MARGIN;
+    printf("caps: H200 two workers 2^%u, one 2^%u; 80 GB at 78.3 GiB 2^%u, at 80e9 bytes 2^%u\n",
+           porep_cap_log(&k, h200, 2), porep_cap_log(&k, h200, 1), porep_cap_log(&k, a100, 2),
+           porep_cap_log(&k, a100_80e9, 2));
+    assert_int_equal(porep_cap_log(&k, h200, 2), 27);
+    assert_int_equal(porep_cap_log(&k, h200, 1), 28);
+    assert_int_equal(porep_cap_log(&k, a100, 2), 27);
+    assert_int_equal(porep_cap_log(&k, a100_80e9, 2), 26);
+}
+
 static void waves_by_key_and_engine(void **state)
 {
     (void)state;
@@ -384,6 +439,7 @@ int main(void)
         cmocka_unit_test(full_key_in_lean_slot),
         cmocka_unit_test(waves_by_key_and_engine),
         cmocka_unit_test(porep_layouts_by_card),
+        cmocka_unit_test(porep_caps_by_card),
         cmocka_unit_test(full_entries_in_shared_slot),
         cmocka_unit_test(porep_witness_fits_16_gib),
     };
