@@ -610,33 +610,21 @@ static void test_pairwise(void **state)
 
 /* What a worker slot's context holds after a partition's five MSMs, measured as the device
  * pool's bytes in use, against the placement's estimate (each part's largest over the vectors,
- * G2 at half the entries: lib/backend/cuda_flow.c) and against the plan run without data
- * (msm_size_run at the estimate's wave bounds): the sizing executor must see every buffer the
- * device context makes, and CUB's temporary storage must fit what the estimate allows it. A
- * PoRep-like partition scaled down (H, L, A at 2^21, B at 2^19), each vector run with full-width
- * and with PoRep-bit scalars, AUTO accumulation, 2^22 entries a group. */
-static void test_scratch_held(void **state)
+ * G2 at half the entries with pairwise: lib/backend/cuda_flow.c) and against the plan run
+ * without data (msm_size_run at the estimate's wave bounds): the sizing executor must see every
+ * buffer the device context makes, and CUB's temporary storage and the pool's rounding must fit
+ * what the estimate allows them. A PoRep-like partition scaled down (H, L, A at 2^21, B at
+ * 2^19), each vector run with full-width and with PoRep-bit scalars, AUTO accumulation: whole
+ * vectors at 2^22 entries a group (a full slot), then in pieces of 2^18 points at 2^20 (a lean
+ * slot's msm_gpu_acc_*, the pieces read from the resident bases). */
+enum { SH_VECS = 5 };
+static const int sh_curves[SH_VECS] = {MSM_CURVE_G1, MSM_CURVE_G1, MSM_CURVE_G1, MSM_CURVE_G1, MSM_CURVE_G2};
+static const size_t sh_n[SH_VECS] = {((size_t)1 << 21) - 1, (size_t)1 << 21, (size_t)1 << 21, (size_t)1 << 19,
+                                     (size_t)1 << 19};
+
+static void scratch_held(msm_gpu_bases *const gb[SH_VECS], void *const dsc[SH_VECS][2],
+                         uint32_t counts[SH_VECS][2][2], size_t entries, size_t piece)
 {
-    (void)state;
-    const size_t entries = (size_t)1 << 22;
-    const int curves[5] = {MSM_CURVE_G1, MSM_CURVE_G1, MSM_CURVE_G1, MSM_CURVE_G1, MSM_CURVE_G2};
-    const size_t ns[5] = {((size_t)1 << 21) - 1, (size_t)1 << 21, (size_t)1 << 21, (size_t)1 << 19, (size_t)1 << 19};
-    msm_gpu_bases *gb[5];
-    void *dsc[5][2];
-    uint32_t counts[5][2][2];
-    for (int v = 0; v < 5; v++) {
-        const void *gen = curves[v] == MSM_CURVE_G1 ? (const void *)&G1_GENERATOR : (const void *)&G2_GENERATOR;
-        assert_int_equal(msm_gpu_bases_generate(&gb[v], 0, curves[v], ns[v], gen, test_rand64(), rand_nonzero64()), 0);
-        fr_t *k = malloc(ns[v] * sizeof *k);
-        assert_non_null(k);
-        for (int mix = 0; mix < 2; mix++) {
-            for (size_t j = 0; j < ns[v]; j++) make_scalar(&k[j], mix ? S_BITS : S_RANDOM);
-            msm_count_classes_host(k, ns[v], CUZK_FR_CANONICAL, counts[v][mix]);
-            assert_int_equal(gpu_malloc(&dsc[v][mix], ns[v] * sizeof *k), 0);
-            assert_int_equal(gpu_memcpy_to_device(dsc[v][mix], k, ns[v] * sizeof *k), 0);
-        }
-        free(k);
-    }
     msm_gpu_ctx *sc = NULL;
     assert_int_equal(msm_gpu_ctx_create(&sc, 0, NULL, entries), 0);
     msm_gpu_ctx_set_accumulation(sc, MSM_ACC_AUTO, 0, 0);
@@ -651,15 +639,29 @@ static void test_scratch_held(void **state)
     assert_int_equal(gpu_pool_used(0, &before, &res_before), 0);
     msm_scratch_parts est, p;
     memset(&est, 0, sizeof est);
-    for (int v = 0; v < 5; v++) {
-        const size_t e = curves[v] == MSM_CURVE_G2 ? entries / 2 : entries;
-        msm_gpu_scratch_parts(curves[v], ns[v], e, 0, 0, 1, MSM_ACC_AUTO, &p);
+    for (int v = 0; v < SH_VECS; v++) {
+        const size_t n = sh_n[v], e = sh_curves[v] == MSM_CURVE_G2 ? entries / 2 : entries;
+        const size_t pb = sh_curves[v] == MSM_CURVE_G1 ? sizeof(g1_aff) : sizeof(g2_aff);
+        msm_gpu_scratch_parts(sh_curves[v], n, e, piece < n ? piece : 0, 0, 1, MSM_ACC_AUTO, &p);
         msm_scratch_parts_max(&est, &p);
         for (int mix = 0; mix < 2; mix++) {
             g2_jac out; /* large enough for either curve's sum */
-            assert_int_equal(
-                msm_gpu_run(sc, gb[v], 0, dsc[v][mix], ns[v], CUZK_FR_CANONICAL, MSM_SCALARS_DEVICE, &out), 0);
-            assert_int_equal(msm_size_run(sz, curves[v], ns[v], counts[v][mix][0], counts[v][mix][1], 0, 1, 1, 0), 0);
+            if (!piece) {
+                assert_int_equal(
+                    msm_gpu_run(sc, gb[v], 0, dsc[v][mix], n, CUZK_FR_CANONICAL, MSM_SCALARS_DEVICE, &out), 0);
+            } else {
+                assert_int_equal(msm_gpu_acc_begin(sc, sh_curves[v], n, CUZK_FR_CANONICAL, 0, 0), 0);
+                for (size_t o = 0; o < n; o += piece)
+                    assert_int_equal(msm_gpu_acc_add(sc, (const uint8_t *)msm_gpu_bases_data(gb[v]) + o * pb,
+                                                     (const uint8_t *)dsc[v][mix] + o * 32,
+                                                     n - o < piece ? n - o : piece),
+                                     0);
+                assert_int_equal(msm_gpu_acc_end(sc, &out), 0);
+            }
+            /* the counts spread evenly over the pieces: the scalars are drawn alike for all */
+            assert_int_equal(msm_size_run(sz, sh_curves[v], n, counts[v][mix][0], counts[v][mix][1],
+                                          piece < n ? piece : 0, 1, 1, 0),
+                             0);
         }
     }
     assert_int_equal(gpu_pool_used(0, &after, &res_after), 0);
@@ -669,15 +671,39 @@ static void test_scratch_held(void **state)
     const uint64_t cub = ((uint64_t)32 << 20) + entries / 4 + 25 * ((uint64_t)2 << 20);
     /* the pool's reservation too (freed memory stays mapped: a buffer grown in steps may leave
      * its smaller blocks reserved), printed for the record: the budget counts what is held */
-    printf("context holds %.1f MiB (the pool reserved %.1f MiB more); the plan without data %.1f MiB (held - "
-           "planned %.1f MiB; CUB's and rounding's allowance %.1f); estimate %.1f MiB\n", held / 1048576.0,
-           ((double)res_after - (double)res_before) / 1048576.0, planned / 1048576.0,
-           ((double)held - (double)planned) / 1048576.0, cub / 1048576.0, bound / 1048576.0);
+    printf("%s: context holds %.1f MiB (the pool reserved %.1f MiB more); the plan without data %.1f MiB (held - "
+           "planned %.1f MiB; CUB's and rounding's allowance %.1f); estimate %.1f MiB\n",
+           piece ? "pieces" : "whole vectors", held / 1048576.0, ((double)res_after - (double)res_before) / 1048576.0,
+           planned / 1048576.0, ((double)held - (double)planned) / 1048576.0, cub / 1048576.0, bound / 1048576.0);
     assert_true(held <= planned + cub);
     assert_true(held <= bound);
     msm_size_ctx_free(sz);
     msm_gpu_ctx_free(sc);
-    for (int v = 0; v < 5; v++) {
+}
+
+static void test_scratch_held(void **state)
+{
+    (void)state;
+    msm_gpu_bases *gb[SH_VECS];
+    void *dsc[SH_VECS][2];
+    uint32_t counts[SH_VECS][2][2];
+    for (int v = 0; v < SH_VECS; v++) {
+        const void *gen = sh_curves[v] == MSM_CURVE_G1 ? (const void *)&G1_GENERATOR : (const void *)&G2_GENERATOR;
+        assert_int_equal(msm_gpu_bases_generate(&gb[v], 0, sh_curves[v], sh_n[v], gen, test_rand64(), rand_nonzero64()),
+                         0);
+        fr_t *k = malloc(sh_n[v] * sizeof *k);
+        assert_non_null(k);
+        for (int mix = 0; mix < 2; mix++) {
+            for (size_t j = 0; j < sh_n[v]; j++) make_scalar(&k[j], mix ? S_BITS : S_RANDOM);
+            msm_count_classes_host(k, sh_n[v], CUZK_FR_CANONICAL, counts[v][mix]);
+            assert_int_equal(gpu_malloc(&dsc[v][mix], sh_n[v] * sizeof *k), 0);
+            assert_int_equal(gpu_memcpy_to_device(dsc[v][mix], k, sh_n[v] * sizeof *k), 0);
+        }
+        free(k);
+    }
+    scratch_held(gb, dsc, counts, (size_t)1 << 22, 0);
+    scratch_held(gb, dsc, counts, (size_t)1 << 20, (size_t)1 << 18);
+    for (int v = 0; v < SH_VECS; v++) {
         gpu_free(dsc[v][0]);
         gpu_free(dsc[v][1]);
         msm_gpu_bases_free(gb[v]);
