@@ -308,7 +308,7 @@ void msm_sim_fp_inv(void *out, const void *in, size_t n);
  * records what a device context's buffers would grow to, for tests of the placement's
  * estimate (msm_gpu_scratch_parts). g2_half as msm_gpu_ctx_set_g2_half; acc: MSM_ACC_*; waves
  * as msm_gpu_ctx_set_waves; wave_g1, wave_g2: level-0 threads of one wave (0 = the estimate's
- * bounds, 2^18 and 2^17). */
+ * bounds, 2^18 and 2^17). NULL with the error set (an unknown acc, out of memory). */
 typedef struct msm_size_ctx msm_size_ctx;
 msm_size_ctx *msm_size_ctx_new(size_t max_entries, int g2_half, int acc, unsigned waves, size_t wave_g1,
                                size_t wave_g2);
@@ -319,11 +319,14 @@ void msm_size_ctx_free(msm_size_ctx *ctx);
  * them) or msm_gpu_acc_*'s in pieces of `piece` points, the counts spread evenly over them
  * (spread = 1), front-first (0: the first pieces all other than 0 and 1, then the ones) or
  * late (2: the first piece one scalar other than 0 and 1, which fixes a 4-bit window, the
- * others front-first after it). */
+ * others front-first after it). CUZK_EINVAL for counts over n, n over 2^31 - 1, another
+ * spread or a window outside 4..22. */
 int msm_size_run(msm_size_ctx *ctx, int curve, size_t n, size_t n_one, size_t n_rest, size_t piece, int spread,
                  unsigned copies, unsigned pre_c);
 /* Device bytes the context's buffers would hold now: every run's largest request per buffer. */
 size_t msm_size_held(const msm_size_ctx *ctx);
+/* What one context would hold after both a's and b's runs: each buffer's larger. */
+size_t msm_size_held_both(const msm_size_ctx *a, const msm_size_ctx *b);
 /* The same by part (msm_gpu_scratch_parts' parts). */
 void msm_size_held_parts(const msm_size_ctx *ctx, msm_scratch_parts *out);
 

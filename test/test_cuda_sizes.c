@@ -301,19 +301,26 @@ static void full_entries_in_shared_slot(void **state)
     assert_int_equal(cuda_full_entries_run(&big, acc, e27, cuda_ws_full_at(&big, acc, e27)), e27);
 }
 
-/* A PoRep key's first placement on a card of `cap` bytes with two workers and no urgent
- * workers (fill_pl_input's inputs, cuda_keys.c), its slots sized for accumulation acc. */
-static int porep_place(const cuda_key *k, uint64_t cap, int acc, pl_input *in, pl_result *r)
+/* A PoRep key's first placement inputs on a card of `cap` bytes with `workers` workers and no
+ * urgent workers (fill_pl_input's, cuda_keys.c), its slots sized for accumulation acc at
+ * `entries` sort entries a group. */
+static void porep_input(const cuda_key *k, uint64_t cap, uint32_t workers, int acc, size_t entries, pl_input *in)
 {
     memset(in, 0, sizeof *in);
     for (int v = 0; v < PL_N; v++) in->base_bytes[v] = k->n[v] * pl_point_bytes(v);
     in->avail = cap;
-    in->max_slots = 2;
+    in->max_slots = workers;
     in->lean_slots = cuda_lean_slots_auto(k, cap, 0, 0);
     in->piece_bytes = cuda_piece_bytes_first(k, cap, 0, in->lean_slots);
-    in->ws_full = cuda_ws_full_acc(k, acc);
+    in->ws_full = cuda_ws_full_at(k, acc, entries);
     in->ws_lean = cuda_ws_lean_acc(k, in->piece_bytes, acc);
     in->stream_bufs = 2 * in->piece_bytes;
+}
+
+/* Its placement there with two workers at the default cap, and the copies it leaves room for. */
+static int porep_place(const cuda_key *k, uint64_t cap, int acc, pl_input *in, pl_result *r)
+{
+    porep_input(k, cap, 2, acc, CUDA_MSM_ENTRIES_FULL, in);
     const int rc = placement_decide(in, r);
     if (!rc) placement_copies(in, 0, cuda_copies_max(), r);
     return rc;
@@ -375,14 +382,7 @@ static int plan_cap(void *ctx, uint64_t entries, int rich, pl_device *d)
 {
     const cap_case *c = ctx;
     memset(d, 0, sizeof *d);
-    for (int v = 0; v < PL_N; v++) d->in.base_bytes[v] = c->k->n[v] * pl_point_bytes(v);
-    d->in.avail = c->cap;
-    d->in.max_slots = c->workers;
-    d->in.lean_slots = cuda_lean_slots_auto(c->k, c->cap, 0, 0);
-    d->in.piece_bytes = cuda_piece_bytes_first(c->k, c->cap, 0, d->in.lean_slots);
-    d->in.ws_full = cuda_ws_full_at(c->k, rich ? cuda_acc_rich() : cuda_acc_plain(), entries);
-    d->in.ws_lean = cuda_ws_lean_acc(c->k, d->in.piece_bytes, cuda_acc_plain());
-    d->in.stream_bufs = 2 * d->in.piece_bytes;
+    porep_input(c->k, c->cap, c->workers, rich ? cuda_acc_rich() : cuda_acc_plain(), entries, &d->in);
     uint32_t failed;
     return placement_plan(d, 1, 0, &failed);
 }

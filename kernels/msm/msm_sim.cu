@@ -417,8 +417,15 @@ struct msm_size_ctx {
 extern "C" msm_size_ctx *msm_size_ctx_new(size_t max_entries, int g2_half, int acc, unsigned waves, size_t wave_g1,
                                           size_t wave_g2)
 {
+    if (acc != MSM_ACC_XYZZ && acc != MSM_ACC_AFFINE && acc != MSM_ACC_PAIRWISE && acc != MSM_ACC_AUTO) {
+        err_set(CUZK_EINVAL, "msm_size_ctx_new: accumulation %d", acc);
+        return nullptr;
+    }
     msm_size_ctx *s = new (std::nothrow) msm_size_ctx();
-    if (!s) return nullptr;
+    if (!s) {
+        err_set(CUZK_ENOMEM, "msm_size_ctx_new");
+        return nullptr;
+    }
     memset(&s->b, 0, sizeof s->b);
     s->x.bufs = &s->b;
     s->max_entries = max_entries ? max_entries : (size_t)1 << 28;
@@ -434,6 +441,14 @@ extern "C" msm_size_ctx *msm_size_ctx_new(size_t max_entries, int g2_half, int a
 extern "C" void msm_size_ctx_free(msm_size_ctx *s) { delete s; }
 
 extern "C" size_t msm_size_held(const msm_size_ctx *s) { return s ? s->x.held() : 0; }
+
+extern "C" size_t msm_size_held_both(const msm_size_ctx *a, const msm_size_ctx *b)
+{
+    size_t t = 0;
+    for (size_t i = 0; a && b && i < sizeof a->x.cap / sizeof a->x.cap[0]; i++)
+        t += a->x.cap[i] > b->x.cap[i] ? a->x.cap[i] : b->x.cap[i];
+    return t;
+}
 
 /* The part of msm_gpu_scratch_parts each buffer of msm_bufs counts in. */
 static int part_of(size_t i)
@@ -509,8 +524,10 @@ static int size_typed(msm_size_ctx *s, size_t n, size_t n_one, size_t n_rest, si
 extern "C" int msm_size_run(msm_size_ctx *s, int curve, size_t n, size_t n_one, size_t n_rest, size_t piece,
                             int spread, unsigned copies, unsigned pre_c)
 {
-    if (!s || (curve != MSM_CURVE_G1 && curve != MSM_CURVE_G2) || n_one + n_rest > n || n > 0x7fffffffu)
-        return err_set(CUZK_EINVAL, "msm_size_run: curve %d, %zu points, %zu ones, %zu other", curve, n, n_one, n_rest);
+    if (!s || (curve != MSM_CURVE_G1 && curve != MSM_CURVE_G2) || n > 0x7fffffffu || n_one > n || n_rest > n - n_one ||
+        spread < 0 || spread > 2 || (pre_c && (pre_c < 4 || pre_c > 22)))
+        return err_set(CUZK_EINVAL, "msm_size_run: curve %d, %zu points, %zu ones, %zu other, spread %d, window %u",
+                       curve, n, n_one, n_rest, spread, pre_c);
     if (!n) return 0;
     return curve == MSM_CURVE_G1 ? size_typed<fp>(s, n, n_one, n_rest, piece, spread, copies, pre_c)
                                  : size_typed<fp2>(s, n, n_one, n_rest, piece, spread, copies, pre_c);

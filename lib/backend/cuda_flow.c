@@ -83,7 +83,8 @@ static uint64_t key_work_bytes(const cuda_key *k, int lean)
  * PoRep partition) runs in two point chunks, each window reduced twice, and over precomputed
  * copies in four, a bucket merge after each later one; in the engine on the H200 that MSM ran
  * in 1006 ms at 2^26, 894 at 2^27 and 839 at 2^28 (bench/RESULTS.md, session 16). Each step
- * up costs the slot 16 bytes an entry and pairwise's scratch (32.4, 40.9, 57.9 GiB a slot). */
+ * up costs the slot 16 bytes an entry and pairwise's scratch (28.4, 33.6, 44.4 GiB a slot;
+ * 32.4, 40.9 and 57.9 when those times were measured, before session 17's tighter estimate). */
 static long entries_log_env(void)
 {
     const char *e = getenv("CUZK_MSM_ENTRIES_LOG");

@@ -456,8 +456,9 @@ static int plan_at_entries(void *ctx, uint64_t entries, int rich, pl_device *dev
  * an engine without urgent workers: with them the spare memory is theirs (a CUZK_SRS_URGENT key
  * loaded later takes its room from what is left then, as cuda_lean_slots_auto keeps one
  * streaming slot for them). A bulk key loaded later finds that much less room (slots never
- * shrink): on the H200 with one worker, PoRep leaves 24.7 GiB instead of 50.2, where a
- * SnapDeals key is partial instead of resident, H streamed first (it costs least).
+ * shrink): on the H200 with one worker, PoRep and H's copy leave 38.4 GiB instead of 54.4
+ * (24.7 instead of 50.2 with the slots of session 16's looser scratch estimate, where a
+ * SnapDeals key was partial instead of resident).
  * CUZK_MSM_ENTRIES_LOG=26 keeps the room. On the H200, PoRep 2^27: 2^27 entries with two
  * workers, 2^28 with one (bench/RESULTS.md, session 16). Only a plan resident on every device
  * widens, so *streams is the default's. Where a key loads at the same time on the same device,

@@ -192,8 +192,9 @@ int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_
     /* a context keeps each buffer at the largest request it saw, and a slot is budgeted for
      * the largest key's scratch under that key's accumulation (cuda_flow.c): keys of one
      * accumulation grow the same buffers (the largest key's are the largest: test_msm_scratch),
-     * but a pairwise key's scratch beside an XYZZ key's larger buckets and index lists would be
-     * more than either (PoRep pairwise after WindowPoSt XYZZ at 2^27 entries: +1.8 GiB). So a
+     * but a pairwise key's scratch beside an XYZZ key's buckets and index lists can be more than
+     * either's budget (Filecoin's keys at 2^27 entries: 13.71 GiB held against 13.69 budgeted,
+     * the plan run without data: test_msm_scratch, test_keys_in_one_slot). So a
      * partition of another accumulation than the last starts from an empty context (its stream
      * is idle here; the buffers go back to the device's pool, stream-ordered) */
     const int run = s->urgent_own ? cuda_acc_plain() : acc;
