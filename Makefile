@@ -36,10 +36,12 @@ LDLIBS_BASE  := -lmimalloc -lpthread -lm
 # ---- CUDA (mk/cuda.mk): CUZK_CUDA=0|1|auto, CUDA_ARCHS=auto|all|list ----
 include mk/cuda.mk
 LDLIBS       := $(LDLIBS_BASE) $(LDLIBS_CUDA)
+# CUZK_CUDA=sim: the kernels' host-only .cu files by the host's C++ compiler
+SIM_CXX_LINE  = $(CXX) -x c++ -std=c++17 -g $(OPT) $(MARCH) $(SANFLAGS) -pthread -fPIC -fvisibility=hidden $(CPPFLAGS_LIB)
 
 # ---- sources ----
-LIB_SRCS     := $(sort $(wildcard lib/*.c lib/*/*.c))
-CU_SRCS      := $(if $(filter 1,$(USE_CUDA)),$(sort $(wildcard kernels/*.cu kernels/*/*.cu)))
+LIB_SRCS     := $(sort $(wildcard lib/*.c lib/*/*.c)) $(if $(filter sim,$(USE_CUDA)),$(sort $(wildcard test/simgpu/*.c)))
+CU_SRCS      := $(if $(filter 1,$(USE_CUDA)),$(sort $(wildcard kernels/*.cu kernels/*/*.cu)),$(if $(filter sim,$(USE_CUDA)),$(SIM_CU_SRCS)))
 # The kernels first: they take longest, so a parallel build starts them before the C files.
 LIB_OBJS     := $(CU_SRCS:%.cu=$(BUILD)/obj/%.o) $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TEST_SRCS    := $(sort $(wildcard test/test_*.c))
@@ -75,7 +77,7 @@ HELLO        := $(BUILD)/bin/hello
 # Writes $(BUILD)/config.mk and the flag files the rules below depend on; prints the first line.
 include mk/record.mk
 
-.PHONY: all lib test test-gpu soak-gpu test-tsan fuzz fuzz-build bench demo install uninstall deps check-deps clean help abi-check abi-dump
+.PHONY: all lib test test-gpu test-simgpu soak-gpu test-tsan fuzz fuzz-build bench demo install uninstall deps check-deps clean help abi-check abi-dump
 .DEFAULT_GOAL := all
 
 all: lib $(if $(CLI_SRCS),$(CLI)) $(if $(BENCH_SRCS),$(BENCH)) $(if $(wildcard examples/hello.c),$(HELLO))
@@ -89,6 +91,7 @@ help:
 	@echo "                     one bench/RESULTS.md row per phase on stdout, appended to STRESS_OUT=file too"
 	@echo "make fuzz            libFuzzer harnesses (clang, build-fuzz), FUZZ_SECONDS=60 each"
 	@echo "make test-tsan       the engine's concurrency tests under ThreadSanitizer (build-tsan)"
+	@echo "make test-simgpu     the CUDA backend's host code over a simulated device (build-simgpu; no GPU needed)"
 	@echo "make demo            prove a backlog of partitions: busy %, stage times, a timeline ($(BUILD)/demo/timeline.svg)"
 	@echo "make install PREFIX=/usr/local DESTDIR=   headers, libraries (libcuzk-supraseal too), cuzk.pc and cuzk-static.pc, cuzk and cuzk-bench"
 	@echo "make abi-check       the exported ABI against abi/libcuzk.abi and abi/libcuzk-supraseal.abi (abidiff; new symbols need a new node)"
@@ -102,9 +105,10 @@ $(BUILD)/obj/%.o: %.c $(FLAGS_CC)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(CPPFLAGS_LIB) -MMD -MP -c $< -o $@
 
+# (CUZK_CUDA=sim: the host-only ones, by the host's C++ compiler)
 $(BUILD)/obj/%.o: %.cu $(FLAGS_NVCC)
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) $(NVCC_THREADS) $(GENCODE) $(NVCC_FILE_FLAGS) -MMD -MP -c $< -o $@
+	$(if $(filter sim,$(USE_CUDA)),$(SIM_CXX_LINE),$(NVCC) $(NVCCFLAGS) $(NVCC_THREADS) $(GENCODE)) $(NVCC_FILE_FLAGS) -MMD -MP -c $< -o $@
 
 # The MSM plan's host simulation is host code only, a test oracle (test_msm_sim): gcc -O1
 # instead of -O3 compiles it in a third of the time (29 -> 10 CPU s, bench/RESULTS.md); the
@@ -152,7 +156,8 @@ $(INTERNAL): $(LIB_OBJS) $(FLAGS_LINK)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $(LIB_OBJS)
 
-PROG_CFLAGS := $(ALL_CFLAGS) -Iinclude -Ilib -Ikernels -Itest $(if $(filter 1,$(USE_CUDA)),-DCUZK_HAVE_CUDA=1)
+PROG_CFLAGS := $(ALL_CFLAGS) -Iinclude -Ilib -Ikernels -Itest $(if $(filter 1 sim,$(USE_CUDA)),-DCUZK_HAVE_CUDA=1) \
+               $(if $(filter sim,$(USE_CUDA)),-DCUZK_SIMGPU=1)
 
 # test_prove_alloc counts the library's own calls to the C heap (--wrap redirects the
 # archive's references to malloc & co. to the test's counters).
@@ -253,6 +258,16 @@ soak-gpu: check-deps
 	 $(MAKE) --no-print-directory $(BUILD)/test/gpu/test_gpu_stress || exit 1; \
 	 CUZK_STRESS_TOTAL_SECONDS=$$(( $(MINUTES) * 60 )) $(BUILD)/test/gpu/test_gpu_stress; rc=$$?; \
 	 if [ $$rc = 77 ]; then echo "soak-gpu: SKIP (no CUDA device)"; exit 0; fi; exit $$rc
+
+# The CUDA backend's host code — placement, worker slots, streamed bases and systems, urgent
+# pacing, cancels, key churn, the engine stress test — over the simulated device
+# (test/simgpu/simgpu.h: the kernels layer run on the host, device memory counted), so that it
+# runs here and in CI without a GPU: a build of its own in build-simgpu (CUZK_CUDA=sim), the GPU
+# tests that drive the engine through the public API.
+SIM_TESTS := test_gpu_engine test_gpu_stress
+test-simgpu: check-deps
+	@$(MAKE) --no-print-directory BUILD=build-simgpu CUZK_CUDA=sim $(SIM_TESTS:%=build-simgpu/test/gpu/%)
+	@BUILD=build-simgpu USE_CUDA=sim TEST_JOBS=$(TEST_JOBS_SH) test/run-tests.sh $(SIM_TESTS:%=build-simgpu/test/gpu/%)
 
 # The engine's concurrency tests (ring, tracker + 8x8 stress, life cycle, budget, CPU proofs, soak, the CUDA slot pool, libcuzk-supraseal's concurrent batches, the
 # thread pool's two lanes) in reduced sizes under ThreadSanitizer: a separate CPU-only build in build-tsan.

@@ -1,6 +1,7 @@
 # CUDA: whether the kernels are built, and for which GPUs.
 #
-# CUZK_CUDA=auto (the default) builds them when nvcc is found, 0 never, 1 insists on nvcc.
+# CUZK_CUDA=auto (the default) builds them when nvcc is found, 0 never, 1 insists on nvcc;
+# sim runs them on the host instead (test/simgpu: a test build of its own, make test-simgpu).
 # CUDA_ARCHS:
 #   auto (the default): the architectures of the GPUs in this machine, plus PTX of the newest
 #        (so a later GPU still runs it); with no GPU, CUDA_ARCH_NOGPU and its PTX only.
@@ -22,8 +23,12 @@ ifeq ($(CUZK_CUDA),1)
   USE_CUDA := 1
 else ifeq ($(CUZK_CUDA),auto)
   USE_CUDA := $(HAVE_NVCC)
+else ifeq ($(CUZK_CUDA),sim)
+  # the simulated device (test/simgpu/simgpu.h): the CUDA backend's host code over the kernels
+  # layer run on the host, for tests without a GPU (make test-simgpu); no nvcc, no CUDA runtime
+  USE_CUDA := sim
 else ifneq ($(CUZK_CUDA),0)
-  $(error CUZK_CUDA=$(CUZK_CUDA): use 0, 1 or auto)
+  $(error CUZK_CUDA=$(CUZK_CUDA): use 0, 1, auto or sim)
 endif
 
 # sm_80 with its PTX: native code for every Ampere/Ada part (sm_8x runs sm_80 code), and PTX
@@ -67,4 +72,11 @@ NVCCFLAGS    ?= -O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden,-fno-gnu-uni
 ifeq ($(USE_CUDA),1)
   CPPFLAGS_LIB += -DCUZK_HAVE_CUDA=1 -I$(CUDA_HOME)/include
   LDLIBS_CUDA  := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
+endif
+# The simulated device's sources: the kernels' host-only files (the MSM plan's host executors,
+# the placement's scratch estimate) compiled by the host's C++ compiler, and test/simgpu.
+SIM_CU_SRCS  := kernels/msm/msm_host.cu kernels/msm/msm_sim.cu
+ifeq ($(USE_CUDA),sim)
+  CPPFLAGS_LIB += -DCUZK_HAVE_CUDA=1 -DCUZK_SIMGPU=1
+  LDLIBS_CUDA  := -lstdc++
 endif

@@ -32,12 +32,14 @@ BUILDING    := $(filter-out $(QUIET_GOALS),$(or $(MAKECMDGOALS),all))
 ifneq ($(BUILDING),)
   $(call record,$(CONFIG_FILE),$(config_text))
   $(call record,$(FLAGS_CC),$(CC) $(ALL_CFLAGS) $(CPPFLAGS_LIB))
-  $(call record,$(FLAGS_NVCC),$(NVCC) $(NVCCFLAGS) $(NVCC_THREADS) $(GENCODE))
+  $(call record,$(FLAGS_NVCC),$(if $(filter sim,$(USE_CUDA)),$(SIM_CXX_LINE),$(NVCC) $(NVCCFLAGS) $(NVCC_THREADS) $(GENCODE)))
   $(call record,$(FLAGS_LINK),$(CC) $(LDLIBS) $(LIB_OBJS))
 endif
 
 ifeq ($(USE_CUDA),1)
   BUILD_WHAT := CUDA kernels for $(CUDA_TARGETS)$(if $(CUDA_PTX), + PTX compute_$(CUDA_PTX:sm_%=%)) ($(CUDA_ARCHS_WHY))
+else ifeq ($(USE_CUDA),sim)
+  BUILD_WHAT := the simulated device (CUZK_CUDA=sim: the CUDA backend over kernels run on the host; tests only)
 else ifeq ($(CUZK_CUDA),0)
   BUILD_WHAT := CPU only (CUZK_CUDA=0)
 else

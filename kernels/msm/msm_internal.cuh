@@ -5,7 +5,9 @@
 #ifndef CUZK_MSM_INTERNAL_CUH
 #define CUZK_MSM_INTERNAL_CUH
 
+#ifdef __CUDACC__
 #include <cuda_runtime.h>
+#endif
 #include <stddef.h>
 
 #include "curve/xyzz.cuh"

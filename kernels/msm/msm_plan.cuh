@@ -130,6 +130,15 @@ static inline unsigned msm_choose_window(size_t n, bool pairwise = false)
     return best;
 }
 
+/* The window size of an accumulated MSM over n points whose one bucket array (every window)
+ * must fit in bucket_bytes_max (msm_gpu_acc_begin's persistent buckets, and their estimate). */
+template <class F> static inline unsigned msm_acc_window(size_t n, size_t bucket_bytes_max)
+{
+    unsigned c = msm_choose_window(n);
+    while (c > 4 && bucket_bytes_max && ((size_t)msm_windows(c) << (c - 1)) * sizeof(xyzz<F>) > bucket_bytes_max) c--;
+    return c;
+}
+
 static inline unsigned bit_length(size_t v)
 {
     unsigned b = 0;

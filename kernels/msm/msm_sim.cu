@@ -314,25 +314,7 @@ extern "C" int msm_sim_reduce(int curve, int mode, unsigned c, unsigned g, size_
                                  : sim_reduce_typed<fp2>(mode, c, g, threads, buckets, (jacobian<fp2> *)windows);
 }
 
-extern "C" int msm_acc_from_env(void)
-{
-    const char *a = getenv("CUZK_MSM_ACC");
-    return !a                       ? MSM_ACC_AUTO
-         : !strcmp(a, "xyzz")       ? MSM_ACC_XYZZ
-         : !strcmp(a, "affine")     ? MSM_ACC_AFFINE
-         : !strcmp(a, "pairwise")   ? MSM_ACC_PAIRWISE
-                                    : MSM_ACC_AUTO;
-}
 
-extern "C" size_t msm_pair_min_from_env(void)
-{
-    /* the engine refuses a bad value at create (cuda_env_check); a context made outside an
-     * engine (benchmarks, tests) takes the default for one rather than 0 (pairwise always) */
-    const char *a = getenv("CUZK_MSM_PAIR_MIN");
-    char *end = NULL;
-    const unsigned long long v = a && *a ? strtoull(a, &end, 10) : 0;
-    return v && end && !*end ? (size_t)v : MSM_PAIR_MIN_N;
-}
 
 extern "C" void msm_sim_fp_inv(void *out, const void *in, size_t n)
 {
