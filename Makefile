@@ -264,10 +264,13 @@ soak-gpu: check-deps
 # (test/simgpu/simgpu.h: the kernels layer run on the host, device memory counted), so that it
 # runs here and in CI without a GPU: a build of its own in build-simgpu (CUZK_CUDA=sim), the GPU
 # tests that drive the engine through the public API.
+# SIM_BUILD: its directory (a sanitized one beside it: SIM_BUILD=build-simgpu-tsan SANITIZE=thread).
 SIM_TESTS := test_gpu_engine test_gpu_stress
+SIM_BUILD ?= build-simgpu
 test-simgpu: check-deps
-	@$(MAKE) --no-print-directory BUILD=build-simgpu CUZK_CUDA=sim $(SIM_TESTS:%=build-simgpu/test/gpu/%)
-	@BUILD=build-simgpu USE_CUDA=sim TEST_JOBS=$(TEST_JOBS_SH) test/run-tests.sh $(SIM_TESTS:%=build-simgpu/test/gpu/%)
+	@$(MAKE) --no-print-directory BUILD=$(SIM_BUILD) CUZK_CUDA=sim $(SIM_TESTS:%=$(SIM_BUILD)/test/gpu/%)
+	@BUILD=$(SIM_BUILD) USE_CUDA=sim SANITIZE=$(SANITIZE) TEST_JOBS=$(TEST_JOBS_SH) \
+	    test/run-tests.sh $(SIM_TESTS:%=$(SIM_BUILD)/test/gpu/%)
 
 # The engine's concurrency tests (ring, tracker + 8x8 stress, life cycle, budget, CPU proofs, soak, the CUDA slot pool, libcuzk-supraseal's concurrent batches, the
 # thread pool's two lanes) in reduced sizes under ThreadSanitizer: a separate CPU-only build in build-tsan.

@@ -58,6 +58,14 @@ typedef struct tslot {
     const char *who;
 } tslot;
 
+/* 1 in the simulated device's build (test/simgpu, make test-simgpu): the CUDA backend with the
+ * host's arithmetic, every byte of device memory counted */
+#ifdef CUZK_SIMGPU
+#define S_SIMGPU 1
+#else
+#define S_SIMGPU 0
+#endif
+
 #define S_CHUNK 1024
 #define S_MAX_CHUNKS 4096
 #define S_MAX_SLOTS 32
