@@ -300,7 +300,7 @@ int gpu_memcpy_async(void *dst, const void *src, size_t bytes, void *stream)
     (void)stream;
     if (!bytes) return CUZK_OK;
     /* the device would read page-locked, 16-byte aligned host memory with a kernel */
-    if (copy_by_sms && !(((uintptr_t)dst | (uintptr_t)src) & 15) && gpu_host_is_pinned(src))
+    if (copy_by_sms && !(((uintptr_t)dst | (uintptr_t)src | bytes) & 15) && gpu_host_is_pinned(src))
         atomic_fetch_add(&sm_copies, 1);
     memmove(dst, src, bytes);
     return CUZK_OK;
