@@ -180,24 +180,32 @@ int gpu_h_step_from_host_lean(void *d_x, void *d_y, const void *a, const void *b
      * caller orders its own copies after it: gpu_stream_wait_event) */
     void *ev = NULL;
     if ((rc = gpu_event_create_sync_only(&ev))) return rc;
-    if (!(rc = copy_in(x, a, len, log_n, copy_stream)) && !(rc = check_in(x, len, 0, canonical, d_res, stream))) {
-        to_coset(x, log_n);
-        if (!(rc = copy_in(y, b, len, log_n, copy_stream)) && !(rc = gpu_event_record(ev, copy_stream)))
-            rc = check_in(y, len, 1, canonical, d_res, stream);
-    }
-    /* the hook before the first pass: a caller's prefetch is not held back by the gate */
+    /* The device calls the hook once A's transforms are enqueued, long before they have run;
+     * here enqueued is done, so A's transforms come after the hook: the hook's work waits for
+     * the copies only, and a device may run it before A's transforms just as well. b's check
+     * reads b alone (and the result's minimum commutes), so it may come before them too. */
+    if (!(rc = copy_in(x, a, len, log_n, copy_stream)) && !(rc = check_in(x, len, 0, canonical, d_res, stream)) &&
+        !(rc = copy_in(y, b, len, log_n, copy_stream)) && !(rc = gpu_event_record(ev, copy_stream)))
+        rc = check_in(y, len, 1, canonical, d_res, stream);
     if (!rc && ab_arrived && ab_arrived->fn) rc = ab_arrived->fn(ab_arrived->user, ev);
-    if (!rc && !(rc = gpu_gate_pass(gate, stream))) {
+    if (!rc) to_coset(x, log_n);
+    /* the gate after the hook: a caller's prefetch is not held back by it */
+    if (!rc) rc = gpu_gate_pass(gate, stream);
+    if (!rc) {
         run_b_head(y, x, log_n); /* x is free for c from here */
-        if (!(rc = gpu_gate_pass(gate, stream))) {
-            run_b_mid(y, log_n);
-            if (!(rc = copy_in(x, c, len, log_n, copy_stream)) && !(rc = check_in(x, len, 2, canonical, d_res, stream)) &&
-                !(rc = gpu_gate_pass(gate, stream))) {
-                run_c(x, log_n);
-                if (!(rc = gpu_gate_pass(gate, stream))) run_b_last(x, y, x, log_n);
-            }
-        }
+        rc = gpu_gate_pass(gate, stream);
     }
+    if (!rc) {
+        run_b_mid(y, log_n);
+        rc = copy_in(x, c, len, log_n, copy_stream);
+    }
+    if (!rc) rc = check_in(x, len, 2, canonical, d_res, stream);
+    if (!rc) rc = gpu_gate_pass(gate, stream);
+    if (!rc) {
+        run_c(x, log_n);
+        rc = gpu_gate_pass(gate, stream);
+    }
+    if (!rc) run_b_last(x, y, x, log_n);
     gpu_event_destroy(ev);
     return rc;
 }

@@ -26,17 +26,21 @@ int gpu_spmv_rows(const uint64_t *d_row, const uint32_t *d_col, const uint32_t *
     for (uint64_t k = 0; k < n_rows; k++) {
         const uint64_t b = d_row[k], e = d_row[k + 1];
         if (b < nnz_base || e < b)
-            return err_set(CUZK_EDEVICE, "simgpu: constraint evaluation: row %llu of the piece spans [%llu, %llu), non-zeros from %llu",
-                           (unsigned long long)k, (unsigned long long)b, (unsigned long long)e, (unsigned long long)nnz_base);
+            return err_set(CUZK_EDEVICE,
+                           "simgpu: constraint evaluation: row %llu spans [%llu, %llu), non-zeros from %llu",
+                           (unsigned long long)k, (unsigned long long)b, (unsigned long long)e,
+                           (unsigned long long)nnz_base);
         if (e > b && (!d_col || !d_coef || !coeffs))
-            return err_set(CUZK_EDEVICE, "simgpu: constraint evaluation: row %llu has non-zeros and a NULL matrix", (unsigned long long)k);
+            return err_set(CUZK_EDEVICE, "simgpu: constraint evaluation: row %llu has non-zeros and a NULL matrix",
+                           (unsigned long long)k);
         fr_t acc = FR_ZERO;
         for (uint64_t i = b - nnz_base; i < e - nnz_base; i++) {
             const uint64_t v = d_col[i];
-            const fr_t *x = v < ni ? &inputs[v] : &aux[v - ni];
-            if ((v < ni && !inputs) || (v >= ni && !aux))
-                return err_set(CUZK_EDEVICE, "simgpu: constraint evaluation: row %llu reads variable %llu of a NULL witness",
+            if (!(v < ni ? inputs : aux))
+                return err_set(CUZK_EDEVICE,
+                               "simgpu: constraint evaluation: row %llu reads variable %llu of a NULL witness",
                                (unsigned long long)k, (unsigned long long)v);
+            const fr_t *x = v < ni ? &inputs[v] : &aux[v - ni];
             fr_t t;
             fr_mul(&t, &coeffs[d_coef[i]], x); /* a Montgomery coefficient keeps x's form */
             fr_add(&acc, &acc, &t);
