@@ -2,8 +2,9 @@
  * kernels/ntt.h's H steps on the simulated device (simgpu.h): the same six transforms as the
  * device (h = (cosetINTT(A·B on the coset) - INTT(c)) / (g^n - 1), every one of the n values,
  * h[n-1] included) by the CPU NTT, in the device buffers themselves, with the device's order
- * of copies, range checks, fills, hook and gate passes, so a caller sees the same contract:
- * the same outputs (bit for bit: the field is exact), the same errors, the same pacing.
+ * of copies, range checks, fills and gate passes (the lean step's hook: see there), so a caller
+ * sees the same contract: the same outputs (bit for bit: the field is exact), the same errors,
+ * the same pacing.
  */
 #include "simgpu.h"
 
