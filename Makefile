@@ -265,7 +265,9 @@ soak-gpu: check-deps
 # runs here and in CI without a GPU: a build of its own in build-simgpu (CUZK_CUDA=sim), the GPU
 # tests that drive the engine through the public API.
 # SIM_BUILD: its directory (a sanitized one beside it: SIM_BUILD=build-simgpu-tsan SANITIZE=thread).
-SIM_TESTS := test_gpu_engine test_gpu_stress
+# The kernels' own GPU tests run too, as checks of the simulation against the CPU (the H step's
+# to 2^23 only unsanitized: minutes under a sanitizer for the CPU's NTT checked against itself).
+SIM_TESTS := test_gpu_engine test_gpu_stress test_gpu_prep test_gpu_spmv test_gpu_ntt $(if $(SANITIZE),,test_gpu_h)
 SIM_BUILD ?= build-simgpu
 test-simgpu: check-deps
 	@$(MAKE) --no-print-directory BUILD=$(SIM_BUILD) CUZK_CUDA=sim $(SIM_TESTS:%=$(SIM_BUILD)/test/gpu/%)
