@@ -49,7 +49,7 @@ struct msm_gpu_ctx {
     unsigned window_fix;
     size_t pair_min;
     /* device memory held, as the device context's buffers would be (sim_msm_ctx.c) */
-    msm_size_ctx *sz;         /* the plan's sizing over this configuration's runs; NULL: none yet */
+    msm_size_ctx *sz;         /* the plan's sizing over this configuration's runs (NULL: none could be made) */
     msm_scratch_parts past;   /* per part, the largest of earlier configurations since the last trim */
     size_t charged;           /* scratch bytes charged to the device */
     size_t scalars_cap;       /* the copy of host scalars, charged apart (the estimate leaves it out) */

@@ -43,7 +43,17 @@ static size_t held_now(const msm_gpu_ctx *c, msm_scratch_parts *out)
     return t;
 }
 
-/* The configuration changes: the runs so far stay held, in past. */
+/* A sizing context for the configuration now. Made as soon as the configuration is known:
+ * it reads CUZK_MSM_PAIR_MIN when made, the device context when created (the same unless a
+ * test changes the environment meanwhile). NULL on failure (made again at the next run). */
+static void sizing_new(msm_gpu_ctx *c)
+{
+    msm_size_ctx_free(c->sz);
+    c->sz = msm_size_ctx_new(c->max_entries, c->g2_half, c->acc, (unsigned)c->waves, 0, 0);
+}
+
+/* The configuration changes (the caller sets it, then sizing_new): the runs so far stay
+ * held, in past. */
 static void fold(msm_gpu_ctx *c)
 {
     if (!c->sz) return;
@@ -66,8 +76,8 @@ static void release_all(msm_gpu_ctx *c)
 int sim_msm_ctx_grow(msm_gpu_ctx *c, int curve, size_t n, size_t n_one, size_t n_rest, size_t piece, unsigned copies,
                      unsigned pre_c)
 {
-    if (!c->sz && !(c->sz = msm_size_ctx_new(c->max_entries, c->g2_half, c->acc, (unsigned)c->waves, 0, 0)))
-        return CUZK_ENOMEM; /* error set */
+    if (!c->sz) sizing_new(c);
+    if (!c->sz) return CUZK_ENOMEM; /* error set */
     int rc = msm_size_run(c->sz, curve, n, n_one, n_rest, piece, 1, copies, pre_c);
     if (rc) return rc;
     msm_scratch_parts p;
@@ -78,6 +88,7 @@ int sim_msm_ctx_grow(msm_gpu_ctx *c, int curve, size_t n, size_t n_one, size_t n
          * everything back: holding less after an error can only let later work fit, never
          * fail where the device would not */
         release_all(c);
+        sizing_new(c);
         return rc;
     }
     c->charged = want;
@@ -117,6 +128,11 @@ int msm_gpu_ctx_create(msm_gpu_ctx **out, int device, void *stream, size_t max_e
     msm_gpu_ctx_set_waves(c, msm_waves_from_env());
     msm_gpu_ctx_set_reduce(c, msm_reduce_from_env());
     c->pre_mode = MSM_PRE_AUTO;
+    sizing_new(c);
+    if (!c->sz) {
+        msm_gpu_ctx_free(c);
+        return CUZK_ENOMEM; /* error set */
+    }
     *out = c;
     return CUZK_OK;
 }
@@ -136,6 +152,7 @@ int msm_gpu_ctx_trim(msm_gpu_ctx *c)
     if (rc) return rc;
     msm_gpu_ctx_discard(c);
     release_all(c);
+    sizing_new(c);
     c->acc_curve = 0; /* an accumulation begun before points at the freed buckets */
     return CUZK_OK;
 }
@@ -147,13 +164,17 @@ int msm_gpu_ctx_set_max_entries(msm_gpu_ctx *c, size_t max_entries)
     const int shrink = max_entries < c->max_entries;
     if (!shrink) fold(c); /* more entries: the buffers stay and grow at the next runs */
     c->max_entries = max_entries;
-    return shrink ? msm_gpu_ctx_trim(c) : CUZK_OK;
+    if (shrink) return msm_gpu_ctx_trim(c);
+    sizing_new(c);
+    return CUZK_OK;
 }
 
 void msm_gpu_ctx_set_g2_half(msm_gpu_ctx *c, int on)
 {
-    if ((on != 0) != c->g2_half) fold(c);
+    if ((on != 0) == c->g2_half) return;
+    fold(c);
     c->g2_half = on != 0;
+    sizing_new(c);
 }
 
 void msm_gpu_ctx_set_window(msm_gpu_ctx *c, unsigned bits) { c->window_fix = bits >= 4 && bits <= 22 ? bits : 0; }
@@ -166,8 +187,11 @@ void msm_gpu_ctx_set_precompute(msm_gpu_ctx *c, int mode)
 int msm_gpu_ctx_set_acc_kind(msm_gpu_ctx *c, int mode)
 {
     mode = mode == MSM_ACC_AFFINE || mode == MSM_ACC_PAIRWISE || mode == MSM_ACC_AUTO ? mode : MSM_ACC_XYZZ;
-    if (mode != c->acc) fold(c);
-    c->acc = mode;
+    if (mode != c->acc) {
+        fold(c);
+        c->acc = mode;
+        sizing_new(c);
+    }
     if (mode == MSM_ACC_PAIRWISE || mode == MSM_ACC_AUTO || !c->past.part[MSM_PART_PAIR]) return CUZK_OK;
     /* a kind without pairwise rounds frees their scratch (the device context drops exactly the
      * buffers of MSM_PART_PAIR); the fold above put all of it in past */
@@ -198,8 +222,10 @@ void msm_gpu_ctx_set_pair_rounds(msm_gpu_ctx *c, unsigned rounds) { (void)c, (vo
 void msm_gpu_ctx_set_waves(msm_gpu_ctx *c, unsigned waves)
 {
     const int w = waves < 1 ? 1 : waves > MSM_MAX_WAVES ? MSM_MAX_WAVES : (int)waves;
-    if (w != c->waves && c->waves) fold(c);
+    if (w == c->waves) return;
+    fold(c);
     c->waves = w;
+    sizing_new(c);
 }
 
 void msm_gpu_ctx_set_reduce(msm_gpu_ctx *c, int mode)
