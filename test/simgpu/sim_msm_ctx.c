@@ -11,6 +11,11 @@
  * configuration stays (a worker slot's case: the backend trims when the accumulation
  * changes); across changes, a part whose buffers grew under different configurations is
  * taken as its largest, where the device holds each buffer's largest, a few bytes more.
+ * Not sized as on the device (what the placement's estimate leaves out too, or the backend
+ * never does): a window forced by msm_gpu_ctx_set_window, runs forced onto precomputed copies
+ * (sized as the cost model chooses), runs from first > 0 (sized as n points from 0),
+ * persistent buckets (sized as pieces that each reduce theirs), and an empty run's few
+ * 256-byte buffers. Pieces: sim_msm.c.
  */
 #include "simgpu.h"
 
@@ -217,6 +222,7 @@ size_t msm_gpu_ctx_pair_scratch_bytes(const msm_gpu_ctx *c)
     return p.part[MSM_PART_PAIR];
 }
 
+/* A cap on rounds changes no buffer's size (the sizing runs them all), nor any sum. */
 void msm_gpu_ctx_set_pair_rounds(msm_gpu_ctx *c, unsigned rounds) { (void)c, (void)rounds; }
 
 void msm_gpu_ctx_set_waves(msm_gpu_ctx *c, unsigned waves)
