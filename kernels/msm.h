@@ -231,6 +231,11 @@ typedef struct {
  * of host scalars (n·32 bytes). */
 void msm_gpu_scratch_parts(int curve, size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max,
                            unsigned waves, int acc, msm_scratch_parts *out);
+/* What the executor adds to its buffers' exact requests for a group of `entries` sort entries
+ * over `buffers` buffers (the sort's and selection's temporary storage, the pool's rounding):
+ * part of MSM_PART_FIXED. The device's (msm.cu) and the simulated device's (test/simgpu) each
+ * say their own. */
+size_t msm_gpu_library_bytes(size_t entries, size_t buffers);
 static inline void msm_scratch_parts_max(msm_scratch_parts *acc, const msm_scratch_parts *p)
 {
     for (int i = 0; i < MSM_PARTS; i++)

@@ -592,6 +592,19 @@ extern "C" int msm_gpu_run_deferred(msm_gpu_ctx *c, const msm_gpu_bases *bases, 
     return run_enqueue(c, bases, first, d_scalars, n, scalar_form, MSM_SCALARS_DEVICE, out);
 }
 
+/* ---- device memory beyond the buffers' requests, for the placement (msm_host.cu) ---- */
+
+/* CUB's temporary storage and the pool's alignment. The radix sort's (onesweep, DoubleBuffer:
+ * no copy of keys or values) is its look-back state, a tile's 256 4-byte counters per 384 x 23
+ * keys on sm_90 (x 21 on sm_80): ~0.13 bytes a key, 34 MB at 2^28; DeviceSelect's tile state
+ * over 2^31 flags ~13 MB (CCCL 3.0's dispatch headers, read in session 17's review). And each
+ * of the context's buffers (and CUB's) rounded up to the pool's granularity, taken as 2 MiB
+ * (the device's large page), where the parts count exact requests. */
+extern "C" size_t msm_gpu_library_bytes(size_t entries, size_t buffers)
+{
+    return ((size_t)32 << 20) + entries / 4 + buffers * ((size_t)2 << 20);
+}
+
 /* ---- an MSM accumulated over pieces (bases streamed from host memory) ---- */
 
 extern "C" int msm_gpu_acc_begin(msm_gpu_ctx *c, int curve, size_t n_total, int scalar_form, int persist,

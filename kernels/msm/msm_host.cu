@@ -127,16 +127,10 @@ static void scratch_typed(size_t n, size_t max_entries, size_t piece, size_t buc
      * affine points and T·ceil(K/4) prefix products, K = ent / T; bounded by one more slot of
      * each per thread */
     part[MSM_PART_PAIR] = pairwise && !persist ? (ent / 2 + T) * 2 * sizeof(F) + (ent / 4 + T) * sizeof(F) + 2 * 256 : 0;
-    /* windows, ones, results; CUB's temporary storage and the pool's alignment. The radix
-     * sort's (onesweep, DoubleBuffer: no copy of keys or values) is its look-back state, a tile's
-     * 256 4-byte counters per 384 x 23 keys on sm_90 (x 21 on sm_80): ~0.13 bytes a key, 34 MB
-     * at 2^28; DeviceSelect's tile state over 2^31 flags ~13 MB (CCCL 3.0's dispatch headers,
-     * read in session 17's review). And each of the context's buffers (and CUB's) rounded up
-     * to the pool's granularity, taken as 2 MiB (the device's large page), where the parts
-     * count exact requests. */
+    /* windows, ones, results; and what the executor's library and pool add to the buffers'
+     * exact requests (msm_gpu_library_bytes) */
     const size_t buffers = sizeof(msm_bufs) / sizeof(void *) + 1;
-    part[MSM_PART_FIXED] = (MSM_MAX_WINDOWS + 2) * (P + sizeof(jacobian<F>)) + ((size_t)32 << 20) + ent / 4 +
-                           buffers * ((size_t)2 << 20);
+    part[MSM_PART_FIXED] = (MSM_MAX_WINDOWS + 2) * (P + sizeof(jacobian<F>)) + msm_gpu_library_bytes(ent, buffers);
 }
 
 extern "C" void msm_gpu_scratch_parts(int curve, size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max,
