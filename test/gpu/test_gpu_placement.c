@@ -220,8 +220,19 @@ static void sweep(unsigned log_m)
 }
 
 static void test_sweep_16(void **state) { (void)state; sweep(16); }
-static void test_sweep_20(void **state) { (void)state; sweep(20); }
-static void test_sweep_22(void **state) { (void)state; sweep(22); }
+static void test_sweep_20(void **state)
+{
+    (void)state;
+    GPU_TEST_DEVICE_ONLY("a GPU's size: minutes of host arithmetic");
+    sweep(20);
+}
+
+static void test_sweep_22(void **state)
+{
+    (void)state;
+    GPU_TEST_DEVICE_ONLY("a GPU's size: minutes of host arithmetic");
+    sweep(22);
+}
 
 /* A real key (test setup), streamed: every proof checked by the engine and by cuzk_verify. */
 static void test_real_key_streamed(void **state)
@@ -470,6 +481,7 @@ static int urgent_probe(const rand_part *rp, uint64_t budget, uint32_t flags, cu
 static void test_urgent_key_room(void **state)
 {
     (void)state;
+    GPU_TEST_DEVICE_ONLY("a 2^23 key: a GPU's size, minutes of host arithmetic");
     rand_part rp;
     make_part_b(&rp, 23, 99);
     enum { N = 2, BACKLOG = 3 };
@@ -712,6 +724,9 @@ static void test_two_devices_failed_upload(void **state)
 
 int main(void)
 {
+    /* the simulated device (make test-simgpu) has as many GPUs as asked: two, so that the
+     * two-GPU cases run there (on one real GPU they skip) */
+    if (GPU_TEST_SIMULATED) setenv("CUZK_SIMGPU_DEVICES", "2", 0);
     if (gpu_test_begin()) return 77;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sweep_16),

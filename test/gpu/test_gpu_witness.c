@@ -311,6 +311,7 @@ static void placements_2_16(void **state)
 static void placements_2_20(void **state)
 {
     (void)state;
+    GPU_TEST_DEVICE_ONLY("a GPU's size: minutes of host arithmetic");
     sweep(20, 7, 2);
 }
 
@@ -318,6 +319,7 @@ static void placements_2_20(void **state)
 static void placements_2_22(void **state)
 {
     (void)state;
+    GPU_TEST_DEVICE_ONLY("a GPU's size: minutes of host arithmetic");
     sweep(22, 6, 1);
 }
 

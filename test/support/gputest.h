@@ -8,4 +8,20 @@
 /* 1 (after printing "SKIP: no CUDA device") when the test must exit 77; else 0, seeded. */
 int gpu_test_begin(void);
 
+/* 1 in the simulated device's build (test/simgpu, make test-simgpu), whose arithmetic is the
+ * host's: a case sized for a GPU (minutes of host arithmetic) or asserting the device's own
+ * plan (window groups) skips there with GPU_TEST_DEVICE_ONLY, saying why. */
+#ifdef CUZK_SIMGPU
+#define GPU_TEST_SIMULATED 1
+#else
+#define GPU_TEST_SIMULATED 0
+#endif
+#define GPU_TEST_DEVICE_ONLY(why)                                                                  \
+    do {                                                                                           \
+        if (GPU_TEST_SIMULATED) {                                                                  \
+            printf("skipped on the simulated device: %s\n", why);                                 \
+            skip();                                                                                \
+        }                                                                                          \
+    } while (0)
+
 #endif
