@@ -80,7 +80,8 @@ include mk/record.mk
 .PHONY: all lib test test-gpu test-simgpu soak-gpu test-tsan fuzz fuzz-build bench demo install uninstall deps check-deps clean help abi-check abi-dump
 .DEFAULT_GOAL := all
 
-all: lib $(if $(CLI_SRCS),$(CLI)) $(if $(BENCH_SRCS),$(BENCH)) $(if $(wildcard examples/hello.c),$(HELLO))
+# (the simulated device's build has no bench: it measures the device, which is not there)
+all: lib $(if $(CLI_SRCS),$(CLI)) $(if $(filter sim,$(USE_CUDA)),,$(if $(BENCH_SRCS),$(BENCH))) $(if $(wildcard examples/hello.c),$(HELLO))
 lib: $(SO_LINK) $(STATIC) $(if $(SUPRA_SRCS),$(SUPRA_LINK))
 
 help:
