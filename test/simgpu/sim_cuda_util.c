@@ -283,22 +283,30 @@ void gpu_copy_use_sms(int on) { copy_by_sms = on != 0; }
 
 uint64_t gpu_copy_sm_count(void) { return atomic_load(&sm_copies); }
 
+/* A copy's or fill's NULL end is cudaErrorInvalidValue on a device, never a crash here. */
+static int bad_end(const void *dst, const void *src, size_t bytes, const char *what)
+{
+    if (bytes && (!dst || !src)) return err_set(CUZK_EDEVICE, "simgpu: %s of %zu bytes: invalid argument (NULL)", what, bytes);
+    return CUZK_OK;
+}
+
 int gpu_memcpy_to_device(void *dst, const void *src, size_t bytes)
 {
-    if (bytes) memmove(dst, src, bytes);
-    return CUZK_OK;
+    int rc = bad_end(dst, src, bytes, "cudaMemcpy");
+    if (!rc && bytes) memmove(dst, src, bytes);
+    return rc;
 }
 
 int gpu_memcpy_to_host(void *dst, const void *src, size_t bytes)
 {
-    if (bytes) memmove(dst, src, bytes);
-    return CUZK_OK;
+    return gpu_memcpy_to_device(dst, src, bytes); /* one address space here */
 }
 
 int gpu_memcpy_async(void *dst, const void *src, size_t bytes, void *stream)
 {
     (void)stream;
-    if (!bytes) return CUZK_OK;
+    int rc = bad_end(dst, src, bytes, "cudaMemcpyAsync");
+    if (rc || !bytes) return rc;
     /* the device would read page-locked, 16-byte aligned host memory with a kernel */
     if (copy_by_sms && !(((uintptr_t)dst | (uintptr_t)src | bytes) & 15) && gpu_host_is_pinned(src))
         atomic_fetch_add(&sm_copies, 1);
@@ -309,8 +317,9 @@ int gpu_memcpy_async(void *dst, const void *src, size_t bytes, void *stream)
 int gpu_memset_async(void *dst, int value, size_t bytes, void *stream)
 {
     (void)stream;
-    if (bytes) memset(dst, value, bytes);
-    return CUZK_OK;
+    int rc = bad_end(dst, dst, bytes, "cudaMemsetAsync");
+    if (!rc && bytes) memset(dst, value, bytes);
+    return rc;
 }
 
 /* ---- streams and events ---- */
