@@ -275,6 +275,27 @@ static void msm_entries_knob(void **state)
     assert_true(cuda_ws_full(&k) < full);
 }
 
+/* CUZK_MSM_LEAN_ENTRIES_LOG (measuring only) sets a streaming lean slot's sort entries: the
+ * lean slot grows by at least 16 bytes an added entry; the full slot stays as it was. */
+static void lean_entries_knob(void **state)
+{
+    (void)state;
+    static cuda_key k;
+    static groth16_params pk;
+    porep_like_key(&k, &pk);
+    const uint64_t full = cuda_ws_full(&k), lean = cuda_slot_need(&k, 1, 1, CUDA_PIECE_BYTES);
+    assert_int_equal(cuda_msm_entries_lean(), CUDA_MSM_ENTRIES_LEAN);
+    setenv("CUZK_MSM_LEAN_ENTRIES_LOG", "26", 1);
+    const size_t e = cuda_msm_entries_lean();
+    const uint64_t lean26 = cuda_slot_need(&k, 1, 1, CUDA_PIECE_BYTES), full26 = cuda_ws_full(&k);
+    unsetenv("CUZK_MSM_LEAN_ENTRIES_LOG");
+    printf("lean slot, 768 MiB pieces: %.2f GiB at 2^25 entries, %.2f GiB at 2^26\n", lean / GiB, lean26 / GiB);
+    assert_int_equal(e, (size_t)1 << 26);
+    assert_true(lean26 >= lean + 16 * (((uint64_t)1 << 26) - CUDA_MSM_ENTRIES_LEAN));
+    assert_int_equal(full26, full);
+    assert_int_equal(cuda_slot_need(&k, 1, 1, CUDA_PIECE_BYTES), lean);
+}
+
 /* cuda_full_entries_run: a full partition keeps the larger cap its slot's context holds
  * (another key's) only where the key's working set at that cap fits the slots' key part, its
  * own cap otherwise or when the held one is not larger (a lean partition's, or its own). A
@@ -434,6 +455,7 @@ int main(void)
         cmocka_unit_test(winning_fits_the_urgent_room),
         cmocka_unit_test(piece_bytes_knob),
         cmocka_unit_test(msm_entries_knob),
+        cmocka_unit_test(lean_entries_knob),
         cmocka_unit_test(piece_bytes_first_key),
         cmocka_unit_test(lean_slots_auto_rule),
         cmocka_unit_test(full_key_in_lean_slot),

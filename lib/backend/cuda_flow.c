@@ -100,6 +100,13 @@ size_t cuda_msm_entries_full(void)
     return v ? (size_t)1 << v : CUDA_MSM_ENTRIES_FULL;
 }
 
+size_t cuda_msm_entries_lean(void)
+{
+    const char *e = getenv("CUZK_MSM_LEAN_ENTRIES_LOG");
+    const long v = e && *e ? strtol(e, NULL, 10) : 0;
+    return v >= 25 && v <= 27 ? (size_t)1 << v : CUDA_MSM_ENTRIES_LEAN;
+}
+
 size_t cuda_key_entries_full(const cuda_key *k)
 {
     return k->msm_entries_full ? k->msm_entries_full : CUDA_MSM_ENTRIES_FULL;
@@ -212,7 +219,7 @@ uint32_t cuda_lean_slots_auto(const cuda_key *k, uint64_t avail, uint64_t lean_e
 
 uint64_t cuda_ws_lean_acc(const cuda_key *k, uint64_t piece_bytes, int acc)
 {
-    return key_work_bytes(k, 1) + cuda_prep_bytes(k->pk->n_l) + msm_scratch(k, CUDA_MSM_ENTRIES_LEAN, piece_bytes, acc);
+    return key_work_bytes(k, 1) + cuda_prep_bytes(k->pk->n_l) + msm_scratch(k, cuda_msm_entries_lean(), piece_bytes, acc);
 }
 
 uint64_t cuda_ws_lean(const cuda_key *k, uint64_t piece_bytes) { return cuda_ws_lean_acc(k, piece_bytes, cuda_acc_plain()); }

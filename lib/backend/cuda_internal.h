@@ -403,6 +403,10 @@ uint64_t cuda_piece_bytes(const cuda_key *k);
  * slots use that one value. cuda_msm_entries_fixed: whether the variable sets it. */
 size_t cuda_msm_entries_full(void);
 int cuda_msm_entries_fixed(void);
+/* A streaming lean slot's MSM sort entries per window group: 2^CUZK_MSM_LEAN_ENTRIES_LOG where
+ * set (25..27, for measuring: validated by cuda_env_check), else CUDA_MSM_ENTRIES_LEAN. Urgent
+ * slots keep CUDA_MSM_ENTRIES_LEAN. */
+size_t cuda_msm_entries_lean(void);
 size_t cuda_key_entries_full(const cuda_key *k);
 /* k's full working set with its MSMs at `entries` sort entries (cuda_ws_full_acc: at its own). */
 uint64_t cuda_ws_full_at(const cuda_key *k, int acc, size_t entries);

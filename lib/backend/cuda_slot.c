@@ -180,7 +180,7 @@ int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_
      * wait for the whole device): the urgent slot, which alternates WinningPoSt (full) and
      * larger lean partitions, keeps the smaller cap for both (a 2^19 MSM stays under it; a full
      * slot's cap is never below it, CUZK_MSM_ENTRIES_LOG >= 25) */
-    size_t entries = lean || urgent ? CUDA_MSM_ENTRIES_LEAN : full_entries;
+    size_t entries = urgent ? CUDA_MSM_ENTRIES_LEAN : lean ? cuda_msm_entries_lean() : full_entries;
     if (!s->ctx) {
         if ((rc = msm_gpu_ctx_create(&s->ctx, ordinal, s->stream, entries))) return rc;
         s->ctx_entries = entries;
