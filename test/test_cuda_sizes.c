@@ -418,6 +418,45 @@ static unsigned porep_cap_log(const cuda_key *k, uint64_t cap, uint32_t workers)
     return (unsigned)__builtin_ctzll(e);
 }
 
+/* The lean entries a PoRep key that streams takes at load (cuda_keys.c, widest_lean_entries:
+ * the widest of 2^27 and 2^26 whose plan cuda_lean_plan_keeps accepts against the default's),
+ * two workers, no constraint system loaded, with the size functions' slots. */
+static unsigned porep_lean_log(cuda_key *k, uint64_t cap)
+{
+    cap_case c = {cap, 2, k};
+    pl_device base, trial;
+    k->msm_entries_lean = 0;
+    assert_int_equal(plan_cap(&c, CUDA_MSM_ENTRIES_FULL, 0, &base), CUZK_OK);
+    assert_int_not_equal(base.out.kind, PL_RESIDENT);
+    for (size_t e = (size_t)1 << 27; e > CUDA_MSM_ENTRIES_LEAN; e >>= 1) {
+        k->msm_entries_lean = e;
+        const int rc = plan_cap(&c, CUDA_MSM_ENTRIES_FULL, 0, &trial);
+        const int keeps = !rc && cuda_lean_plan_keeps(k, &base, &trial, 1);
+        k->msm_entries_lean = 0;
+        if (keeps) return (unsigned)__builtin_ctzll(e);
+    }
+    return 25;
+}
+
+/* Measured with CUZK_MSM_LEAN_ENTRIES_LOG on an H200 made 16/24/32 GiB (bench/RESULTS.md,
+ * session 19): 2^27 at 24 GiB (+5.1 %), 2^26 at 32 GiB (two slots kept, +2.8 %; 2^27 leaves
+ * one), and 16 GiB keeps 2^25: wider lean slots would leave no room for a witness-only
+ * partition's witness (porep_witness_fits_16_gib). */
+static void porep_lean_entries_by_card(void **state)
+{
+    (void)state;
+    static cuda_key k;
+    static groth16_params pk;
+    porep_like_key(&k, &pk);
+    const unsigned l16 = porep_lean_log(&k, ((uint64_t)16 << 30) - CUDA_DEVICE_MARGIN);
+    const unsigned l24 = porep_lean_log(&k, ((uint64_t)24 << 30) - CUDA_DEVICE_MARGIN);
+    const unsigned l32 = porep_lean_log(&k, ((uint64_t)32 << 30) - CUDA_DEVICE_MARGIN);
+    printf("lean entries: 16 GiB 2^%u, 24 GiB 2^%u, 32 GiB 2^%u\n", l16, l24, l32);
+    assert_int_equal(l16, 25);
+    assert_int_equal(l24, 27);
+    assert_int_equal(l32, 26);
+}
+
 /* With the size functions' slots (porep_layouts_by_card): the H200 keeps session 16's caps
  * (2^27 with two workers, 2^28 with one), and an 80 GB card with the budget a real one leaves
  * (about 78.3 GiB after the CUDA context and the margin: not measured) takes 2^27, where the
@@ -456,6 +495,7 @@ int main(void)
         cmocka_unit_test(piece_bytes_knob),
         cmocka_unit_test(msm_entries_knob),
         cmocka_unit_test(lean_entries_knob),
+        cmocka_unit_test(porep_lean_entries_by_card),
         cmocka_unit_test(piece_bytes_first_key),
         cmocka_unit_test(lean_slots_auto_rule),
         cmocka_unit_test(full_key_in_lean_slot),

@@ -114,7 +114,8 @@ static const char *acc_name(int acc)
 }
 
 /* held <= estimate, part by part, in every slot layout the backend makes (full at 2^25..2^28
- * entries, lean in pieces: 768 and 1536 MiB, and an eighth of a small key's H, cuda_piece_bytes),
+ * entries, lean in pieces: 768 and 1536 MiB at 2^25..2^27 entries, and an eighth of a small key's H,
+ * cuda_piece_bytes),
  * every accumulation, with and without urgent waves, at the estimate's wave bounds and at an
  * H200's occupancy (G1 3 blocks of 128 on 132 SMs, G2 2 of 64) */
 static void test_bound_holds(void **state)
@@ -125,13 +126,15 @@ static void test_bound_holds(void **state)
     for (int ki = 0; ki < 2; ki++)
         for (int a = 0; a < 3; a++)
             for (int half = 0; half < 2; half++)
-                for (int layout = 0; layout < 7; layout++) {
+                for (int layout = 0; layout < 11; layout++) {
                     const size_t small_piece = keys[ki]->n[0] * 96 / 8 / 192 * 192; /* cuda_piece_bytes */
-                    slot_cfg c = {(size_t)1 << (layout < 4 ? 25 + layout : 25), half, accs[a], 1,
-                                  layout == 4   ? (size_t)768 << 20
-                                  : layout == 5 ? (size_t)1536 << 20
-                                  : layout == 6 ? small_piece
-                                                : 0,
+                    /* 7..10: lean slots widened at load (cuda_keys.c, widest_lean_entries) */
+                    const int log = layout < 4 ? 25 + layout : layout < 7 ? 25 : 26 + (layout - 7) % 2;
+                    slot_cfg c = {(size_t)1 << log, half, accs[a], 1,
+                                  layout == 4 || layout == 7 || layout == 8   ? (size_t)768 << 20
+                                  : layout == 5 || layout == 9 || layout == 10 ? (size_t)1536 << 20
+                                  : layout == 6                                ? small_piece
+                                                                               : 0,
                                   0, 0};
                     for (int wv = 0; wv < 3; wv++) {
                         c.waves = wv == 1 ? 8 : 1;

@@ -386,7 +386,8 @@ static int cuda_start(void *ws, backend_job *job)
      * waits for nothing but its own device work, which waits for nothing on the host, so the
      * ordinary partitions' waits always end */
     rc = slot_prepare(s, w->ordinal, lean, streamed, cuda_work_bytes(&in, lean), cuda_prep_bytes(in.na), d->piece_bytes,
-                      own, cuda_full_entries_run(k, acc, s->ctx ? s->ctx_entries : 0, keys_part), acc);
+                      own, cuda_full_entries_run(k, acc, s->ctx ? s->ctx_entries : 0, keys_part),
+                      cuda_key_entries_lean(k), acc);
     if (!rc && wcs) /* the witness beside a lean layout's two vectors; the system's pieces where it streams */
         rc = slot_prepare_witness(s, w->ordinal, lean ? wcs->wit_bytes : 0,
                                   wcs->dev[di].resident ? 0 : wcs->piece_bytes);

@@ -100,11 +100,24 @@ size_t cuda_msm_entries_full(void)
     return v ? (size_t)1 << v : CUDA_MSM_ENTRIES_FULL;
 }
 
-size_t cuda_msm_entries_lean(void)
+static long lean_entries_log_env(void)
 {
     const char *e = getenv("CUZK_MSM_LEAN_ENTRIES_LOG");
     const long v = e && *e ? strtol(e, NULL, 10) : 0;
-    return v >= 25 && v <= 27 ? (size_t)1 << v : CUDA_MSM_ENTRIES_LEAN;
+    return v >= 25 && v <= 27 ? v : 0;
+}
+
+int cuda_msm_entries_lean_fixed(void) { return lean_entries_log_env() != 0; }
+
+size_t cuda_msm_entries_lean(void)
+{
+    const long v = lean_entries_log_env();
+    return v ? (size_t)1 << v : CUDA_MSM_ENTRIES_LEAN;
+}
+
+size_t cuda_key_entries_lean(const cuda_key *k)
+{
+    return cuda_msm_entries_lean_fixed() || !k->msm_entries_lean ? cuda_msm_entries_lean() : k->msm_entries_lean;
 }
 
 size_t cuda_key_entries_full(const cuda_key *k)
@@ -182,6 +195,11 @@ static uint64_t lean_slot_with_room(const cuda_key *k, uint64_t piece, uint64_t 
     return cuda_ws_lean(k, piece) + (lean_extra > wit ? lean_extra : wit) + 2 * piece;
 }
 
+int cuda_lean_room_fits(const cuda_key *k, uint64_t piece, uint64_t lean_extra, uint32_t n, uint64_t avail)
+{
+    return (uint64_t)n * lean_slot_with_room(k, piece, lean_extra) <= avail;
+}
+
 /* Whether k fits resident beside a lean slot of the default pieces (and lean_extra): then
  * neither the larger pieces nor a second streaming slot are for it. */
 static int resident_beside_lean(const cuda_key *k, uint64_t avail, uint64_t lean_extra)
@@ -219,7 +237,7 @@ uint32_t cuda_lean_slots_auto(const cuda_key *k, uint64_t avail, uint64_t lean_e
 
 uint64_t cuda_ws_lean_acc(const cuda_key *k, uint64_t piece_bytes, int acc)
 {
-    return key_work_bytes(k, 1) + cuda_prep_bytes(k->pk->n_l) + msm_scratch(k, cuda_msm_entries_lean(), piece_bytes, acc);
+    return key_work_bytes(k, 1) + cuda_prep_bytes(k->pk->n_l) + msm_scratch(k, cuda_key_entries_lean(k), piece_bytes, acc);
 }
 
 uint64_t cuda_ws_lean(const cuda_key *k, uint64_t piece_bytes) { return cuda_ws_lean_acc(k, piece_bytes, cuda_acc_plain()); }

@@ -96,6 +96,8 @@ typedef struct cuda_key {
                                   * where urgent workers share the device (CUDA_URGENT_WAVES) */
     size_t msm_entries_full;     /* a full slot's sort entries per window group for its MSMs,
                                   * chosen once at load (plan_key_entries; 0: the default) */
+    size_t msm_entries_lean;     /* a streaming lean slot's, chosen once at load where the key
+                                  * streams (plan_key_entries; 0: CUDA_MSM_ENTRIES_LEAN)    */
     struct cuda_key *next;       /* the backend's loaded keys (under keys_lock)             */
     uint32_t ndev;
     cuda_key_dev dev[CUDA_BE_MAX_DEV];
@@ -294,7 +296,7 @@ void cuda_evict_apply(cuda_dev *d, uint32_t i, cuda_key **owners, const pl_evict
 cuda_slot *slot_acquire(cuda_dev *d, int urgent, uint32_t own_fits, uint32_t prefer, int *own);
 void slot_release(cuda_dev *d, cuda_slot *s);
 int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_bytes, size_t prep_bytes,
-                 size_t piece_bytes, int urgent, size_t full_entries, int acc);
+                 size_t piece_bytes, int urgent, size_t full_entries, size_t lean_entries, int acc);
 void slot_destroy(cuda_slot *s);
 /* A witness-only partition's buffers, after slot_prepare: its witness (wit_bytes, 0: none, the
  * layout has room for it) and two constraint-system pieces (piece_bytes each, 0: resident). */
@@ -403,10 +405,22 @@ uint64_t cuda_piece_bytes(const cuda_key *k);
  * slots use that one value. cuda_msm_entries_fixed: whether the variable sets it. */
 size_t cuda_msm_entries_full(void);
 int cuda_msm_entries_fixed(void);
-/* A streaming lean slot's MSM sort entries per window group: 2^CUZK_MSM_LEAN_ENTRIES_LOG where
- * set (25..27, for measuring: validated by cuda_env_check), else CUDA_MSM_ENTRIES_LEAN. Urgent
+/* A lean slot's MSM sort entries per window group: 2^CUZK_MSM_LEAN_ENTRIES_LOG where set
+ * (25..27: validated by cuda_env_check), else CUDA_MSM_ENTRIES_LEAN; cuda_key_entries_lean: a
+ * key's, the variable where set, else what its load chose (cuda_key.msm_entries_lean). Urgent
  * slots keep CUDA_MSM_ENTRIES_LEAN. */
 size_t cuda_msm_entries_lean(void);
+int cuda_msm_entries_lean_fixed(void);
+size_t cuda_key_entries_lean(const cuda_key *k);
+/* Whether n streaming lean slots of k with `piece` bytes pieces, each with room for the larger
+ * of lean_extra and a witness-only partition's witness, fit in avail. */
+int cuda_lean_room_fits(const cuda_key *k, uint64_t piece, uint64_t lean_extra, uint32_t n, uint64_t avail);
+/* Whether the plan of k at its lean entries (trial, k->msm_entries_lean set) keeps what the
+ * plan at the default entries (base) has on every device: the kind and slot layout (resident
+ * prefixes may shrink), the pieces and lean slot count, no eviction, the rooms, and each lean
+ * slot's room for a witness-only partition's witness where the base had it (cuda_keys.c,
+ * widest_lean_entries). */
+int cuda_lean_plan_keeps(cuda_key *k, const pl_device *base, const pl_device *trial, uint32_t ndev);
 size_t cuda_key_entries_full(const cuda_key *k);
 /* k's full working set with its MSMs at `entries` sort entries (cuda_ws_full_acc: at its own). */
 uint64_t cuda_ws_full_at(const cuda_key *k, int acc, size_t entries);

@@ -449,6 +449,46 @@ static int plan_at_entries(void *ctx, uint64_t entries, int rich, pl_device *dev
     return rc;
 }
 
+int cuda_lean_plan_keeps(cuda_key *k, const pl_device *base, const pl_device *trial, uint32_t ndev)
+{
+    const size_t e = k->msm_entries_lean;
+    for (uint32_t i = 0; i < ndev; i++) {
+        const pl_device *a = &base[i], *t = &trial[i];
+        if (t->out.ws != a->out.ws || t->out.kind != a->out.kind || t->out.slots != a->out.slots ||
+            t->n_ev || t->in.piece_bytes != a->in.piece_bytes || t->in.lean_slots != a->in.lean_slots ||
+            t->room != a->room || t->in.keep != a->in.keep)
+            return 0;
+        if (t->out.ws != PL_LEAN) continue;
+        const uint32_t n = t->out.slots ? t->out.slots : 1;
+        const uint64_t extra = t->in.ws_lean - cuda_ws_lean(k, t->in.piece_bytes); /* the systems' part */
+        const int trial_fits = cuda_lean_room_fits(k, t->in.piece_bytes, extra, n, t->in.avail);
+        k->msm_entries_lean = 0; /* the base's: the default entries */
+        const int base_fits = cuda_lean_room_fits(k, a->in.piece_bytes, extra, n, a->in.avail);
+        k->msm_entries_lean = e;
+        if (base_fits && !trial_fits) return 0;
+    }
+    return 1;
+}
+
+/* A key that streams: its lean slots' MSM sort entries, the widest of 2^27 and 2^26 at which
+ * cuda_lean_plan_keeps holds (fewer resident bases are taken: wider window groups re-read each
+ * streamed piece fewer times), else CUDA_MSM_ENTRIES_LEAN. On an H200, 2^27 PoRep: made
+ * 24 GiB 2^27 (+5.1 % partitions/s), 32 GiB 2^26 with two slots (+2.8 %; 2^27 leaves one),
+ * 16 GiB 2^25 (wider slots leave no room for a witness-only partition's witness; without it
+ * 2^27 gave +5.0 %): bench/RESULTS.md, session 19. trial: scratch for ndev devices. */
+static size_t widest_lean_entries(cuda_backend *b, cuda_key *k, const pl_device *base, pl_device *trial)
+{
+    for (size_t e = (size_t)1 << 27; e > CUDA_MSM_ENTRIES_LEAN; e >>= 1) {
+        k->msm_entries_lean = e;
+        int streams;
+        memset(trial, 0, b->ndev * sizeof *trial);
+        const int rc = plan_key(b, k, cuda_acc_plain(), trial, &streams);
+        if (rc) err_clear();
+        else if (cuda_lean_plan_keeps(k, base, trial, b->ndev)) return e;
+    }
+    return CUDA_MSM_ENTRIES_LEAN;
+}
+
 /* The key's full slots' MSM sort entries (k->msm_entries_full), then its plan (plan_key, with
  * the plain accumulation's slots, as place_key places first). CUZK_MSM_ENTRIES_LOG where set.
  * Else the largest cap up to 2^28 that placement_choose_entries finds, for a key whose largest
@@ -477,6 +517,8 @@ static int plan_key_entries(cuda_backend *b, cuda_key *k, int *streams)
         k->msm_entries_full = placement_choose_entries(plan_at_entries, &t, base, b->ndev, CUDA_MSM_ENTRIES_FULL,
                                                        CUDA_MSM_ENTRIES_MAX, cuda_copies_max(), base + b->ndev);
     }
+    if (!rc && *streams && !cuda_msm_entries_lean_fixed() && !b->urgent_workers)
+        k->msm_entries_lean = widest_lean_entries(b, k, base, base + b->ndev);
     free(base);
     return rc;
 }

@@ -168,7 +168,7 @@ void slot_shrink(cuda_slot *s)
 /* Streams, events and buffers for a partition: created the first time, grown when a larger
  * partition comes (within the slot's placement), never per partition. */
 int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_bytes, size_t prep_bytes,
-                 size_t piece_bytes, int urgent, size_t full_entries, int acc)
+                 size_t piece_bytes, int urgent, size_t full_entries, size_t lean_entries, int acc)
 {
     int rc;
     if (!s->ready && (rc = slot_create(s, urgent))) {
@@ -180,7 +180,7 @@ int slot_prepare(cuda_slot *s, int ordinal, int lean, int streamed, size_t work_
      * wait for the whole device): the urgent slot, which alternates WinningPoSt (full) and
      * larger lean partitions, keeps the smaller cap for both (a 2^19 MSM stays under it; a full
      * slot's cap is never below it, CUZK_MSM_ENTRIES_LOG >= 25) */
-    size_t entries = urgent ? CUDA_MSM_ENTRIES_LEAN : lean ? cuda_msm_entries_lean() : full_entries;
+    size_t entries = urgent ? CUDA_MSM_ENTRIES_LEAN : lean ? lean_entries : full_entries;
     if (!s->ctx) {
         if ((rc = msm_gpu_ctx_create(&s->ctx, ordinal, s->stream, entries))) return rc;
         s->ctx_entries = entries;
