@@ -85,12 +85,16 @@ static uint64_t key_work_bytes(const cuda_key *k, int lean)
  * in 1006 ms at 2^26, 894 at 2^27 and 839 at 2^28 (bench/RESULTS.md, session 16). Each step
  * up costs the slot 16 bytes an entry and pairwise's scratch (28.4, 33.6, 44.4 GiB a slot;
  * 32.4, 40.9 and 57.9 when those times were measured, before session 17's tighter estimate). */
-static long entries_log_env(void)
+/* A log2 variable's value where set within lo..hi (cuda_env_check refuses others), else 0. */
+static long env_log(const char *name, long lo, long hi)
 {
-    const char *e = getenv("CUZK_MSM_ENTRIES_LOG");
+    const char *e = getenv(name);
     const long v = e && *e ? strtol(e, NULL, 10) : 0;
-    return v >= 25 && v <= 28 ? v : 0;
+    return v >= lo && v <= hi ? v : 0;
 }
+
+static long entries_log_env(void) { return env_log("CUZK_MSM_ENTRIES_LOG", 25, 28); }
+static long lean_entries_log_env(void) { return env_log("CUZK_MSM_LEAN_ENTRIES_LOG", 25, 27); }
 
 int cuda_msm_entries_fixed(void) { return entries_log_env() != 0; }
 
@@ -98,13 +102,6 @@ size_t cuda_msm_entries_full(void)
 {
     const long v = entries_log_env();
     return v ? (size_t)1 << v : CUDA_MSM_ENTRIES_FULL;
-}
-
-static long lean_entries_log_env(void)
-{
-    const char *e = getenv("CUZK_MSM_LEAN_ENTRIES_LOG");
-    const long v = e && *e ? strtol(e, NULL, 10) : 0;
-    return v >= 25 && v <= 27 ? v : 0;
 }
 
 int cuda_msm_entries_lean_fixed(void) { return lean_entries_log_env() != 0; }
