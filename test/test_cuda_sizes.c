@@ -418,6 +418,29 @@ static unsigned porep_cap_log(const cuda_key *k, uint64_t cap, uint32_t workers)
     return (unsigned)__builtin_ctzll(e);
 }
 
+/* cuda_lean_entries_run: a lean partition keeps the wider cap its slot's context holds (a
+ * widened key's) where its lean slot at that cap fits the lean slots' key part, at most 2^27;
+ * its own otherwise, or when the held cap is not wider. */
+static void lean_entries_in_shared_slot(void **state)
+{
+    (void)state;
+    static cuda_key k;
+    static groth16_params pk;
+    porep_like_key(&k, &pk);
+    const int acc = cuda_acc_plain();
+    const uint64_t piece = CUDA_PIECE_BYTES, e27 = (uint64_t)1 << 27;
+    const uint64_t at27 = cuda_ws_lean_at(&k, piece, acc, e27) + 2 * piece;
+    assert_true(at27 > cuda_slot_need(&k, 1, 1, piece));
+    assert_int_equal(cuda_lean_entries_run(&k, acc, 1, piece, e27, at27), e27);
+    assert_int_equal(cuda_lean_entries_run(&k, acc, 1, piece, e27, at27 - 1), CUDA_MSM_ENTRIES_LEAN);
+    assert_int_equal(cuda_lean_entries_run(&k, acc, 1, piece, (size_t)1 << 28, (uint64_t)1 << 40),
+                     CUDA_MSM_ENTRIES_LEAN); /* a full slot's 2^28: past the lean estimate's checked caps */
+    assert_int_equal(cuda_lean_entries_run(&k, acc, 1, piece, 0, at27), CUDA_MSM_ENTRIES_LEAN);
+    k.msm_entries_lean = e27; /* its own is wider: kept */
+    assert_int_equal(cuda_lean_entries_run(&k, acc, 1, piece, (size_t)1 << 26, (uint64_t)1 << 40), e27);
+    k.msm_entries_lean = 0;
+}
+
 /* The lean entries a PoRep key that streams takes at load (cuda_keys.c, widest_lean_entries:
  * the widest of 2^27 and 2^26 whose plan cuda_lean_plan_keeps accepts against the default's),
  * two workers, no constraint system loaded, with the size functions' slots. */
@@ -496,6 +519,7 @@ int main(void)
         cmocka_unit_test(msm_entries_knob),
         cmocka_unit_test(lean_entries_knob),
         cmocka_unit_test(porep_lean_entries_by_card),
+        cmocka_unit_test(lean_entries_in_shared_slot),
         cmocka_unit_test(piece_bytes_first_key),
         cmocka_unit_test(lean_slots_auto_rule),
         cmocka_unit_test(full_key_in_lean_slot),

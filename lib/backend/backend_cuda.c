@@ -359,6 +359,7 @@ static int cuda_start(void *ws, backend_job *job)
     int lean = kd->pl.ws == PL_LEAN, own = 0;
     const int streamed = kd->pl.kind != PL_RESIDENT, acc = kd->msm_acc;
     const uint64_t keys_part = d->cs.keys[0]; /* the full slots' key part: never shrinks */
+    const uint64_t lean_part = d->cs.keys[1]; /* the lean slots': likewise */
     pthread_mutex_unlock(&d->lock);
     if (FAULT_HIT(FAULT_CUDA_HOLD)) fault_hold_wait(); /* tests: a partition known to be in flight */
     /* an ordinary partition starting while an urgent one runs waits here, before it takes a
@@ -387,7 +388,8 @@ static int cuda_start(void *ws, backend_job *job)
      * ordinary partitions' waits always end */
     rc = slot_prepare(s, w->ordinal, lean, streamed, cuda_work_bytes(&in, lean), cuda_prep_bytes(in.na), d->piece_bytes,
                       own, cuda_full_entries_run(k, acc, s->ctx ? s->ctx_entries : 0, keys_part),
-                      cuda_key_entries_lean(k), acc);
+                      cuda_lean_entries_run(k, acc, streamed, d->piece_bytes, s->ctx ? s->ctx_entries : 0, lean_part),
+                      acc);
     if (!rc && wcs) /* the witness beside a lean layout's two vectors; the system's pieces where it streams */
         rc = slot_prepare_witness(s, w->ordinal, lean ? wcs->wit_bytes : 0,
                                   wcs->dev[di].resident ? 0 : wcs->piece_bytes);

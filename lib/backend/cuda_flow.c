@@ -232,9 +232,22 @@ uint32_t cuda_lean_slots_auto(const cuda_key *k, uint64_t avail, uint64_t lean_e
     return 2 * lean_slot_with_room(k, cuda_piece_bytes(k), lean_extra) <= avail ? 2 : 1;
 }
 
+uint64_t cuda_ws_lean_at(const cuda_key *k, uint64_t piece_bytes, int acc, size_t entries)
+{
+    return key_work_bytes(k, 1) + cuda_prep_bytes(k->pk->n_l) + msm_scratch(k, entries, piece_bytes, acc);
+}
+
 uint64_t cuda_ws_lean_acc(const cuda_key *k, uint64_t piece_bytes, int acc)
 {
-    return key_work_bytes(k, 1) + cuda_prep_bytes(k->pk->n_l) + msm_scratch(k, cuda_key_entries_lean(k), piece_bytes, acc);
+    return cuda_ws_lean_at(k, piece_bytes, acc, cuda_key_entries_lean(k));
+}
+
+size_t cuda_lean_entries_run(const cuda_key *k, int acc, int streamed, uint64_t piece_bytes, size_t held,
+                             uint64_t lean_part)
+{
+    const size_t own = cuda_key_entries_lean(k);
+    const uint64_t need = cuda_ws_lean_at(k, piece_bytes, acc, held) + (streamed ? 2 * piece_bytes : 0);
+    return held > own && held <= CUDA_MSM_ENTRIES_LEAN_MAX && need <= lean_part ? held : own;
 }
 
 uint64_t cuda_ws_lean(const cuda_key *k, uint64_t piece_bytes) { return cuda_ws_lean_acc(k, piece_bytes, cuda_acc_plain()); }

@@ -32,6 +32,7 @@ _Static_assert(CUDA_MAX_SLOTS <= SLOT_POOL_MAX, "the slot pool indexes every slo
  * one: cuda_msm_entries_full). */
 #define CUDA_MSM_ENTRIES_FULL ((size_t)1 << 26)
 #define CUDA_MSM_ENTRIES_LEAN ((size_t)1 << 25)
+#define CUDA_MSM_ENTRIES_LEAN_MAX ((size_t)1 << 27) /* a widened lean slot's (cuda_keys.c) */
 #define CUDA_MSM_ENTRIES_MAX ((size_t)1 << 28) /* the most a key's load chooses (plan_key_entries) */
 /* One stream buffer (two per lean slot): at most 2^22 G2 or 2^23 G1 points, at least an
  * eighth of the key's largest vector (so small keys stream in several pieces too). */
@@ -412,6 +413,15 @@ int cuda_msm_entries_fixed(void);
 size_t cuda_msm_entries_lean(void);
 int cuda_msm_entries_lean_fixed(void);
 size_t cuda_key_entries_lean(const cuda_key *k);
+/* k's lean working set with its MSMs at `entries` sort entries (cuda_ws_lean_acc: at its own). */
+uint64_t cuda_ws_lean_at(const cuda_key *k, uint64_t piece_bytes, int acc, size_t entries);
+/* The entries a lean partition of k runs at in a slot whose MSM context holds `held`: that cap
+ * (at most CUDA_MSM_ENTRIES_LEAN_MAX) where k's lean slot at it fits the lean slots' key part
+ * (lean_part: cs_slots.keys[1]), else k's own. As cuda_full_entries_run: two streaming keys of
+ * different caps in shared slots would otherwise trim the context (two stream synchronizations
+ * and its scratch freed) and regrow it between every two partitions. */
+size_t cuda_lean_entries_run(const cuda_key *k, int acc, int streamed, uint64_t piece_bytes, size_t held,
+                             uint64_t lean_part);
 /* Whether n streaming lean slots of k with `piece` bytes pieces, each with room for the larger
  * of lean_extra and a witness-only partition's witness, fit in avail. */
 int cuda_lean_room_fits(const cuda_key *k, uint64_t piece, uint64_t lean_extra, uint32_t n, uint64_t avail);
