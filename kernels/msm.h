@@ -173,10 +173,13 @@ void msm_gpu_ctx_discard(msm_gpu_ctx *ctx);
  * count read-back. end writes the sum (g1_jac/g2_jac, host memory) and blocks until it is
  * there. One accumulated MSM per context at a time; no msm_gpu_run between begin and end.
  * persist = 0: each piece reduces its own buckets, the window size chosen by the first piece
- * with scalars other than 0 and 1. persist = 1: one bucket array for every window across
- * pieces (window size for n_total points, within bucket_bytes_max), reduced once at end —
- * measured 4.5x slower on the H200 at 2^27 (runs of ~5 entries a bucket: each bucket update
- * is a dependent global load), so the backend does not use it; kept for the next design. */
+ * with scalars other than 0 and 1. persist = 1: the pieces share one bucket array over every
+ * window (at most bucket_bytes_max bytes, but for 4-bit windows' 96 KiB (G1) or 192 KiB (G2),
+ * the smallest, or a window msm_gpu_ctx_set_window forces; 0 = no limit, which
+ * msm_gpu_scratch_parts cannot bound): each piece's window groups accumulate as a piece's do and are added into it, and
+ * the reduction runs once, at end; the window is chosen at the first piece with scalars other
+ * than 0 and 1 for the whole MSM of n_total points (msm_plan.cuh, msm_shared_window). The
+ * CUDA backend's streamed MSMs take it where CUZK_MSM_SHARED_BUCKETS_MB is set. */
 int msm_gpu_acc_begin(msm_gpu_ctx *ctx, int curve, size_t n_total, int scalar_form, int persist,
                       size_t bucket_bytes_max);
 int msm_gpu_acc_add(msm_gpu_ctx *ctx, const void *d_bases, const void *d_scalars, size_t n);
@@ -201,8 +204,9 @@ void *msm_gpu_ctx_stream(const msm_gpu_ctx *ctx);
 
 /* Device bytes a context with max_entries takes for an MSM of n points, for the placement's
  * working-set estimate: msm_gpu_run (piece = 0) or msm_gpu_acc_* in pieces of `piece` points
- * (persistent buckets when bucket_bytes_max != 0), whatever share of the scalars is 0 or 1,
- * with accumulation acc (MSM_ACC_*; AUTO counts pairwise's scratch where a run may take it). */
+ * (their buckets shared, msm_gpu_acc_begin's persist = 1, when bucket_bytes_max != 0),
+ * whatever share of the scalars is 0 or 1, with accumulation acc (MSM_ACC_*; AUTO counts
+ * pairwise's scratch where a run may take it). */
 size_t msm_gpu_scratch_bytes(int curve, size_t n, size_t max_entries, size_t piece, size_t bucket_bytes_max,
                              unsigned waves, int acc);
 /* The same by what holds it. A context's buffers grow to the largest request each sees and
@@ -215,7 +219,8 @@ enum {
     MSM_PART_INDEX,    /* the scalars' classes and index lists: 10 bytes a point */
     MSM_PART_SORT,     /* the digit sort's keys and values: 16 bytes an entry */
     MSM_PART_BUCKETS,  /* a window group's buckets */
-    MSM_PART_MERGE,    /* precomputed copies in point chunks: a later chunk's buckets */
+    MSM_PART_MERGE,    /* precomputed copies in point chunks: a later chunk's buckets; pieces
+                        * sharing buckets: the array over every window */
     MSM_PART_REDUCE,   /* the bucket reduction's points */
     MSM_PART_PARTIALS, /* the accumulation levels' partial sums */
     MSM_PART_PAIR,     /* pairwise rounds' sums and prefix products */
@@ -268,15 +273,15 @@ void msm_gpu_last_stats(const msm_gpu_ctx *ctx, msm_gpu_stats *out);
  * reduces buckets as CUZK_MSM_REDUCE says (msm_reduce_from_env), as a new context would. */
 int msm_sim_run(int curve, const void *bases, const void *scalars, size_t n, int scalar_form,
                 unsigned window_bits, size_t max_entries, size_t acc_threads, void *out);
-/* The same as pieces of `piece` points accumulated one after another (msm_gpu_acc_*'s plan,
- * persistent buckets or not). */
+/* The same as pieces of `piece` points accumulated one after another (msm_gpu_acc_*'s plan):
+ * persist 0, each piece reduces its own buckets; else they share them (msm_gpu_acc_begin's
+ * persist = 1) within persist bytes where persist > 1 (1: no limit). */
 int msm_sim_run_pieces(int curve, const void *bases, const void *scalars, size_t n, int scalar_form,
                        unsigned window_bits, size_t max_entries, size_t acc_threads, size_t piece, int persist,
                        void *out);
 /* Either with the bucket accumulation acc (MSM_ACC_*) and its min_batch (0 = always affine
  * steps, or pairwise rounds, while any bucket takes points: small simulations still exercise
- * them) and, pairwise, at most `rounds` rounds (0 = no limit); persistent buckets accumulate in
- * XYZZ. */
+ * them) and, pairwise, at most `rounds` rounds (0 = no limit). */
 int msm_sim_run_acc(int curve, int acc, unsigned min_batch, unsigned rounds, const void *bases, const void *scalars, size_t n,
                     int scalar_form, unsigned window_bits, size_t max_entries, size_t acc_threads, size_t piece,
                     int persist, void *out);
@@ -318,6 +323,9 @@ typedef struct msm_size_ctx msm_size_ctx;
 msm_size_ctx *msm_size_ctx_new(size_t max_entries, int g2_half, int acc, unsigned waves, size_t wave_g1,
                                size_t wave_g2);
 void msm_size_ctx_free(msm_size_ctx *ctx);
+/* msm_size_run's accumulated runs (piece != 0) share buckets within bucket_bytes_max bytes
+ * (msm_gpu_acc_begin's persist = 1) from now on; 0: each piece reduces its own (the default). */
+void msm_size_ctx_set_shared(msm_size_ctx *ctx, size_t bucket_bytes_max);
 /* One MSM of n points on ctx, n_one of the scalars 1 and n_rest neither 0 nor 1 (told, as
  * msm_gpu_ctx_set_counts does): msm_gpu_run's plan (piece = 0; over `copies` precomputed
  * copies at window pre_c, 0 = as msm_gpu_bases_precompute chooses, where its cost model takes

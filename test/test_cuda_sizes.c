@@ -98,6 +98,7 @@ static void porep_like_key(cuda_key *k, groth16_params *pk)
     k->n[PL_H] = pk->n_h, k->n[PL_L] = pk->n_l, k->n[PL_A] = pk->n_a, k->n[PL_B_G1] = pk->n_b_g1;
     k->n[PL_B_G2] = pk->n_b_g2;
     k->log_m = 27, k->msm_waves = 1;
+    k->msm_shared_bytes = cuda_msm_shared_bytes(); /* as a load reads it: the layouts with it set */
 }
 
 /* CUZK_PIECE_MB sets the streamed pieces (whole points of either curve: a multiple of 192
@@ -294,6 +295,38 @@ static void lean_entries_knob(void **state)
     assert_true(lean26 >= lean + 16 * (((uint64_t)1 << 26) - CUDA_MSM_ENTRIES_LEAN));
     assert_int_equal(full26, full);
     assert_int_equal(cuda_slot_need(&k, 1, 1, CUDA_PIECE_BYTES), lean);
+}
+
+/* CUZK_MSM_SHARED_BUCKETS_MB, read at load into the key (msm_shared_bytes): a lean slot's
+ * estimate takes the shared bucket array (here the PoRep H MSM's 13 windows of 2^19 G1
+ * buckets, 1.22 GiB, within 2 GiB) and a full slot's does not change; 0 is the default's. */
+static void shared_buckets_knob(void **state)
+{
+    (void)state;
+    static cuda_key k;
+    static groth16_params pk;
+    porep_like_key(&k, &pk);
+    k.msm_shared_bytes = 0;
+    const uint64_t full = cuda_ws_full(&k), lean = cuda_slot_need(&k, 1, 1, CUDA_PIECE_BYTES);
+    const char *given = getenv("CUZK_MSM_SHARED_BUCKETS_MB"); /* the later tests' layouts take it */
+    char *saved = given ? strdup(given) : NULL;
+    setenv("CUZK_MSM_SHARED_BUCKETS_MB", "0", 1);
+    assert_int_equal(cuda_msm_shared_bytes(), 0);
+    setenv("CUZK_MSM_SHARED_BUCKETS_MB", "2048", 1);
+    k.msm_shared_bytes = cuda_msm_shared_bytes();
+    if (saved) setenv("CUZK_MSM_SHARED_BUCKETS_MB", saved, 1);
+    else unsetenv("CUZK_MSM_SHARED_BUCKETS_MB");
+    free(saved);
+    assert_int_equal(k.msm_shared_bytes, (uint64_t)2048 << 20);
+    const uint64_t lean2 = cuda_slot_need(&k, 1, 1, CUDA_PIECE_BYTES), full2 = cuda_ws_full(&k);
+    k.msm_shared_bytes = (uint64_t)256 << 20;
+    const uint64_t lean256 = cuda_slot_need(&k, 1, 1, CUDA_PIECE_BYTES);
+    printf("lean slot, 768 MiB pieces: %.2f GiB, %.2f GiB with buckets shared within 2 GiB, %.2f within 256 MiB\n",
+           lean / GiB, lean2 / GiB, lean256 / GiB);
+    const uint64_t array = ((uint64_t)13 << 19) * 192; /* G1 XYZZ buckets at c = 20 */
+    assert_true(lean2 >= lean + array);
+    assert_true(lean256 < lean2);
+    assert_int_equal(full2, full);
 }
 
 /* cuda_full_entries_run: a full partition keeps the larger cap its slot's context holds
@@ -518,6 +551,7 @@ int main(void)
         cmocka_unit_test(piece_bytes_knob),
         cmocka_unit_test(msm_entries_knob),
         cmocka_unit_test(lean_entries_knob),
+        cmocka_unit_test(shared_buckets_knob),
         cmocka_unit_test(porep_lean_entries_by_card),
         cmocka_unit_test(lean_entries_in_shared_slot),
         cmocka_unit_test(piece_bytes_first_key),

@@ -42,6 +42,7 @@ typedef struct {
     unsigned waves;
     size_t piece_bytes; /* 0: whole vectors (msm_gpu_run) */
     size_t wave_g1, wave_g2;
+    size_t shared; /* pieces share buckets within this many bytes (CUZK_MSM_SHARED_BUCKETS_MB); 0: not */
 } slot_cfg;
 
 static size_t piece_pts(const slot_cfg *c, int v)
@@ -57,9 +58,10 @@ static size_t estimate(const key_shape *k, const slot_cfg *c, msm_scratch_parts 
     memset(&most, 0, sizeof most);
     for (int v = 0; v < 5; v++) {
         const size_t e = curve_of[v] == MSM_CURVE_G2 && c->g2_half ? c->entries / 2 : c->entries;
-        msm_gpu_scratch_parts(curve_of[v], k->n[v], e, piece_pts(c, v), 0, c->waves, c->acc, &p);
+        const size_t shared = c->piece_bytes ? c->shared : 0;
+        msm_gpu_scratch_parts(curve_of[v], k->n[v], e, piece_pts(c, v), shared, c->waves, c->acc, &p);
         assert_int_equal(msm_scratch_parts_total(&p),
-                         msm_gpu_scratch_bytes(curve_of[v], k->n[v], e, piece_pts(c, v), 0, c->waves, c->acc));
+                         msm_gpu_scratch_bytes(curve_of[v], k->n[v], e, piece_pts(c, v), shared, c->waves, c->acc));
         msm_scratch_parts_max(&most, &p);
     }
     if (parts) *parts = most;
@@ -101,6 +103,7 @@ static size_t worst_held(const key_shape *k, const slot_cfg *c, int randoms, msm
 {
     msm_size_ctx *s = msm_size_ctx_new(c->entries, c->g2_half, c->acc, c->waves, c->wave_g1, c->wave_g2);
     assert_non_null(s);
+    msm_size_ctx_set_shared(s, c->piece_bytes ? c->shared : 0);
     run_key(s, k, c, randoms);
     const size_t held = msm_size_held(s);
     if (parts) msm_size_held_parts(s, parts);
@@ -115,7 +118,7 @@ static const char *acc_name(int acc)
 
 /* held <= estimate, part by part, in every slot layout the backend makes (full at 2^25..2^28
  * entries, lean in pieces: 768 and 1536 MiB at 2^25..2^27 entries, and an eighth of a small key's H,
- * cuda_piece_bytes),
+ * cuda_piece_bytes; lean pieces sharing buckets within 256 MiB .. 2 GiB),
  * every accumulation, with and without urgent waves, at the estimate's wave bounds and at an
  * H200's occupancy (G1 3 blocks of 128 on 132 SMs, G2 2 of 64) */
 static void test_bound_holds(void **state)
@@ -126,16 +129,17 @@ static void test_bound_holds(void **state)
     for (int ki = 0; ki < 2; ki++)
         for (int a = 0; a < 3; a++)
             for (int half = 0; half < 2; half++)
-                for (int layout = 0; layout < 11; layout++) {
+                for (int layout = 0; layout < 15; layout++) {
                     const size_t small_piece = keys[ki]->n[0] * 96 / 8 / 192 * 192; /* cuda_piece_bytes */
                     /* 7..10: lean slots widened at load (cuda_keys.c, widest_lean_entries) */
-                    const int log = layout < 4 ? 25 + layout : layout < 7 ? 25 : 26 + (layout - 7) % 2;
-                    slot_cfg c = {(size_t)1 << log, half, accs[a], 1,
-                                  layout == 4 || layout == 7 || layout == 8   ? (size_t)768 << 20
-                                  : layout == 5 || layout == 9 || layout == 10 ? (size_t)1536 << 20
-                                  : layout == 6                                ? small_piece
-                                                                               : 0,
-                                  0, 0};
+                    /* 11..14: pieces sharing buckets (CUZK_MSM_SHARED_BUCKETS_MB) */
+                    static const int logs[15] = {25, 26, 27, 28, 25, 25, 25, 26, 27, 26, 27, 25, 25, 27, 26};
+                    static const unsigned piece_mb[15] = {0, 0, 0, 0, 768, 1536, 0, 768, 768, 1536, 1536,
+                                                          768, 768, 1536, 1536};
+                    static const unsigned shared_mb[15] = {[11] = 512, [12] = 2048, [13] = 1024, [14] = 256};
+                    slot_cfg c = {(size_t)1 << logs[layout], half, accs[a], 1,
+                                  layout == 6 ? small_piece : (size_t)piece_mb[layout] << 20, 0, 0,
+                                  (size_t)shared_mb[layout] << 20};
                     for (int wv = 0; wv < 3; wv++) {
                         c.waves = wv == 1 ? 8 : 1;
                         c.wave_g1 = wv == 2 ? 132 * 384 : 0, c.wave_g2 = wv == 2 ? 132 * 128 : 0;
@@ -144,9 +148,9 @@ static void test_bound_holds(void **state)
                         int part_over = 0;
                         for (int i = 0; i < MSM_PARTS; i++) part_over |= hp.part[i] > ep.part[i];
                         if (held > est || part_over || (ki == 0 && wv == 0))
-                            printf("%s, %s, g2 half %d, 2^%d entries, pieces %zu MiB, %u waves%s: held %.3f GiB, "
-                                   "estimate %.3f GiB\n", keys[ki]->name, acc_name(c.acc), half,
-                                   __builtin_ctzll(c.entries), c.piece_bytes >> 20, c.waves,
+                            printf("%s, %s, g2 half %d, 2^%d entries, pieces %zu MiB (shared %zu), %u waves%s: held "
+                                   "%.3f GiB, estimate %.3f GiB\n", keys[ki]->name, acc_name(c.acc), half,
+                                   __builtin_ctzll(c.entries), c.piece_bytes >> 20, c.shared >> 20, c.waves,
                                    wv == 2 ? " (H200 occupancy)" : "", held / GiB, est / GiB);
                         for (int i = 0; i < MSM_PARTS; i++)
                             if (hp.part[i] > ep.part[i])
@@ -203,7 +207,7 @@ static void test_bound_is_tight(void **state)
     for (int a = 0; a < 2; a++)
         for (int layout = 0; layout < 5; layout++) {
             const slot_cfg c = {(size_t)1 << (layout < 3 ? 26 + layout : 25), 1, accs[a], 1,
-                                layout == 3 ? (size_t)768 << 20 : layout == 4 ? (size_t)1536 << 20 : 0, 0, 0};
+                                layout == 3 ? (size_t)768 << 20 : layout == 4 ? (size_t)1536 << 20 : 0, 0, 0, 0};
             msm_scratch_parts hp, ep;
             const size_t held = worst_held(&porep, &c, 0, &hp), est = estimate(&porep, &c, &ep);
             for (int i = 0; i < MSM_PARTS; i++)
@@ -221,7 +225,7 @@ static void test_g2_half(void **state)
 {
     (void)state;
     for (size_t e = (size_t)1 << 26; e <= (size_t)1 << 28; e <<= 1) {
-        slot_cfg rich = {e, 1, MSM_ACC_AUTO, 1, 0, 0, 0}, plain = rich, whole = rich;
+        slot_cfg rich = {e, 1, MSM_ACC_AUTO, 1, 0, 0, 0, 0}, plain = rich, whole = rich;
         plain.acc = MSM_ACC_XYZZ;
         whole.g2_half = 0;
         msm_scratch_parts h;
@@ -293,7 +297,7 @@ static void test_keys_in_one_slot(void **state)
         for (int a = 0; a < 2; a++) {
             /* one context runs every key's partition in turn (the plan itself, not the
              * estimate, says what it holds); the slot is budgeted for the largest key */
-            const slot_cfg c = {(size_t)1 << lg, a, a ? MSM_ACC_AUTO : MSM_ACC_XYZZ, 1, 0, 0, 0};
+            const slot_cfg c = {(size_t)1 << lg, a, a ? MSM_ACC_AUTO : MSM_ACC_XYZZ, 1, 0, 0, 0, 0};
             s[a] = msm_size_ctx_new(c.entries, c.g2_half, c.acc, 1, 0, 0);
             assert_non_null(s[a]);
             for (int k = 0; k < 4; k++) {

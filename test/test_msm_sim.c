@@ -137,7 +137,10 @@ static void free_inputs(case_inputs *in)
 static void run_case_pieces(int g2, size_t n, int kind, int shaped, unsigned window, size_t max_entries, size_t threads,
                             size_t piece)
 {
-    int persist = piece && (test_rand64() & 1); /* both ways of accumulating pieces */
+    /* every way of accumulating pieces: each reducing its own buckets, sharing them without a
+     * limit, or within 64 KiB .. 4 MiB (below 4-bit windows' 96/192 KiB, up to a 10-bit G1's) */
+    const unsigned way = piece ? (unsigned)(test_rand64() % 3) : 0;
+    const int persist = way == 2 ? (int)((size_t)65536 << (test_rand64() % 7)) : (int)way;
     case_inputs in;
     make_inputs(&in, g2, n, kind, shaped);
     void *bases = in.bases;
@@ -302,7 +305,7 @@ static void affine_special(int mode)
 }
 
 /* The pauses an MSM makes for an urgent partition (msm_gpu_ctx_set_gate): one before each
- * window group but the first — whole MSMs and pieces, persistent buckets or not, small entry
+ * window group but the first — whole MSMs and pieces, shared buckets or not, small entry
  * caps that make many groups — none without a gate, and the sum unchanged (the CPU's). */
 static void test_gate_pauses(void **state)
 {

@@ -618,15 +618,13 @@ extern "C" int msm_gpu_acc_begin(msm_gpu_ctx *c, int curve, size_t n_total, int 
     c->acc_curve = 0;
     c->x.profile = false;
     CUDA_TRY(cudaEventRecord(c->ev[0], c->x.stream));
-    /* persistent buckets: one window size for the whole MSM, as large as the bucket memory
-     * allows; else chosen by the first piece with scalars other than 0 and 1 (its share of
-     * them is the MSM's, as a rule), each piece reducing its own buckets */
-    unsigned cfix = c->window_fix ? c->window_fix
-                  : !persist              ? 0
-                  : curve == MSM_CURVE_G1 ? msm_acc_window<fp>(n_total, bucket_bytes_max)
-                                          : msm_acc_window<fp2>(n_total, bucket_bytes_max);
-    int rc = curve == MSM_CURVE_G1 ? plan_begin<fp>(c->x, c->b, cfix, persist != 0, &c->acc)
-                                   : plan_begin<fp2>(c->x, c->b, cfix, persist != 0, &c->acc);
+    /* the window: the context's fixed one, else chosen at the first piece with scalars other
+     * than 0 and 1 (their share there stands for the MSM's): for that piece alone, or with
+     * shared buckets for the whole MSM within bucket_bytes_max (msm_shared_window) */
+    const unsigned cfix = c->window_fix;
+    int rc = curve == MSM_CURVE_G1
+                 ? plan_begin<fp>(c->x, c->b, cfix, persist != 0, &c->acc, n_total, bucket_bytes_max)
+                 : plan_begin<fp2>(c->x, c->b, cfix, persist != 0, &c->acc, n_total, bucket_bytes_max);
     if (rc) return rc;
     c->acc_curve = curve;
     c->acc_mont = scalar_form == 0;

@@ -73,8 +73,9 @@ static void scratch_typed(size_t n, size_t max_entries, size_t piece, size_t buc
     const size_t P = sizeof(xyzz<F>);
     const bool persist = piece && bucket_bytes_max;
     size_t pts = piece ? (piece < n ? piece : n) : n;
-    /* the largest window any run may take: per piece, chosen from at most pts scalars */
-    unsigned c = persist ? msm_acc_window<F>(n, bucket_bytes_max) : msm_choose_window(pts, pairwise);
+    /* the largest window any run may take: per piece, chosen from at most pts scalars; with
+     * shared buckets, for the whole MSM within bucket_bytes_max */
+    unsigned c = persist ? msm_shared_window_max<F>(n, bucket_bytes_max) : msm_choose_window(pts, pairwise);
     const size_t nwin = msm_windows(c), B = (size_t)1 << (c - 1);
     /* sort entries of a group: chunk·wg at pts scalars, but a run of fewer (nr) takes
      * nr·min(max_entries / nr, its windows), which is not monotone in nr (max_entries 2^26,
@@ -83,10 +84,10 @@ static void scratch_typed(size_t n, size_t max_entries, size_t piece, size_t buc
      * over precomputed copies t·wg entries a point, which is 2·ceil(windows / 2) where two
      * merged windows of ceil(windows / 2) copies make the group (13 windows: 14). Several
      * pieces fix the window at the first with scalars other than 0 and 1, however few (4
-     * bits: 64 windows), and a later piece of pts of them groups as many of those as fit. */
+     * bits: 64 windows), and a later piece of pts of them groups as many of those as fit;
+     * shared buckets' window may be below what a piece's count would choose (the byte cap). */
     size_t ent;
-    if (persist) ent = max_entries;
-    else if (piece && pts < n) ent = pts * msm_windows(4) < max_entries ? pts * msm_windows(4) : max_entries;
+    if (piece && (pts < n || persist)) ent = pts * msm_windows(4) < max_entries ? pts * msm_windows(4) : max_entries;
     else if (piece) ent = run_entries_bound(n, max_entries, pairwise); /* one piece: a whole run's */
     else {
         const size_t wp = msm_windows(msm_choose_window(n)), pre = n * (wp + (wp & 1));
@@ -95,13 +96,14 @@ static void scratch_typed(size_t n, size_t max_entries, size_t piece, size_t buc
     }
     if (!ent) ent = 1;
     /* buckets: pieces fix the window at the first piece with scalars other than 0 and 1, and
-     * a later piece with few of them groups every window: nwin·B. A whole run chooses its
+     * a later piece with few of them groups every window: nwin·B; shared buckets hold the
+     * same again over every window, in the second array. A whole run chooses its
      * window by its own count (run_buckets_bound), or runs over precomputed copies at the
      * window the copies were made with (msm_choose_window(n), as msm_gpu_bases_precompute
      * chooses): at most MSM_PRE_GROUP merged windows a group, and a second array (a buffer of
      * its own: its largest may come from another vector than the first's) of one window when
      * it runs in point chunks */
-    size_t buckets = nwin * B * P, merge = 0;
+    size_t buckets = nwin * B * P, merge = persist ? buckets : 0;
     if (!piece && !persist) {
         const unsigned cp = msm_choose_window(n), gp = msm_pre_windows(cp, 2);
         const size_t pre = (gp < MSM_PRE_GROUP ? gp : MSM_PRE_GROUP) * ((size_t)P << (cp - 1));
@@ -123,10 +125,10 @@ static void scratch_typed(size_t n, size_t max_entries, size_t piece, size_t buc
      * MSM_RED_WAVE_MAX threads a wave) */
     part[MSM_PART_REDUCE] = red_bound_pts(B, (unsigned)nwin, MSM_RED_WAVE_MAX) * P + 2 * 256;
     part[MSM_PART_PARTIALS] = 2 * (T + (2 * T + MSM_KP - 1) / MSM_KP) * (4 + P) + 4 * 256; /* accumulate_levels */
-    /* pairwise rounds (level 0 of a stored group only: not persistent buckets): T·ceil(K/2)
+    /* pairwise rounds (level 0 of every group, which stores): T·ceil(K/2)
      * affine points and T·ceil(K/4) prefix products, K = ent / T; bounded by one more slot of
      * each per thread */
-    part[MSM_PART_PAIR] = pairwise && !persist ? (ent / 2 + T) * 2 * sizeof(F) + (ent / 4 + T) * sizeof(F) + 2 * 256 : 0;
+    part[MSM_PART_PAIR] = pairwise ? (ent / 2 + T) * 2 * sizeof(F) + (ent / 4 + T) * sizeof(F) + 2 * 256 : 0;
     /* windows, ones, results; and what the executor's library and pool add to the buffers'
      * exact requests (msm_gpu_library_bytes) */
     const size_t buffers = sizeof(msm_bufs) / sizeof(void *) + 1;

@@ -130,12 +130,43 @@ static inline unsigned msm_choose_window(size_t n, bool pairwise = false)
     return best;
 }
 
-/* The window size of an accumulated MSM over n points whose one bucket array (every window)
- * must fit in bucket_bytes_max (msm_gpu_acc_begin's persistent buckets, and their estimate). */
-template <class F> static inline unsigned msm_acc_window(size_t n, size_t bucket_bytes_max)
+/* Bytes of one bucket array over every window of c bits. */
+template <class F> static inline size_t msm_shared_bytes(unsigned c)
 {
-    unsigned c = msm_choose_window(n);
-    while (c > 4 && bucket_bytes_max && ((size_t)msm_windows(c) << (c - 1)) * sizeof(xyzz<F>) > bucket_bytes_max) c--;
+    return ((size_t)msm_windows(c) << (c - 1)) * sizeof(xyzz<F>);
+}
+
+/* The window of an MSM whose pieces share one bucket array over every window (plan_stats'
+ * persist), the array within bucket_bytes_max (0: no limit): msm_choose_window's cost model
+ * for ~rest scalars other than 0 and 1 in ~pieces pieces, with one reduction in all and, for
+ * every piece but the first, each bucket added into the array (one addition, ~15 products,
+ * against ~30 a bucket for a reduction). One piece chooses as msm_choose_window; more choose
+ * no larger (the added term grows with c), so msm_shared_window_max bounds every choice. */
+template <class F>
+static inline unsigned msm_shared_window(double rest, double pieces, size_t bucket_bytes_max, bool pairwise)
+{
+    unsigned best = 4;
+    double best_cost = 0;
+    const double per_entry = pairwise ? 9 : 13;
+    for (unsigned c = 4; c <= 22; c++) {
+        if (c > 4 && bucket_bytes_max && msm_shared_bytes<F>(c) > bucket_bytes_max) break; /* grows with c */
+        const double w = msm_windows(c), b = (double)(1u << (c - 1)), seg = b < MSM_SEG ? b : MSM_SEG;
+        const double cost = rest * w * per_entry + w * b * 30 + w * (b / seg) * 18 * (c - 1) +
+                            (pieces > 1 ? pieces - 1 : 0) * w * b * 15;
+        if (c == 4 || cost < best_cost) {
+            best = c;
+            best_cost = cost;
+        }
+    }
+    return best;
+}
+
+/* The largest window msm_shared_window chooses for an MSM of n points, either accumulation. */
+template <class F> static inline unsigned msm_shared_window_max(size_t n, size_t bucket_bytes_max)
+{
+    const unsigned x = msm_choose_window(n), p = msm_choose_window(n, true);
+    unsigned c = x > p ? x : p;
+    while (c > 4 && bucket_bytes_max && msm_shared_bytes<F>(c) > bucket_bytes_max) c--;
     return c;
 }
 
@@ -153,7 +184,8 @@ static inline unsigned bit_length(size_t v)
 struct msm_bufs {
     void *is_one, *is_rest, *idx_one, *idx_rest, *keys[2], *vals[2], *buckets;
     void *pk[2], *pp[2], *red_pts[2], *windows, *ones, *result, *counts;
-    void *buckets2; /* precomputed copies over point chunks: a later chunk's buckets */
+    void *buckets2; /* precomputed copies over point chunks: a later chunk's buckets; pieces
+                     * sharing buckets (plan_stats' persist): the array over every window */
     void *pair_pts, *pair_pre; /* MSM_ACC_PAIRWISE: round sums, prefix products */
     void *ones_part;           /* pairwise: a chunk of the ones' sum before it joins b.ones */
 };
@@ -164,7 +196,15 @@ struct plan_stats {
     unsigned c, nwin, groups;
     unsigned pauses; /* x.pause() calls: before each window group but the MSM's first, if gated */
     size_t n_one, n_rest;
-    bool persist;   /* accumulated MSM: one bucket array for every window, reduced at the end */
+    /* accumulated MSM whose pieces share buckets: each window group runs as a piece of its
+     * own (zeroed buckets, level 0 storing) and is added into one array over every window
+     * (b.buckets2), reduced once, at end; the window chosen at the first piece with scalars
+     * other than 0 and 1 (msm_shared_window: the MSM's total points and bucket_max) */
+    bool persist;
+    size_t total;      /* persist: the MSM's points (msm_gpu_acc_begin's n_total) */
+    size_t seen;       /* points of the pieces added so far */
+    size_t bucket_max; /* persist: the array's bytes at most (0: no limit) */
+    bool stored;       /* persist: the array holds every window's first group (later ones add) */
     /* the caller counted the next plan_add's classes (msm_count_classes): it reads nothing
      * back mid-run. Each host round trip hands the SMs to whatever else runs on the device
      * (a backlog's level-0 wave lives ~35 ms), so an urgent MSM without them waits once. */
@@ -341,10 +381,17 @@ int accumulate_level0(X &x, msm_bufs &b, const uint32_t *sk, src_bases<F> src, s
 
 /* An MSM in phases: begin, then add once per piece of (bases, scalars), then end. A single
  * MSM is one piece (plan_run). An accumulated MSM (bases streamed from host memory in pieces)
- * fixes the window size at begin and keeps one bucket array for all windows across pieces
- * (persist): every piece only sorts and accumulates into it, and the bucket reduction runs
- * once, at end — the cost of streaming is then the copies alone. */
-template <class F, class X> int plan_begin(X &x, msm_bufs &b, unsigned cfix, bool persist, plan_stats *st)
+ * either reduces each piece's buckets (persist false: the window size fixed by the first piece
+ * with scalars other than 0 and 1, or cfix), or shares one bucket array over every window
+ * across its pieces (persist): each piece's window groups run as a piece's do and are added
+ * into the array, and the bucket reduction runs once, at end — a piece then costs an addition
+ * per bucket instead of a reduction (~15 products against ~30), and the window may be the
+ * whole MSM's (msm_shared_window, within bucket_max bytes). Level 0 adding into the array
+ * itself was measured 3-4.5x slower on the H200 (runs of ~5 entries, each update a dependent
+ * global load), so every group stores into zeroed buckets first. */
+template <class F, class X>
+int plan_begin(X &x, msm_bufs &b, unsigned cfix, bool persist, plan_stats *st, size_t total = 0,
+               size_t bucket_max = 0)
 {
     int rc;
     st->c = cfix;
@@ -354,16 +401,15 @@ template <class F, class X> int plan_begin(X &x, msm_bufs &b, unsigned cfix, boo
     st->copies = 1;
     st->acc = MSM_ACC_XYZZ;
     st->reduce = red_mode(x.reduce);
-    st->persist = persist && cfix;
+    st->persist = persist;
+    st->total = total;
+    st->seen = 0;
+    st->bucket_max = bucket_max;
+    st->stored = false;
     if ((rc = x.ensure(&b.ones, sizeof(xyzz<F>))) || (rc = x.zero(b.ones, sizeof(xyzz<F>))) ||
         (rc = x.ensure(&b.windows, MSM_MAX_WINDOWS * sizeof(xyzz<F>))) ||
         (rc = x.zero(b.windows, MSM_MAX_WINDOWS * sizeof(xyzz<F>))))
         return rc;
-    if (st->persist) {
-        size_t nb = (size_t)msm_windows(cfix) << (cfix - 1);
-        if ((rc = x.ensure(&b.buckets, nb * sizeof(xyzz<F>))) || (rc = x.zero(b.buckets, nb * sizeof(xyzz<F>))))
-            return rc;
-    }
     return 0;
 }
 
@@ -371,14 +417,13 @@ template <class F, class X> int plan_begin(X &x, msm_bufs &b, unsigned cfix, boo
  * no sort, in chunks of at most max_entries (keys[0] and pairwise's scratch are budgeted for
  * that many entries: msm.cu's scratch_typed). Pairwise rounds where the rest would take them
  * (MSM_ACC_AUTO from pair_min; a PoRep partition's L, A and B vectors are mostly bits, ~110 ms
- * of its MSMs in XYZZ on the H200), not over persistent buckets, whose scratch bound has no
- * rounds. Pairwise level 0 stores a run that lies wholly in one thread, so a chunk's sum goes to
- * a zeroed slot of its own (ones_part), then into the ones. */
+ * of its MSMs in XYZZ on the H200). Pairwise level 0 stores a run that lies wholly in one
+ * thread, so a chunk's sum goes to a zeroed slot of its own (ones_part), then into the ones. */
 template <class F, class X>
-int plan_ones(X &x, msm_bufs &b, const affine<F> *bases, size_t n1, size_t max_entries, const plan_stats *st)
+int plan_ones(X &x, msm_bufs &b, const affine<F> *bases, size_t n1, size_t max_entries)
 {
     int rc;
-    const bool pair = !st->persist && msm_acc_effective(x.acc.kind, n1, x.acc.pair_min) == MSM_ACC_PAIRWISE;
+    const bool pair = msm_acc_effective(x.acc.kind, n1, x.acc.pair_min) == MSM_ACC_PAIRWISE;
     x.acc.now = pair ? MSM_ACC_PAIRWISE : MSM_ACC_XYZZ;
     const size_t cap = max_entries && max_entries < n1 ? max_entries : n1;
     if ((rc = x.ensure(&b.keys[0], cap * sizeof(uint32_t))) || (rc = x.zero(b.keys[0], cap * sizeof(uint32_t))))
@@ -489,38 +534,41 @@ int plan_add(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, si
     x.mark("select");
     st->n_one += n1;
     st->n_rest += nr;
+    st->seen += n;
 
     /* 2. bases with scalar one: one bucket (key 0), no sort, added to the running ones */
     if (n1) {
-        if ((rc = plan_ones<F>(x, b, bases, n1, max_entries, st))) return rc;
+        if ((rc = plan_ones<F>(x, b, bases, n1, max_entries))) return rc;
         x.mark("ones");
     }
 
-    /* 3. Pippenger on the rest: window groups of wg windows over point chunks; persistent
-     * buckets take every window at once and are neither cleared nor reduced here */
+    /* 3. Pippenger on the rest: window groups of wg windows over point chunks, each group's
+     * buckets reduced, or added into the shared array (persist; the first group of each
+     * window accumulates into the array itself, zeroed when the window was chosen) */
     if (!nr) return 0;
     x.acc.now = msm_acc_effective(x.acc.kind, nr, x.acc.pair_min);
-    st->acc = st->persist ? MSM_ACC_XYZZ : x.acc.now; /* persistent buckets add in XYZZ */
+    st->acc = x.acc.now;
+    const bool pairwise = x.acc.now == MSM_ACC_PAIRWISE;
     if (!st->persist && msm_pre_pays(nr, pre, max_entries))
         return plan_rest_pre<F>(x, b, bases, scalars, mont, nr, max_entries, pre, st);
-    if (!st->c) st->c = msm_choose_window(nr, x.acc.now == MSM_ACC_PAIRWISE);
+    if (!st->c && st->persist) { /* this piece's share of the others stands for the pieces left's */
+        const size_t before = st->seen - n, left = st->total > before + n ? st->total - before : n;
+        st->c = msm_shared_window<F>((double)nr * (double)left / (double)n, (double)left / (double)n, st->bucket_max,
+                                     pairwise);
+    }
+    if (!st->c) st->c = msm_choose_window(nr, pairwise);
     const unsigned c = st->c, nwin = msm_windows(c);
     const size_t B = (size_t)1 << (c - 1);
-    size_t chunk;
-    unsigned wg;
-    if (st->persist) {
-        wg = nwin;
-        chunk = max_entries / nwin;
-        if (chunk < 1) chunk = 1;
-        if (chunk > nr) chunk = nr;
-    } else {
-        chunk = nr < max_entries ? nr : max_entries;
-        wg = (unsigned)(max_entries / chunk);
-        if (wg > nwin) wg = nwin;
-        if (wg < 1) wg = 1;
-        if ((rc = x.ensure(&b.buckets, wg * B * sizeof(xyzz<F>)))) return rc;
-    }
-    size_t ent = chunk * wg;
+    const size_t shared_bytes = nwin * B * sizeof(xyzz<F>);
+    if (st->persist && !st->stored &&
+        ((rc = x.ensure(&b.buckets2, shared_bytes)) || (rc = x.zero(b.buckets2, shared_bytes))))
+        return rc;
+    const size_t chunk = nr < max_entries ? nr : max_entries;
+    unsigned wg = (unsigned)(max_entries / chunk);
+    if (wg > nwin) wg = nwin;
+    if (wg < 1) wg = 1;
+    const size_t ent = chunk * wg;
+    if ((rc = x.ensure(&b.buckets, wg * B * sizeof(xyzz<F>)))) return rc;
     for (int i = 0; i < 2; i++)
         if ((rc = x.ensure(&b.keys[i], ent * sizeof(uint32_t))) || (rc = x.ensure(&b.vals[i], ent * sizeof(uint32_t))))
             return rc;
@@ -529,6 +577,9 @@ int plan_add(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, si
         for (unsigned w0 = 0; w0 < nwin; w0 += wg) {
             unsigned w1 = w0 + wg < nwin ? w0 + wg : nwin, g = w1 - w0;
             size_t m = np * g;
+            /* the array's first group of these windows stores into it directly */
+            const bool direct = st->persist && !st->stored && p0 == 0;
+            xyzz<F> *const bk = direct ? (xyzz<F> *)b.buckets2 + w0 * B : (xyzz<F> *)b.buckets;
             if ((rc = group_pause(x, st))) return rc;
             st->groups++;
             digits_fn df{scalars, mont, (const uint32_t *)b.idx_rest + p0, np, c, w0, w1,
@@ -539,14 +590,18 @@ int plan_add(X &x, msm_bufs &b, const affine<F> *bases, const sc256 *scalars, si
             const uint32_t *sv;
             aff_spare spare;
             if ((rc = sort_digits(x, b, m, (int)(c - 1 + bit_length(g)), &sk, &sv, &spare))) return rc;
-            if (!st->persist && (rc = x.zero(b.buckets, g * B * sizeof(xyzz<F>)))) return rc;
-            if ((rc = accumulate_level0<F>(x, b, sk, src_bases<F>{bases, sv}, m, (xyzz<F> *)b.buckets, !st->persist,
-                                           spare)))
-                return rc;
+            if (!direct && (rc = x.zero(bk, g * B * sizeof(xyzz<F>)))) return rc;
+            if ((rc = accumulate_level0<F>(x, b, sk, src_bases<F>{bases, sv}, m, bk, true, spare))) return rc;
             x.mark("accumulate");
-            if (!st->persist && (rc = plan_reduce<F>(x, b, c, w0, g))) return rc;
+            if (!st->persist) rc = plan_reduce<F>(x, b, c, w0, g);
+            else if (!direct) {
+                rc = x.template launch<F>(g * B, merge_fn<F>{(xyzz<F> *)b.buckets2 + w0 * B, bk}, "bucket merge");
+                x.mark("merge");
+            }
+            if (rc) return rc;
         }
     }
+    st->stored = st->persist;
     return 0;
 }
 
@@ -556,7 +611,7 @@ template <class F, class X> int plan_end(X &x, msm_bufs &b, plan_stats *st)
 {
     int rc;
     st->nwin = !st->c ? 0 : st->copies > 1 ? msm_pre_windows(st->c, st->copies) : msm_windows(st->c);
-    if (st->persist && st->n_rest && (rc = plan_reduce<F>(x, b, st->c, 0, st->nwin))) return rc;
+    if (st->persist && st->n_rest && (rc = plan_reduce<F>(x, b, st->c, 0, st->nwin, b.buckets2))) return rc;
     if ((rc = x.ensure(&b.result, (st->nwin + 1) * sizeof(jacobian<F>)))) return rc;
     rc = x.template launch<F>(st->nwin + 1, tojac_fn<F>{(xyzz<F> *)b.windows, st->nwin, (xyzz<F> *)b.ones,
                                                         (jacobian<F> *)b.result}, "to jacobian");

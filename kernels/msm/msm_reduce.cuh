@@ -254,10 +254,11 @@ template <class F, class X> int red_tree(X &x, void *const pts[2], int cur, size
     return 0;
 }
 
-/* Bucket reduction of windows w0 .. w0 + g (b.buckets: B >= 2 each) added into b.windows,
- * the way x.reduce names; MSM_REDUCE_LEVELS spends the buckets. Bufs: the plan's msm_bufs
- * (red_pts, buckets, windows). */
-template <class F, class X, class Bufs> int plan_reduce(X &x, Bufs &b, unsigned c, unsigned w0, unsigned g)
+/* Bucket reduction of windows w0 .. w0 + g (buckets, else b.buckets: B >= 2 each) added into
+ * b.windows, the way x.reduce names; MSM_REDUCE_LEVELS spends the buckets. Bufs: the plan's
+ * msm_bufs (red_pts, buckets, windows). */
+template <class F, class X, class Bufs>
+int plan_reduce(X &x, Bufs &b, unsigned c, unsigned w0, unsigned g, void *buckets = nullptr)
 {
     int rc;
     const size_t B = (size_t)1 << (c - 1);
@@ -269,7 +270,8 @@ template <class F, class X, class Bufs> int plan_reduce(X &x, Bufs &b, unsigned 
     if ((rc = x.ensure(&b.red_pts[0], s.pts[0] * sizeof(xyzz<F>))) ||
         (rc = x.ensure(&b.red_pts[1], s.pts[1] * sizeof(xyzz<F>))))
         return rc;
-    xyzz<F> *const bk = (xyzz<F> *)b.buckets, *const win = (xyzz<F> *)b.windows, *const out = (xyzz<F> *)b.red_pts[0];
+    xyzz<F> *const bk = (xyzz<F> *)(buckets ? buckets : b.buckets), *const win = (xyzz<F> *)b.windows;
+    xyzz<F> *const out = (xyzz<F> *)b.red_pts[0];
     if (mode == MSM_REDUCE_SEGMUL) {
         reduce_fn<F> rf{bk, (unsigned)s.segs, s.len0, B, out};
         if ((rc = x.template launch<F>((size_t)g * s.segs, rf, "bucket reduce"))) return rc;

@@ -158,16 +158,16 @@ static int sim_run(int curve, const acc_mode &acc, const void *bases, const void
     if (!piece || piece > n) piece = n;
     unsigned cfix = window_bits;
     size_t pb = curve == MSM_CURVE_G1 ? sizeof(affine<fp>) : sizeof(affine<fp2>);
-    if (persist && !cfix) cfix = msm_choose_window(n); /* persistent buckets: one window size up front */
+    const size_t shared_max = persist > 1 ? (size_t)persist : 0; /* shared buckets' bytes at most */
     if (curve == MSM_CURVE_G1) {
-        rc = plan_begin<fp>(x, b, cfix, persist != 0, &st);
+        rc = plan_begin<fp>(x, b, cfix, persist != 0, &st, n, shared_max);
         for (size_t i = 0; !rc && i < n; i += piece)
             rc = plan_add<fp>(x, b, (const affine<fp> *)((const char *)bases + i * pb), (const sc256 *)scalars + i,
                               n - i < piece ? n - i : piece, mont, max_entries, &st);
         if (!rc) rc = plan_end<fp>(x, b, &st);
         if (!rc) msm_horner((jacobian<fp> *)out, (const jacobian<fp> *)b.result, st.nwin, st.c);
     } else {
-        rc = plan_begin<fp2>(x, b, cfix, persist != 0, &st);
+        rc = plan_begin<fp2>(x, b, cfix, persist != 0, &st, n, shared_max);
         for (size_t i = 0; !rc && i < n; i += piece)
             rc = plan_add<fp2>(x, b, (const affine<fp2> *)((const char *)bases + i * pb), (const sc256 *)scalars + i,
                                n - i < piece ? n - i : piece, mont, max_entries, &st);
@@ -394,6 +394,7 @@ struct msm_size_ctx {
     msm_bufs b;
     size_t max_entries;
     bool g2_half;
+    size_t shared; /* accumulated runs share buckets within this many bytes (0: each piece reduces) */
 };
 
 extern "C" msm_size_ctx *msm_size_ctx_new(size_t max_entries, int g2_half, int acc, unsigned waves, size_t wave_g1,
@@ -421,6 +422,11 @@ extern "C" msm_size_ctx *msm_size_ctx_new(size_t max_entries, int g2_half, int a
 }
 
 extern "C" void msm_size_ctx_free(msm_size_ctx *s) { delete s; }
+
+extern "C" void msm_size_ctx_set_shared(msm_size_ctx *s, size_t bucket_bytes_max)
+{
+    if (s) s->shared = bucket_bytes_max;
+}
 
 extern "C" size_t msm_size_held(const msm_size_ctx *s) { return s ? s->x.held() : 0; }
 
@@ -484,7 +490,7 @@ static int size_typed(msm_size_ctx *s, size_t n, size_t n_one, size_t n_rest, si
     }
     /* msm_gpu_acc_*: each piece's share of the counts */
     const size_t np = (n + piece - 1) / piece;
-    int rc = plan_begin<F>(s->x, s->b, 0, false, &st);
+    int rc = plan_begin<F>(s->x, s->b, 0, s->shared != 0, &st, n, s->shared);
     size_t ones = 0, rest = 0;
     for (size_t k = 0; !rc && k < np; k++) {
         const size_t pts = n - k * piece < piece ? n - k * piece : piece;

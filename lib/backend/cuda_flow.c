@@ -8,6 +8,7 @@
  * Inputs are page-locked host memory (cuda_start staged what was not).
  */
 #if CUZK_HAVE_CUDA
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,7 +51,8 @@ static uint64_t msm_scratch(const cuda_key *k, size_t entries, uint64_t piece_by
         if (pts > n) pts = n;
         const size_t e = pl_curve(v) == MSM_CURVE_G2 && cuda_g2_half(acc) ? entries / 2 : entries;
         msm_scratch_parts p;
-        msm_gpu_scratch_parts(pl_curve(v), n, e, piece_bytes ? pts : 0, 0, k->msm_waves, acc, &p);
+        msm_gpu_scratch_parts(pl_curve(v), n, e, piece_bytes ? pts : 0, piece_bytes ? k->msm_shared_bytes : 0,
+                              k->msm_waves, acc, &p);
         msm_scratch_parts_max(&most, &p);
     }
     return msm_scratch_parts_total(&most);
@@ -105,6 +107,21 @@ size_t cuda_msm_entries_full(void)
 }
 
 int cuda_msm_entries_lean_fixed(void) { return lean_entries_log_env() != 0; }
+
+/* CUZK_MSM_SHARED_BUCKETS_MB (0..8192; cuda_env_check refuses others at engine start, and
+ * they read as 0 here), for measuring: a streamed MSM's pieces share one bucket array over
+ * every window, reduced once (msm_gpu_acc_begin's persist), in place of a reduction per piece
+ * (issue 28 item 3: ~10 ms each on the H200, 8 or 16 pieces in a PoRep partition's H MSM). The
+ * array counts in the lean slot's estimate. Read once, at engine start (cuda_backend). */
+uint64_t cuda_msm_shared_bytes(void)
+{
+    const char *e = getenv("CUZK_MSM_SHARED_BUCKETS_MB");
+    if (!e || !*e) return 0;
+    char *end;
+    errno = 0;
+    const long v = strtol(e, &end, 10);
+    return !errno && !*end && v >= 0 && v <= 8192 ? (uint64_t)v << 20 : 0;
+}
 
 size_t cuda_msm_entries_lean(void)
 {

@@ -99,6 +99,9 @@ typedef struct cuda_key {
                                   * chosen once at load (plan_key_entries; 0: the default) */
     size_t msm_entries_lean;     /* a streaming lean slot's, chosen once at load where the key
                                   * streams (plan_key_entries; 0: CUDA_MSM_ENTRIES_LEAN)    */
+    uint64_t msm_shared_bytes;   /* its streamed MSMs' pieces share a bucket array of at most
+                                  * this many bytes (the backend's; 0: each piece reduces
+                                  * its own)                                                 */
     struct cuda_key *next;       /* the backend's loaded keys (under keys_lock)             */
     uint32_t ndev;
     cuda_key_dev dev[CUDA_BE_MAX_DEV];
@@ -201,6 +204,9 @@ typedef struct cuda_backend {
     uint32_t ndev;
     uint32_t workers_per_device;
     uint32_t urgent_workers;     /* per device (CUZK_OPT_URGENT_PRIORITY): keep room for their slot */
+    uint64_t msm_shared_bytes;   /* CUZK_MSM_SHARED_BUCKETS_MB at engine start, every key's:
+                                  * keys that share a slot must agree (a context keeps each
+                                  * buffer's largest request, across keys) */
     uint32_t urgent_priority;    /* CUZK_OPT_URGENT_PRIORITY (0: none): its partitions count in urgent_running */
     uint64_t budget;             /* CUZK_OPT_DEVICE_BUDGET_BYTES, 0 = the device's free memory */
     backend_host_budget host;    /* the engine's host budget: a key's own host copy, before evicting */
@@ -412,6 +418,7 @@ int cuda_msm_entries_fixed(void);
  * slots keep CUDA_MSM_ENTRIES_LEAN. */
 size_t cuda_msm_entries_lean(void);
 int cuda_msm_entries_lean_fixed(void);
+uint64_t cuda_msm_shared_bytes(void);
 size_t cuda_key_entries_lean(const cuda_key *k);
 /* k's lean working set with its MSMs at `entries` sort entries (cuda_ws_lean_acc: at its own). */
 uint64_t cuda_ws_lean_at(const cuda_key *k, uint64_t piece_bytes, int acc, size_t entries);

@@ -396,7 +396,9 @@ static int msm_pieces(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, i
     const void *q[2];
     size_t qb[2] = {0, 0};
     for (uint64_t j = 0; j < 2; j++) q[j] = REQ(j, &qb[j]);
-    if ((rc = ring_start(s, q, qb)) || (rc = msm_gpu_acc_begin(s->ctx, pl_curve(v), n, form, 0, 0))) return rc;
+    if ((rc = ring_start(s, q, qb)) ||
+        (rc = msm_gpu_acc_begin(s->ctx, pl_curve(v), n, form, k->msm_shared_bytes != 0, k->msm_shared_bytes)))
+        return rc;
     /* resident pieces first (no copy): the first copies run meanwhile */
     for (uint64_t i = 0; i < pl.first_streamed && i < np; i++) {
         if (!flags[i]) continue;

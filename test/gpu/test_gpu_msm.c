@@ -429,6 +429,65 @@ static void test_streams(void **state)
     msm_gpu_bases_free(gb);
 }
 
+/* An MSM accumulated in pieces (msm_gpu_acc_*, a streamed key's path) against the CPU: each
+ * piece reducing its own buckets, and the pieces sharing one bucket array within a cap (none
+ * that binds; 4 MiB, which lowers the window; 100 KiB, G1's 4-bit array and below G2's), for
+ * scalar kinds whose first piece fixes different windows (random, PoRep bits, mixed, all ones
+ * then random), whole pieces and a ragged last one, through a context whose entry cap makes
+ * window groups and point chunks. */
+static void pieces(int curve, size_t n)
+{
+    void *host;
+    msm_gpu_bases *gb = gen_bases(curve, n, &host);
+    const size_t pb = curve == MSM_CURVE_G1 ? sizeof(g1_aff) : sizeof(g2_aff);
+    fr_t *k = malloc(n * sizeof *k);
+    assert_non_null(k);
+    void *dk = NULL;
+    assert_int_equal(gpu_malloc(&dk, n * sizeof *k), 0);
+    msm_gpu_ctx *pc = NULL;
+    assert_int_equal(msm_gpu_ctx_create(&pc, 0, NULL, n / 3), 0);
+    const size_t caps[4] = {0, (size_t)1 << 30, (size_t)4 << 20, (size_t)100 << 10}; /* 0: own reductions */
+    const int kinds[4] = {S_RANDOM, S_BITS, S_MIXED, S_ONE};
+    for (int t = 0; t < 4; t++) {
+        for (size_t j = 0; j < n; j++) make_scalar(&k[j], t == 3 && j >= n / 2 ? S_RANDOM : kinds[t]);
+        assert_int_equal(gpu_memcpy_to_device(dk, k, n * sizeof *k), 0);
+        g2_jac want; /* large enough for either curve's sum */
+        if (curve == MSM_CURVE_G1) msm_g1((g1_jac *)&want, host, k, n, tp);
+        else msm_g2(&want, host, k, n, tp);
+        for (int ci = 0; ci < 4; ci++)
+            for (int ragged = 0; ragged < 2; ragged++) {
+                const size_t piece = ragged ? n / 5 + 3 : n / 8;
+                g2_jac got;
+                assert_int_equal(msm_gpu_acc_begin(pc, curve, n, CUZK_FR_CANONICAL, caps[ci] != 0, caps[ci]), 0);
+                for (size_t o = 0; o < n; o += piece) {
+                    int rc = msm_gpu_acc_add(pc, (const uint8_t *)msm_gpu_bases_data(gb) + o * pb,
+                                             (const uint8_t *)dk + o * sizeof *k, n - o < piece ? n - o : piece);
+                    if (rc) printf("msm_gpu_acc_add: %s\n", cuzk_last_error());
+                    assert_int_equal(rc, 0);
+                }
+                assert_int_equal(msm_gpu_acc_end(pc, &got), 0);
+                const int ok = curve == MSM_CURVE_G1 ? g1_jac_eq((const g1_jac *)&want, (const g1_jac *)&got)
+                                                     : g2_jac_eq(&want, &got);
+                if (!ok)
+                    printf("MISMATCH G%d n=%zu kind %d, pieces of %zu, shared buckets within %zu bytes\n", curve, n,
+                           kinds[t], piece, caps[ci]);
+                assert_true(ok);
+            }
+    }
+    msm_gpu_ctx_free(pc);
+    gpu_free(dk);
+    free(k);
+    free(host);
+    msm_gpu_bases_free(gb);
+}
+
+static void test_pieces_shared(void **state)
+{
+    (void)state;
+    pieces(MSM_CURVE_G1, GPU_TEST_SIMULATED ? (size_t)1 << 12 : (size_t)1 << 20);
+    pieces(MSM_CURVE_G2, GPU_TEST_SIMULATED ? (size_t)1 << 10 : (size_t)1 << 17);
+}
+
 /* 2^24: bases c_i·G with c_i = a + (i + 1)·b, so the MSM is (Σ k_i·c_i)·G. */
 static void big(int curve, int log_n)
 {
@@ -628,14 +687,15 @@ static void test_pairwise(void **state)
  * what the estimate allows them. A PoRep-like partition scaled down (H, L, A at 2^21, B at
  * 2^19), each vector run with full-width and with PoRep-bit scalars, AUTO accumulation: whole
  * vectors at 2^22 entries a group (a full slot), then in pieces of 2^18 points at 2^20 (a lean
- * slot's msm_gpu_acc_*, the pieces read from the resident bases). */
+ * slot's msm_gpu_acc_*, the pieces read from the resident bases), each reducing its own
+ * buckets and sharing them within 64 MiB (CUZK_MSM_SHARED_BUCKETS_MB). */
 enum { SH_VECS = 5 };
 static const int sh_curves[SH_VECS] = {MSM_CURVE_G1, MSM_CURVE_G1, MSM_CURVE_G1, MSM_CURVE_G1, MSM_CURVE_G2};
 static const size_t sh_n[SH_VECS] = {((size_t)1 << 21) - 1, (size_t)1 << 21, (size_t)1 << 21, (size_t)1 << 19,
                                      (size_t)1 << 19};
 
 static void scratch_held(msm_gpu_bases *const gb[SH_VECS], void *const dsc[SH_VECS][2],
-                         uint32_t counts[SH_VECS][2][2], size_t entries, size_t piece)
+                         uint32_t counts[SH_VECS][2][2], size_t entries, size_t piece, size_t shared)
 {
     msm_gpu_ctx *sc = NULL;
     assert_int_equal(msm_gpu_ctx_create(&sc, 0, NULL, entries), 0);
@@ -647,6 +707,7 @@ static void scratch_held(msm_gpu_bases *const gb[SH_VECS], void *const dsc[SH_VE
     msm_gpu_ctx_set_reduce(sc, MSM_REDUCE_AUTO);
     msm_size_ctx *sz = msm_size_ctx_new(entries, 1, MSM_ACC_AUTO, 1, 0, 0);
     assert_non_null(sz);
+    msm_size_ctx_set_shared(sz, shared);
     uint64_t before, after, res_before, res_after;
     assert_int_equal(gpu_pool_used(0, &before, &res_before), 0);
     msm_scratch_parts est, p;
@@ -654,7 +715,7 @@ static void scratch_held(msm_gpu_bases *const gb[SH_VECS], void *const dsc[SH_VE
     for (int v = 0; v < SH_VECS; v++) {
         const size_t n = sh_n[v], e = sh_curves[v] == MSM_CURVE_G2 ? entries / 2 : entries;
         const size_t pb = sh_curves[v] == MSM_CURVE_G1 ? sizeof(g1_aff) : sizeof(g2_aff);
-        msm_gpu_scratch_parts(sh_curves[v], n, e, piece < n ? piece : 0, 0, 1, MSM_ACC_AUTO, &p);
+        msm_gpu_scratch_parts(sh_curves[v], n, e, piece < n ? piece : 0, piece < n ? shared : 0, 1, MSM_ACC_AUTO, &p);
         msm_scratch_parts_max(&est, &p);
         for (int mix = 0; mix < 2; mix++) {
             g2_jac out; /* large enough for either curve's sum */
@@ -662,7 +723,7 @@ static void scratch_held(msm_gpu_bases *const gb[SH_VECS], void *const dsc[SH_VE
                 assert_int_equal(
                     msm_gpu_run(sc, gb[v], 0, dsc[v][mix], n, CUZK_FR_CANONICAL, MSM_SCALARS_DEVICE, &out), 0);
             } else {
-                assert_int_equal(msm_gpu_acc_begin(sc, sh_curves[v], n, CUZK_FR_CANONICAL, 0, 0), 0);
+                assert_int_equal(msm_gpu_acc_begin(sc, sh_curves[v], n, CUZK_FR_CANONICAL, shared != 0, shared), 0);
                 for (size_t o = 0; o < n; o += piece)
                     assert_int_equal(msm_gpu_acc_add(sc, (const uint8_t *)msm_gpu_bases_data(gb[v]) + o * pb,
                                                      (const uint8_t *)dsc[v][mix] + o * 32,
@@ -683,9 +744,10 @@ static void scratch_held(msm_gpu_bases *const gb[SH_VECS], void *const dsc[SH_VE
     const uint64_t cub = ((uint64_t)32 << 20) + entries / 4 + 25 * ((uint64_t)2 << 20);
     /* the pool's reservation too (freed memory stays mapped: a buffer grown in steps may leave
      * its smaller blocks reserved), printed for the record: the budget counts what is held */
-    printf("%s: context holds %.1f MiB (the pool reserved %.1f MiB more); the plan without data %.1f MiB (held - "
+    printf("%s%s: context holds %.1f MiB (the pool reserved %.1f MiB more); the plan without data %.1f MiB (held - "
            "planned %.1f MiB; CUB's and rounding's allowance %.1f); estimate %.1f MiB\n",
-           piece ? "pieces" : "whole vectors", held / 1048576.0, ((double)res_after - (double)res_before) / 1048576.0,
+           piece ? "pieces" : "whole vectors", shared ? " sharing buckets" : "", held / 1048576.0,
+           ((double)res_after - (double)res_before) / 1048576.0,
            planned / 1048576.0, ((double)held - (double)planned) / 1048576.0, cub / 1048576.0, bound / 1048576.0);
     assert_true(held <= planned + cub);
     assert_true(held <= bound);
@@ -713,8 +775,9 @@ static void test_scratch_held(void **state)
         }
         free(k);
     }
-    scratch_held(gb, dsc, counts, (size_t)1 << 22, 0);
-    scratch_held(gb, dsc, counts, (size_t)1 << 20, (size_t)1 << 18);
+    scratch_held(gb, dsc, counts, (size_t)1 << 22, 0, 0);
+    scratch_held(gb, dsc, counts, (size_t)1 << 20, (size_t)1 << 18, 0);
+    scratch_held(gb, dsc, counts, (size_t)1 << 20, (size_t)1 << 18, (size_t)64 << 20);
     for (int v = 0; v < SH_VECS; v++) {
         gpu_free(dsc[v][0]);
         gpu_free(dsc[v][1]);
@@ -1064,6 +1127,7 @@ int main(void)
         cmocka_unit_test(test_counted_deferred),
         cmocka_unit_test(test_gate_groups),
         cmocka_unit_test(test_streams),
+        cmocka_unit_test(test_pieces_shared),
         cmocka_unit_test(test_big_g1),
         cmocka_unit_test(test_big_g2),
         cmocka_unit_test(test_affine),

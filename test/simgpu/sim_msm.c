@@ -173,7 +173,7 @@ static int run_enqueue(msm_gpu_ctx *c, const msm_gpu_bases *bases, size_t first,
     const int pre = bases->copies > 1 && c->pre_mode != MSM_PRE_OFF;
     unsigned pauses = 0;
     /* the landing slot is checked after the plan's memory, as there */
-    if ((rc = sim_msm_ctx_grow(c, bases->curve, n, cnt[0], cnt[1], 0, pre ? bases->copies : 1,
+    if ((rc = sim_msm_ctx_grow(c, bases->curve, n, cnt[0], cnt[1], 0, 0, pre ? bases->copies : 1,
                                pre ? bases->pre_c : 0)) ||
         (rc = slots_full(c)) || (rc = gate_pass(c, &pauses)))
         return run_failed(c, rc);
@@ -204,7 +204,7 @@ int msm_gpu_run_deferred(msm_gpu_ctx *c, const msm_gpu_bases *bases, size_t firs
 
 int msm_gpu_acc_begin(msm_gpu_ctx *c, int curve, size_t n_total, int scalar_form, int persist, size_t bucket_bytes_max)
 {
-    (void)n_total, (void)persist, (void)bucket_bytes_max; /* persistent buckets: sized as per piece (below) */
+    (void)n_total; /* the sizing takes the pieces' total at end (below) */
     if (!c) return err_set(CUZK_EINVAL, "msm_gpu_acc_begin: NULL context");
     if (curve != MSM_CURVE_G1 && curve != MSM_CURVE_G2) return err_set(CUZK_EINVAL, "msm_gpu_acc_begin: curve %d", curve);
     if (scalar_form != 0 && scalar_form != 1)
@@ -216,6 +216,7 @@ int msm_gpu_acc_begin(msm_gpu_ctx *c, int curve, size_t n_total, int scalar_form
     set_inf(curve, &c->acc_sum);
     c->acc_n = c->acc_piece = c->acc_one = c->acc_rest = 0;
     c->acc_pauses = 0;
+    c->acc_shared = persist ? bucket_bytes_max : 0;
     return CUZK_OK;
 }
 
@@ -234,7 +235,7 @@ int msm_gpu_acc_add(msm_gpu_ctx *c, const void *d_bases, const void *d_scalars, 
     if ((uintptr_t)d_scalars & 15) return err_set(CUZK_EINVAL, "msm_gpu_acc_add: device scalars must be 16-byte aligned");
     uint32_t cnt[2];
     msm_count_classes_host(d_scalars, n, c->acc_form, cnt);
-    int rc = sim_msm_ctx_grow(c, c->acc_curve, n, cnt[0], cnt[1], n, 1, 0);
+    int rc = sim_msm_ctx_grow(c, c->acc_curve, n, cnt[0], cnt[1], n, c->acc_shared, 1, 0);
     if (!rc) rc = gate_pass(c, &c->acc_pauses);
     if (rc) {
         c->acc_curve = 0;
@@ -253,7 +254,8 @@ int msm_gpu_acc_end(msm_gpu_ctx *c, void *out)
     if (!c || !c->acc_curve || !out) return err_set(CUZK_EINVAL, "msm_gpu_acc_end: no MSM in progress");
     const int curve = c->acc_curve;
     c->acc_curve = 0;
-    int rc = c->acc_n ? sim_msm_ctx_grow(c, curve, c->acc_n, c->acc_one, c->acc_rest, c->acc_piece, 1, 0) : CUZK_OK;
+    int rc = c->acc_n ? sim_msm_ctx_grow(c, curve, c->acc_n, c->acc_one, c->acc_rest, c->acc_piece, c->acc_shared, 1, 0)
+                      : CUZK_OK;
     if (rc) return run_failed(c, rc);
     const msm_gpu_stats st = stats_of(c, c->acc_n, c->acc_one, c->acc_rest, 1, c->acc_pauses, 0);
     if ((rc = slots_full(c))) return run_failed(c, rc);

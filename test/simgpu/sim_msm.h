@@ -64,6 +64,7 @@ struct msm_gpu_ctx {
     sim_msm_jac acc_sum;
     size_t acc_n, acc_piece, acc_one, acc_rest;
     unsigned acc_pauses;
+    size_t acc_shared; /* its pieces share buckets within this many bytes (0: not) */
 };
 
 /* Bytes of one affine base of curve (MSM_CURVE_G1/G2). */
@@ -79,11 +80,12 @@ void sim_msm_add(int curve, sim_msm_jac *acc, const sim_msm_jac *p);
 unsigned sim_msm_choose_window(int curve, size_t n);
 
 /* Grows what ctx holds on its device to what its context on a real device would hold after one
- * more MSM of n points (n_one ones, n_rest others; piece as msm_size_run's, spread 1; over
- * copies at pre_c where the plan's cost model takes them). CUZK_OK or CUZK_EDEVICE (out of
- * memory: the context is then trimmed) or the sizing's own error. */
+ * more MSM of n points (n_one ones, n_rest others; piece as msm_size_run's, spread 1, its
+ * pieces sharing buckets within `shared` bytes where not 0; over copies at pre_c where the
+ * plan's cost model takes them). CUZK_OK or CUZK_EDEVICE (out of memory: the context is then
+ * trimmed) or the sizing's own error. */
 int sim_msm_ctx_grow(msm_gpu_ctx *ctx, int curve, size_t n, size_t n_one, size_t n_rest, size_t piece,
-                     unsigned copies, unsigned pre_c);
+                     size_t shared, unsigned copies, unsigned pre_c);
 /* The host scalars' copy grown to n scalars (as the device context's, freed first). */
 int sim_msm_ctx_grow_scalars(msm_gpu_ctx *ctx, size_t n);
 

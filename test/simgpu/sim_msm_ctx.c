@@ -78,11 +78,12 @@ static void release_all(msm_gpu_ctx *c)
     c->charged = c->scalars_cap = 0;
 }
 
-int sim_msm_ctx_grow(msm_gpu_ctx *c, int curve, size_t n, size_t n_one, size_t n_rest, size_t piece, unsigned copies,
-                     unsigned pre_c)
+int sim_msm_ctx_grow(msm_gpu_ctx *c, int curve, size_t n, size_t n_one, size_t n_rest, size_t piece, size_t shared,
+                     unsigned copies, unsigned pre_c)
 {
     if (!c->sz) sizing_new(c);
     if (!c->sz) return CUZK_ENOMEM; /* error set */
+    msm_size_ctx_set_shared(c->sz, shared);
     int rc = msm_size_run(c->sz, curve, n, n_one, n_rest, piece, 1, copies, pre_c);
     if (rc) return rc;
     msm_scratch_parts p;
