@@ -31,8 +31,8 @@ static const env_rule rules[] = {
     {"CUZK_MSM_LEAN_ENTRIES_LOG", 25, 27, NULL,
      "log2 of a streaming lean slot's MSM sort entries per window group, for measuring (default 25)"},
     {"CUZK_MSM_SHARED_BUCKETS_MB", 0, 8192, NULL,
-     "a streamed MSM's pieces share one bucket array of at most this many MiB, reduced once, for every key "
-     "loaded after it is set (0 or unset: each piece reduces its own buckets), for measuring"},
+     "a streamed MSM's pieces share one bucket array of at most this many MiB, reduced once, read at engine "
+     "start (0 or unset: each piece reduces its own buckets), for measuring"},
     {"CUZK_LEAN_SLOTS", 1, 2, NULL, "streaming lean slots a key that streams takes where they fit (default: two where both keep a witness's room, without urgent workers)"},
     {"CUZK_MSM_AFF_MIN_BATCH", 0, 1 << 20, NULL, "affine/pairwise batch per thread, 0 = default"},
     {"CUZK_MSM_AFF_KMUL", 0, 1 << 20, NULL, "affine accumulation's entry multiple, 0 = default"},
