@@ -187,9 +187,21 @@ uint64_t bench_parse_devices(const char *s)
     return mask;
 }
 
+/* The CUZK_* variables of the run but the tests' (the CUDA backend's tuning knobs change
+ * placements and kernels), so that a result says what it ran with. */
+static void print_tuning(void)
+{
+    extern char **environ;
+    int n = 0;
+    for (char **e = environ; e && *e; e++)
+        if (!strncmp(*e, "CUZK_", 5) && strncmp(*e, "CUZK_TEST_", 10)) printf("%s%s", n++ ? " " : "  tuning variables: ", *e);
+    if (n) printf("\n");
+}
+
 void bench_print_placement(cuzk_srs *srs, uint32_t devices)
 {
     static const char *vec[5] = {"H", "L", "A", "B_G1", "B_G2"};
+    print_tuning();
     for (uint32_t d = 0; d < (devices ? devices : 1); d++) {
         cuzk_placement pl = {.struct_size = sizeof pl};
         if (cuzk_srs_placement(srs, d, &pl)) continue;
