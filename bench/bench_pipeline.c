@@ -74,6 +74,13 @@ static int write_json(const char *path, const tv_summary *s, const run_figures *
             fprintf(f, "%s\"%s\":%.3f", first ? "" : ",", tv_kind_name(k), s->stage_med_ms[k]);
             first = 0;
         }
+    fprintf(f, "},\"stage_copy_pct\":{");
+    first = 1;
+    for (int k = 1; k < TV_KINDS; k++)
+        if (s->stage_n[k] && s->stage_copy_pct[k] >= 0) {
+            fprintf(f, "%s\"%s\":%.2f", first ? "" : ",", tv_kind_name(k), s->stage_copy_pct[k]);
+            first = 0;
+        }
     fprintf(f, "}}\n");
     return fclose(f);
 }

@@ -71,6 +71,30 @@ mkdir "$tmp/dir.jsonl"
 err=$("$cuzk" trace "$tmp/dir.jsonl" 2>&1); rc=$?
 [ "$rc" = 2 ] && echo "$err" | grep -q "CUZK_EIO: .*$tmp/dir.jsonl" && ! echo "$err" | grep -q "0 events" \
   && echo "ok - a directory: $err" || echo "not ok - directory: exit $rc: $err"
+# copies to the device during each stage: the union of every copy on that device (overlapping
+# copies, another partition's, one on another GPU that must not count), over each stage's time.
+# H step 1000..1200 under copies 900..1050 and 1000..1100 (union 900..1100): 100 of 200 us, 50 %;
+# MSM H 1200..1400 and 2000..2200 under 1350..1400 (partition 6's copy) and nothing: 50 of 400,
+# 12.5 %; MSM L 3000..3100 with no copy on GPU 0 (GPU 1's 3000..3100 is another device's): 0 %
+{
+  ev 8 0 0 41 5 1000 1200
+  ev 4 0 0 41 5 900 1050
+  ev 4 0 0 41 5 1000 1100
+  ev 9 0 0 41 5 1200 1400
+  ev 4 0 1 42 6 1350 1400
+  ev 9 0 1 42 6 2000 2200
+  ev 10 0 1 42 6 3000 3100
+  ev 4 1 0 43 7 3000 3100
+  ev 9 1 0 43 7 2900 3200
+} > "$tmp/copies.jsonl"
+out=$("$cuzk" trace "$tmp/copies.jsonl" --tags 5..6 2>&1)
+echo "$out" | grep -q "H step .*copies to the device during it 50.0 %" \
+  && echo "$out" | grep -q "MSM H .*copies to the device during it 12.5 %" \
+  && echo "$out" | grep -q "MSM L .*copies to the device during it 0.0 %" \
+  && echo "ok - copies during each stage: H step 50 %, MSM H 12.5 %, MSM L 0 % (another GPU's copy left out)" \
+  || { echo "not ok - copies during stages"; echo "$out" | sed 's/^/    /'; }
+echo "$("$cuzk" trace "$tmp/cpu.jsonl" 2>&1)" | grep -q "copies to the device" \
+  && echo "not ok - a trace without copies prints a copy share" || echo "ok - a trace without copies prints no copy share"
 # stage medians over an even count are the mean of the two middle values: MSM H of 4 partitions
 # took 0.1, 0.2, 0.4 and 1.0 ms -> 0.30 (the upper middle alone would say 0.40, the lower 0.20)
 {

@@ -165,6 +165,56 @@ static void device_figures(const tv_log *l, uint64_t lo, uint64_t hi, int dev, s
     s->gap_max_ms[d] = ng ? gaps[ng - 1] : 0;
 }
 
+/* Length of [b, e) covered by u[0..n), disjoint spans sorted by begin. */
+static uint64_t covered(const span *u, size_t n, uint64_t b, uint64_t e)
+{
+    size_t lo = 0, hi = n; /* the first span ending after b */
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (u[mid].e <= b) lo = mid + 1;
+        else hi = mid;
+    }
+    uint64_t t = 0;
+    for (size_t i = lo; i < n && u[i].b < e; i++) t += (u[i].e < e ? u[i].e : e) - (u[i].b > b ? u[i].b : b);
+    return t;
+}
+
+/* stage_copy_pct: per device, its copies' union (any partition's: PCIe busy is busy), then each
+ * measured compute stage's time under it. sp holds l->n + 1 spans. */
+static void copy_overlap(const tv_log *l, uint64_t lo, uint64_t hi, span *sp, tv_summary *s)
+{
+    uint64_t in[TV_KINDS] = {0}, all[TV_KINDS] = {0};
+    int copies[TV_KINDS] = {0};
+    for (int d = 0; d < s->ndev; d++) {
+        if (s->dev[d] < 0) continue;
+        size_t n = 0;
+        for (size_t i = 0; i < l->n; i++) {
+            const cuzk_trace_event *e = &l->ev[i];
+            if (e->kind == CUZK_TRACE_H2D_COPY && e->device == s->dev[d] && e->end_ns > e->begin_ns)
+                sp[n++] = (span){0, e->begin_ns, e->end_ns};
+        }
+        if (!n) continue;
+        qsort(sp, n, sizeof *sp, cmp_begin);
+        size_t m = 0; /* merged in place */
+        for (size_t i = 0; i < n; i++) {
+            if (m && sp[i].b <= sp[m - 1].e) {
+                if (sp[i].e > sp[m - 1].e) sp[m - 1].e = sp[i].e;
+            } else sp[m++] = sp[i];
+        }
+        for (size_t i = 0; i < l->n; i++) {
+            const cuzk_trace_event *e = &l->ev[i];
+            if (!measured(e, lo, hi) || e->device != s->dev[d] || !is_compute(e->kind) || e->kind >= TV_KINDS ||
+                e->end_ns <= e->begin_ns)
+                continue;
+            in[e->kind] += covered(sp, m, e->begin_ns, e->end_ns);
+            all[e->kind] += e->end_ns - e->begin_ns;
+            copies[e->kind] = 1;
+        }
+    }
+    for (int k = 0; k < TV_KINDS; k++)
+        s->stage_copy_pct[k] = copies[k] && all[k] ? 100.0 * (double)in[k] / (double)all[k] : -1;
+}
+
 void tv_analyze(const tv_log *l, uint64_t lo, uint64_t hi, tv_summary *s)
 {
     memset(s, 0, sizeof *s);
@@ -229,6 +279,7 @@ void tv_analyze(const tv_log *l, uint64_t lo, uint64_t hi, tv_summary *s)
         s->stage_med_ms[k] = tv_median(v, m);
         s->stage_n[k] = (int)m;
     }
+    copy_overlap(l, lo, hi, sp, s);
 out:
     free(sp);
     free(v);
@@ -255,7 +306,10 @@ void tv_print(FILE *f, const tv_summary *s, const char *in, int stages)
     fprintf(f, "%sstage medians per partition, ms (%s):\n", in,
             s->cpu ? "CPU backend: CPU time on the host clock, no device"
                    : "device stages are CUDA-event times, host stages the host clock");
-    for (int k = 1; k < TV_KINDS; k++)
-        if (s->stage_n[k]) fprintf(f, "%s  %-20s %10.2f  (%d partitions)\n", in, tv_kind_name(k), s->stage_med_ms[k],
-                                   s->stage_n[k]);
+    for (int k = 1; k < TV_KINDS; k++) {
+        if (!s->stage_n[k]) continue;
+        fprintf(f, "%s  %-20s %10.2f  (%d partitions)", in, tv_kind_name(k), s->stage_med_ms[k], s->stage_n[k]);
+        if (s->stage_copy_pct[k] >= 0) fprintf(f, "  copies to the device during it %.1f %%", s->stage_copy_pct[k]);
+        fputc('\n', f);
+    }
 }

@@ -43,6 +43,10 @@ typedef struct {
     double worker_busy_pct[TV_MAX_WORKERS];
     double stage_med_ms[TV_KINDS];     /* per kind: median over partitions of the summed time */
     int stage_n[TV_KINDS];
+    /* per device-timed kind: % of its time (all measured partitions) during which a host-to-device
+     * copy ran on the same device, any partition's (the copy engines' use, where PCIe was idle);
+     * -1 where the trace has no copy on that kind's devices */
+    double stage_copy_pct[TV_KINDS];
 } tv_summary;
 
 /* Measures the partitions' events (job != 0) whose user_tag lies in [tag_lo, tag_hi]
