@@ -199,6 +199,30 @@ int msm_gpu_ctx_set_max_entries(msm_gpu_ctx *ctx, size_t max_entries);
  * size their G2 MSMs' scratch at half their entries. A PoRep partition's B_G2 (~3 M scalars
  * other than 0 and 1) stays within one or two groups either way. */
 void msm_gpu_ctx_set_g2_half(msm_gpu_ctx *ctx, int on);
+/* Lends the context device memory [d_base, d_base + bytes) of its device (256-byte aligned;
+ * borrowed until the loan ends) as the scratch of its runs and accumulations, which sort at
+ * most max_entries entries a group (either curve; msm_gpu_ctx_set_g2_half does not apply),
+ * until msm_gpu_ctx_lend(ctx, NULL, 0, 0) ends the loan. Meanwhile the context's own scratch
+ * is neither used, freed nor grown (msm_gpu_ctx_trim still frees it): the loan's buffers,
+ * CUB's temporary storage included, are carved from the lent memory, and a run that needs
+ * more than it holds fails with CUZK_EDEVICE rather than take pool memory (the lender's
+ * budget counted the loan as its own). The copy of host scalars (msm_gpu_run's) stays the
+ * context's. Refused (CUZK_EINVAL) while a loan is on or an accumulation is open; ending the
+ * loan waits for the context's stream (the memory is the lender's again on return, for any
+ * stream) and abandons an accumulation begun on the loan and not ended (an error path's);
+ * sums of deferred runs already enqueued are kept for msm_gpu_ctx_collect. Ending no loan
+ * is CUZK_OK. The CUDA backend lends a lean slot's free domain vector to its H MSM. */
+int msm_gpu_ctx_lend(msm_gpu_ctx *ctx, void *d_base, size_t bytes, size_t max_entries);
+/* The configuration of an XYZZ accumulation of n_total points on curve in pieces of piece_pts
+ * (msm_gpu_acc_*) run on a loan of `bytes` (msm_gpu_ctx_lend): *max_entries (2^25..2^27 sort
+ * entries a group) and *shared_bytes (msm_gpu_acc_begin's bucket_bytes_max, persist =
+ * shared_bytes != 0: 0, 512, 1024 or 2048 MiB) whose whole scratch estimate
+ * (msm_gpu_scratch_parts) fits `bytes`: the cheapest by the plan's cost model
+ * (msm_shared_window's), then the most entries (fewer window groups, each a sort and a level-0
+ * wave, which the model does not count), then the smaller bucket cap. CUZK_OK, or CUZK_ENOMEM
+ * where none fits. Host only. */
+int msm_gpu_lent_config(int curve, size_t n_total, size_t piece_pts, unsigned waves, size_t bytes,
+                        size_t *max_entries, size_t *shared_bytes);
 /* The stream the context runs on (a cudaStream_t). */
 void *msm_gpu_ctx_stream(const msm_gpu_ctx *ctx);
 

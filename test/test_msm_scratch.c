@@ -319,6 +319,44 @@ static void test_keys_in_one_slot(void **state)
     }
 }
 
+/* A lent arena's configuration (msm_gpu_lent_config): a lean slot's free domain vector (4 GiB
+ * at 2^27 scalars) lent to PoRep's H MSM of 2^27 G1 points in 768 MiB pieces (2^23 points).
+ * The choice's estimate fits, and what the plan itself holds over the pieces (the sizing
+ * executor; every scalar other than 0 and 1, half of them, few, the first piece's one alone)
+ * with CUB's share of the arena (msm.cu: at most 8 MiB + an entry's quarter byte) fits too.
+ * Too small an arena has no configuration. */
+static void test_lent_config(void **state)
+{
+    (void)state;
+    const size_t n = (size_t)1 << 27, piece = (size_t)768 << 20, pts = piece / 96, bytes = (size_t)4 << 30;
+    size_t e = 0, sh = 0;
+    assert_int_equal(msm_gpu_lent_config(MSM_CURVE_G1, n, pts, 1, bytes, &e, &sh), CUZK_OK);
+    msm_scratch_parts p;
+    msm_gpu_scratch_parts(MSM_CURVE_G1, n, e, pts, sh, 1, MSM_ACC_XYZZ, &p);
+    const size_t est = msm_scratch_parts_total(&p);
+    printf("PoRep H on a 4 GiB loan: 2^%d entries, shared buckets %zu MiB: estimate %.3f GiB\n",
+           __builtin_ctzll(e), sh >> 20, est / GiB);
+    for (int i = 0; i < MSM_PARTS; i++) printf("  part %d: %.3f GiB\n", i, p.part[i] / GiB);
+    assert_true(e >= (size_t)1 << 25 && e <= (size_t)1 << 27 && !(e & (e - 1)));
+    assert_true(sh == 0 || sh == (size_t)512 << 20 || sh == (size_t)1024 << 20 || sh == (size_t)2048 << 20);
+    assert_true(est <= bytes);
+    /* the slot's own (2^25 entries, each piece reducing) is not better */
+    assert_true(e > (size_t)1 << 25 || sh);
+    const double shares[4] = {1.0, 0.5, 0.001, 0};
+    for (int f = 0; f < 4; f++) {
+        msm_size_ctx *s = msm_size_ctx_new(e, 0, MSM_ACC_XYZZ, 1, 0, 0);
+        assert_non_null(s);
+        msm_size_ctx_set_shared(s, sh);
+        const size_t nr = f == 3 ? n : (size_t)(n * shares[f]);
+        assert_int_equal(msm_size_run(s, MSM_CURVE_G1, n, 0, nr, pts, f == 3 ? 2 : 1, 1, 0), CUZK_OK);
+        const size_t held = msm_size_held(s) + ((size_t)8 << 20) + e / 4;
+        printf("  %s: held %.3f GiB with CUB's\n", f == 3 ? "first piece's one first" : "spread", held / GiB);
+        assert_true(held <= bytes);
+        msm_size_ctx_free(s);
+    }
+    assert_int_not_equal(msm_gpu_lent_config(MSM_CURVE_G1, n, pts, 1, (size_t)256 << 20, &e, &sh), CUZK_OK);
+}
+
 int main(void)
 {
     test_seed();
@@ -329,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_g2_half),
         cmocka_unit_test(test_buckets_every_count),
         cmocka_unit_test(test_keys_in_one_slot),
+        cmocka_unit_test(test_lent_config),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -60,18 +60,67 @@ struct dev_exec {
         return 0;
     }
     /* One buffer back to the pool, stream-ordered (after the work enqueued that uses it). */
+    void forget(const void *p)
+    {
+        for (auto &c : caps)
+            if (c.first == p) c = {nullptr, 0};
+    }
+    /* One buffer back to the pool, stream-ordered (after the work enqueued that uses it); lent
+     * memory is only forgotten (msm_gpu_ctx_lend: the lender owns it). */
     int drop(void **p)
     {
         if (!*p) return 0;
-        for (auto &c : caps)
-            if (c.first == *p) c = {nullptr, 0};
-        CUDA_TRY(cudaFreeAsync(*p, stream));
+        forget(*p);
+        if (!in_arena(*p)) CUDA_TRY(cudaFreeAsync(*p, stream));
         *p = nullptr;
+        return 0;
+    }
+    /* ---- msm_gpu_ctx_lend: while arena is set, every buffer (arena_b's, and CUB's storage)
+     * is bump-allocated from [arena, arena + arena_bytes) and never freed: the loan is memory
+     * the lender counted as its own, so a request beyond it fails rather than take the pool's
+     * (the device's budget would be exceeded). A buffer that must grow grows in place when it
+     * is the latest allocation, else is made anew (the old space stays unused until the loan
+     * ends): the sort buffers are reserved at arena_entries at once so that a group of more
+     * entries than the first piece's (a later piece with fewer scalars other than 0 and 1
+     * groups more windows) never leaves its smaller buffers behind. */
+    char *arena = nullptr;
+    size_t arena_bytes = 0, arena_used = 0, arena_entries = 0;
+    void *arena_last = nullptr;     /* the latest allocation */
+    msm_bufs *arena_b = nullptr;    /* the lent buffers */
+    void *pool_cub = nullptr;       /* the pool's CUB storage, set aside during the loan */
+    size_t pool_cub_cap = 0;
+    bool in_arena(const void *p) const
+    {
+        return arena && (const char *)p >= arena && (const char *)p < arena + arena_bytes;
+    }
+    /* The bytes to reserve for a request to buffer p of the loan. */
+    size_t lent_request(void **p, size_t bytes) const
+    {
+        const bool sort = arena_b && (p == &arena_b->keys[0] || p == &arena_b->keys[1] || p == &arena_b->vals[0] ||
+                                      p == &arena_b->vals[1]);
+        const size_t most = arena_entries * sizeof(uint32_t);
+        return sort && bytes >= most / 2 && bytes < most ? most : bytes; /* a large run's: at once */
+    }
+    int arena_take(void **p, size_t bytes)
+    {
+        bytes = bytes < 256 ? 256 : (bytes + 255) & ~(size_t)255; /* 256-byte aligned, as the pool's */
+        const bool last = *p && *p == arena_last;
+        const size_t at = last ? arena_used - cap_of(*p) : arena_used;
+        if (bytes > arena_bytes || at > arena_bytes - bytes)
+            return err_set(CUZK_EDEVICE,
+                           "msm: a run on lent memory needs %zu bytes at offset %zu, but only %zu bytes are lent",
+                           bytes, at, arena_bytes);
+        if (*p) forget(*p);
+        *p = arena + at;
+        arena_used = at + bytes;
+        arena_last = *p;
+        caps.push_back({*p, bytes});
         return 0;
     }
     int ensure(void **p, size_t bytes)
     {
         if (*p && cap_of(*p) >= bytes) return 0;
+        if (arena) return arena_take(p, lent_request(p, bytes));
         /* stream-ordered: cudaFree would wait for every stream of the device (an urgent
          * partition's MSM behind a backlog's whole MSM) */
         GPU_TRY(drop(p));
@@ -86,12 +135,17 @@ struct dev_exec {
     {
         void **all = (void **)&b;
         for (size_t i = 0; i < sizeof b / sizeof(void *); i++)
-            if (all[i]) (void)cudaFreeAsync(all[i], stream);
+            if (all[i] && !in_arena(all[i])) (void)cudaFreeAsync(all[i], stream);
         memset(&b, 0, sizeof b);
-        caps.clear();
-        if (cub_tmp) (void)cudaFreeAsync(cub_tmp, stream);
-        cub_tmp = nullptr;
-        cub_cap = 0;
+        /* a loan's buffers stay (their runs go on): only the pool's are forgotten */
+        caps.erase(std::remove_if(caps.begin(), caps.end(), [&](const std::pair<void *, size_t> &c) {
+                       return !in_arena(c.first);
+                   }),
+                   caps.end());
+        void **cub = arena ? &pool_cub : &cub_tmp;
+        if (*cub) (void)cudaFreeAsync(*cub, stream);
+        *cub = nullptr;
+        (arena ? pool_cub_cap : cub_cap) = 0;
     }
     const gpu_gate *gate = nullptr; /* msm_gpu_ctx_set_gate */
     bool gated() const { return gate != nullptr; }
@@ -206,6 +260,13 @@ struct dev_exec {
     int tmp(size_t need)
     {
         if (need <= cub_cap) return 0;
+        if (arena) { /* once, for the loan's largest sort (~0.13 bytes a key) and selection */
+            size_t most = ((size_t)8 << 20) + arena_entries / 4;
+            most = most < arena_bytes / 16 ? most : arena_bytes / 16; /* a small loan's runs are small */
+            const int rc = arena_take(&cub_tmp, need > most ? need : most);
+            cub_cap = rc ? 0 : cap_of(cub_tmp);
+            return rc;
+        }
         if (cub_tmp) CUDA_TRY(cudaFreeAsync(cub_tmp, stream));
         cub_tmp = nullptr;
         cub_cap = 0;
@@ -244,6 +305,9 @@ struct msm_gpu_ctx {
     bool own_stream;
     dev_exec x;
     msm_bufs b;
+    /* msm_gpu_ctx_lend: runs' buffers in the lent memory (x.arena), b untouched meanwhile */
+    msm_bufs b_lent;
+    bool lent = false;
     void *scalars = nullptr; /* device copy of host scalars */
     size_t scalars_cap = 0;
     size_t max_entries;
@@ -359,10 +423,69 @@ extern "C" int msm_gpu_ctx_set_max_entries(msm_gpu_ctx *c, size_t max_entries)
 
 extern "C" void msm_gpu_ctx_set_g2_half(msm_gpu_ctx *c, int on) { c->g2_half = on != 0; }
 
-/* The sort entries a group of a run on curve F takes. */
+/* The sort entries a group of a run on curve F takes: a loan's own cap (its memory was sized
+ * for that many entries of either curve, msm_gpu_lent_config), else the context's. */
 template <class F> static size_t ctx_entries(const msm_gpu_ctx *c)
 {
+    if (c->lent) return c->x.arena_entries;
     return sizeof(F) > sizeof(fp) && c->g2_half ? c->max_entries / 2 : c->max_entries;
+}
+
+/* The buffers a run takes: the loan's while there is one. */
+static msm_bufs &bufs(msm_gpu_ctx *c) { return c->lent ? c->b_lent : c->b; }
+
+/* The loan ends: the stream's work on it done, its buffers forgotten (never freed: the lender
+ * owns them), the pool's CUB storage back. An accumulation still open was begun on the loan
+ * (msm_gpu_ctx_lend refuses while one is open): it is abandoned. */
+static int lend_end(msm_gpu_ctx *c)
+{
+    if (!c->lent) return CUZK_OK;
+    cudaError_t e = cudaSetDevice(c->device);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(c->x.stream);
+    if (e != cudaSuccess) cudaGetLastError();
+    c->acc_curve = 0;
+    dev_exec &x = c->x;
+    x.caps.erase(std::remove_if(x.caps.begin(), x.caps.end(),
+                                [&](const std::pair<void *, size_t> &p) { return x.in_arena(p.first); }),
+                 x.caps.end());
+    x.cub_tmp = x.pool_cub;
+    x.cub_cap = x.pool_cub_cap;
+    x.pool_cub = nullptr;
+    x.pool_cub_cap = 0;
+    x.arena = nullptr;
+    x.arena_bytes = x.arena_used = x.arena_entries = 0;
+    x.arena_last = nullptr;
+    x.arena_b = nullptr;
+    memset(&c->b_lent, 0, sizeof c->b_lent);
+    c->lent = false;
+    return e == cudaSuccess ? CUZK_OK : gpu_error(e, "msm_gpu_ctx_lend (ending the loan)", __FILE__, __LINE__);
+}
+
+extern "C" int msm_gpu_ctx_lend(msm_gpu_ctx *c, void *d_base, size_t bytes, size_t max_entries)
+{
+    if (!c) return err_set(CUZK_EINVAL, "msm_gpu_ctx_lend: NULL context");
+    if (!d_base) return lend_end(c);
+    if (c->lent)
+        return err_set(CUZK_EINVAL, "msm_gpu_ctx_lend: the context already has a loan of %zu bytes", c->x.arena_bytes);
+    if (c->acc_curve)
+        return err_set(CUZK_EINVAL, "msm_gpu_ctx_lend: an accumulation begun on the context's own scratch is open");
+    if ((uintptr_t)d_base & 255 || !bytes || !max_entries || max_entries > ((size_t)1 << 30))
+        return err_set(CUZK_EINVAL, "msm_gpu_ctx_lend: %zu bytes at %p (256-byte aligned), %zu entries (1..2^30)",
+                       bytes, d_base, max_entries);
+    dev_exec &x = c->x;
+    memset(&c->b_lent, 0, sizeof c->b_lent);
+    x.arena = (char *)d_base;
+    x.arena_bytes = bytes;
+    x.arena_used = 0;
+    x.arena_last = nullptr;
+    x.arena_entries = max_entries;
+    x.arena_b = &c->b_lent;
+    x.pool_cub = x.cub_tmp; /* kept for after the loan, its runs' storage from the loan */
+    x.pool_cub_cap = x.cub_cap;
+    x.cub_tmp = nullptr;
+    x.cub_cap = 0;
+    c->lent = true;
+    return CUZK_OK;
 }
 
 extern "C" void msm_gpu_ctx_set_window(msm_gpu_ctx *c, unsigned bits)
@@ -428,7 +551,7 @@ template <class F> static int result_enqueue(msm_gpu_ctx *c, const plan_stats &s
     if (c->npend == MSM_GPU_DEFERRED)
         return err_set(CUZK_EINVAL, "msm: more than %d runs before msm_gpu_ctx_collect", MSM_GPU_DEFERRED);
     void *slot = (char *)c->x.landing + dev_exec::fetch_cap + c->npend * dev_exec::result_cap;
-    CUDA_TRY(cudaMemcpyAsync(slot, c->b.result, (st.nwin + 1) * sizeof(jacobian<F>), cudaMemcpyDeviceToHost,
+    CUDA_TRY(cudaMemcpyAsync(slot, bufs(c).result, (st.nwin + 1) * sizeof(jacobian<F>), cudaMemcpyDeviceToHost,
                              c->x.stream));
     CUDA_TRY(cudaEventRecord(c->ev[1], c->x.stream));
     c->pend[c->npend++] = {sizeof(F) > sizeof(fp), st, n, out};
@@ -525,7 +648,7 @@ static int run_typed(msm_gpu_ctx *c, const msm_gpu_bases *gb, size_t first, cons
         pre.c = gb->pre_c;
         pre.force = c->pre_mode == MSM_PRE_FORCE;
     }
-    int rc = plan_run<F>(c->x, c->b, (const affine<F> *)gb->d + first, (const sc256 *)scalars, n, mont,
+    int rc = plan_run<F>(c->x, bufs(c), (const affine<F> *)gb->d + first, (const sc256 *)scalars, n, mont,
                          c->window_fix, ctx_entries<F>(c), &st, pre);
     return rc ? rc : result_enqueue<F>(c, st, n, out);
 }
@@ -623,8 +746,8 @@ extern "C" int msm_gpu_acc_begin(msm_gpu_ctx *c, int curve, size_t n_total, int 
      * shared buckets for the whole MSM within bucket_bytes_max (msm_shared_window) */
     const unsigned cfix = c->window_fix;
     int rc = curve == MSM_CURVE_G1
-                 ? plan_begin<fp>(c->x, c->b, cfix, persist != 0, &c->acc, n_total, bucket_bytes_max)
-                 : plan_begin<fp2>(c->x, c->b, cfix, persist != 0, &c->acc, n_total, bucket_bytes_max);
+                 ? plan_begin<fp>(c->x, bufs(c), cfix, persist != 0, &c->acc, n_total, bucket_bytes_max)
+                 : plan_begin<fp2>(c->x, bufs(c), cfix, persist != 0, &c->acc, n_total, bucket_bytes_max);
     if (rc) return rc;
     c->acc_curve = curve;
     c->acc_mont = scalar_form == 0;
@@ -640,9 +763,9 @@ extern "C" int msm_gpu_acc_add(msm_gpu_ctx *c, const void *d_bases, const void *
     if (n > 0x7fffffffu) return err_set(CUZK_EINVAL, "msm_gpu_acc_add: %zu points (at most 2^31 - 1)", n);
     if ((uintptr_t)d_scalars & 15) return err_set(CUZK_EINVAL, "msm_gpu_acc_add: device scalars must be 16-byte aligned");
     int rc = c->acc_curve == MSM_CURVE_G1
-                 ? plan_add<fp>(c->x, c->b, (const affine<fp> *)d_bases, (const sc256 *)d_scalars, n, c->acc_mont,
+                 ? plan_add<fp>(c->x, bufs(c), (const affine<fp> *)d_bases, (const sc256 *)d_scalars, n, c->acc_mont,
                                 ctx_entries<fp>(c), &c->acc)
-                 : plan_add<fp2>(c->x, c->b, (const affine<fp2> *)d_bases, (const sc256 *)d_scalars, n, c->acc_mont,
+                 : plan_add<fp2>(c->x, bufs(c), (const affine<fp2> *)d_bases, (const sc256 *)d_scalars, n, c->acc_mont,
                                  ctx_entries<fp2>(c), &c->acc);
     if (rc) {
         c->acc_curve = 0;
@@ -659,7 +782,7 @@ extern "C" int msm_gpu_acc_end(msm_gpu_ctx *c, void *out)
     if (!c || !c->acc_curve || !out) return err_set(CUZK_EINVAL, "msm_gpu_acc_end: no MSM in progress");
     int curve = c->acc_curve, rc;
     c->acc_curve = 0;
-    rc = curve == MSM_CURVE_G1 ? plan_end<fp>(c->x, c->b, &c->acc) : plan_end<fp2>(c->x, c->b, &c->acc);
+    rc = curve == MSM_CURVE_G1 ? plan_end<fp>(c->x, bufs(c), &c->acc) : plan_end<fp2>(c->x, bufs(c), &c->acc);
     if (!rc)
         rc = curve == MSM_CURVE_G1 ? result_enqueue<fp>(c, c->acc, c->acc_n, out)
                                    : result_enqueue<fp2>(c, c->acc, c->acc_n, out);

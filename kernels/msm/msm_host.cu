@@ -10,6 +10,10 @@
 #include "msm.h"
 #include "msm/msm_plan.cuh"
 
+extern "C" {
+#include "error.h"
+}
+
 using namespace msmk;
 
 /* ---- device memory a context takes, for the placement ---- */
@@ -163,6 +167,59 @@ extern "C" size_t msm_gpu_scratch_bytes(int curve, size_t n, size_t max_entries,
     msm_scratch_parts p;
     msm_gpu_scratch_parts(curve, n, max_entries, piece, bucket_bytes_max, waves, acc, &p);
     return msm_scratch_parts_total(&p);
+}
+
+/* ---- a loan's configuration (msm_gpu_lent_config) ---- */
+
+/* The plan's cost, in Fp products, of an XYZZ accumulation of n points in np pieces of pts at
+ * window c: each piece reducing its buckets (shared false: msm_plan_cost's per piece), or one
+ * array over every window that each piece after the first adds into, reduced once
+ * (msm_shared_window's terms). */
+static double lent_cost(size_t n, size_t pts, size_t np, unsigned c, bool shared, size_t entries)
+{
+    if (!shared) return (double)np * msm_plan_cost(pts, c, 1, entries);
+    const double w = msm_windows(c), b = (double)(1u << (c - 1)), seg = b < MSM_SEG ? b : MSM_SEG;
+    return (double)n * w * 13 + w * b * 30 + w * (b / seg) * 18 * (c - 1) + (double)(np - 1) * w * b * 15;
+}
+
+template <class F>
+static int lent_config(int curve, size_t n, size_t pts, unsigned waves, size_t bytes, size_t *entries_out,
+                       size_t *shared_out)
+{
+    static const size_t shared_mb[] = {0, 512, 1024, 2048};
+    const size_t np = (n + pts - 1) / pts;
+    double best = -1;
+    for (unsigned lg = 25; lg <= 27; lg++)
+        for (size_t mb : shared_mb) {
+            const size_t e = (size_t)1 << lg, sh = mb << 20;
+            msm_scratch_parts p;
+            msm_gpu_scratch_parts(curve, n, e, pts, sh, waves, MSM_ACC_XYZZ, &p);
+            if (msm_scratch_parts_total(&p) > bytes) continue;
+            /* the window each piece's first scalars choose, as plan_add does for all but 0 and 1 */
+            const unsigned c = sh ? msm_shared_window<F>((double)n, (double)np, sh, false) : msm_choose_window(pts);
+            const double cost = lent_cost(n, pts, np, c, sh != 0, e);
+            /* equal costs (the model counts no groups): more entries, then the smaller cap */
+            const bool tie = best >= 0 && cost <= best * (1 + 1e-12) && cost >= best * (1 - 1e-12);
+            if (best < 0 || (!tie && cost < best) || (tie && e > *entries_out)) {
+                best = tie ? best : cost;
+                *entries_out = e;
+                *shared_out = sh;
+            }
+        }
+    if (best >= 0) return CUZK_OK;
+    return err_set(CUZK_ENOMEM, "msm_gpu_lent_config: no configuration of %zu points in pieces of %zu fits %zu bytes",
+                   n, pts, bytes);
+}
+
+extern "C" int msm_gpu_lent_config(int curve, size_t n_total, size_t piece_pts, unsigned waves, size_t bytes,
+                                   size_t *max_entries, size_t *shared_bytes)
+{
+    if ((curve != MSM_CURVE_G1 && curve != MSM_CURVE_G2) || !n_total || !piece_pts || !max_entries || !shared_bytes)
+        return err_set(CUZK_EINVAL, "msm_gpu_lent_config: curve %d, %zu points in pieces of %zu", curve, n_total,
+                       piece_pts);
+    if (piece_pts > n_total) piece_pts = n_total;
+    return curve == MSM_CURVE_G2 ? lent_config<fp2>(curve, n_total, piece_pts, waves, bytes, max_entries, shared_bytes)
+                                 : lent_config<fp>(curve, n_total, piece_pts, waves, bytes, max_entries, shared_bytes);
 }
 
 /* ---- the environment's knobs ---- */

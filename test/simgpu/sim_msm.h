@@ -53,6 +53,10 @@ struct msm_gpu_ctx {
     msm_scratch_parts past;   /* per part, the largest of earlier configurations since the last trim */
     size_t charged;           /* scratch bytes charged to the device */
     size_t scalars_cap;       /* the copy of host scalars, charged apart (the estimate leaves it out) */
+    /* msm_gpu_ctx_lend: the loan's runs sized on their own, charged to nobody (the lender's
+     * memory), held to lent_bytes (lent_sz NULL: no loan) */
+    msm_size_ctx *lent_sz;
+    size_t lent_bytes, lent_entries;
     /* msm_gpu_ctx_set_counts for the next run */
     int known;
     uint32_t known_one, known_rest;

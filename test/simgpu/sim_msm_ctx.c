@@ -78,9 +78,63 @@ static void release_all(msm_gpu_ctx *c)
     c->charged = c->scalars_cap = 0;
 }
 
+/* What a loan's buffers take of it, as the device context carves them: the sort buffers of a
+ * large run reserved at the loan's entries at once, CUB's storage at its bound (msm.cu's
+ * dev_exec, whose CUB share the sizing does not see: taken as that bound). A
+ * buffer made anew where it grows (not the latest carved) is not counted: the device's may
+ * hold a little more. */
+static size_t lent_held(const msm_gpu_ctx *c)
+{
+    msm_scratch_parts p;
+    msm_size_held_parts(c->lent_sz, &p);
+    const size_t sort = c->lent_entries * 16, cub = ((size_t)8 << 20) + c->lent_entries / 4;
+    if (p.part[MSM_PART_SORT] >= sort / 2 && p.part[MSM_PART_SORT] < sort) p.part[MSM_PART_SORT] = sort;
+    return msm_scratch_parts_total(&p) + (cub < c->lent_bytes / 16 ? cub : c->lent_bytes / 16);
+}
+
+/* sim_msm_ctx_grow on a loan: nothing charged, a run past the lent bytes fails as there. */
+static int grow_lent(msm_gpu_ctx *c, int curve, size_t n, size_t n_one, size_t n_rest, size_t piece, size_t shared,
+                     unsigned copies, unsigned pre_c)
+{
+    msm_size_ctx_set_shared(c->lent_sz, shared);
+    int rc = msm_size_run(c->lent_sz, curve, n, n_one, n_rest, piece, 1, copies, pre_c);
+    if (rc) return rc;
+    const size_t held = lent_held(c);
+    if (held > c->lent_bytes)
+        return err_set(CUZK_EDEVICE, "msm: a run on lent memory needs %zu bytes, but only %zu bytes are lent", held,
+                       c->lent_bytes);
+    return CUZK_OK;
+}
+
+int msm_gpu_ctx_lend(msm_gpu_ctx *c, void *d_base, size_t bytes, size_t max_entries)
+{
+    if (!c) return err_set(CUZK_EINVAL, "msm_gpu_ctx_lend: NULL context");
+    if (!d_base) { /* the end: the simulated stream is done already; an open accumulation goes */
+        if (c->lent_sz) c->acc_curve = 0;
+        msm_size_ctx_free(c->lent_sz);
+        c->lent_sz = NULL;
+        c->lent_bytes = c->lent_entries = 0;
+        return CUZK_OK;
+    }
+    if (c->lent_sz)
+        return err_set(CUZK_EINVAL, "msm_gpu_ctx_lend: the context already has a loan of %zu bytes", c->lent_bytes);
+    if (c->acc_curve)
+        return err_set(CUZK_EINVAL, "msm_gpu_ctx_lend: an accumulation begun on the context's own scratch is open");
+    if ((uintptr_t)d_base & 255 || !bytes || !max_entries || max_entries > ENTRIES_MAX)
+        return err_set(CUZK_EINVAL, "msm_gpu_ctx_lend: %zu bytes at %p (256-byte aligned), %zu entries (1..2^30)",
+                       bytes, d_base, max_entries);
+    /* either curve sorts max_entries a group on the loan (no G2 at half) */
+    c->lent_sz = msm_size_ctx_new(max_entries, 0, c->acc, (unsigned)c->waves, 0, 0);
+    if (!c->lent_sz) return CUZK_ENOMEM; /* error set */
+    c->lent_bytes = bytes;
+    c->lent_entries = max_entries;
+    return CUZK_OK;
+}
+
 int sim_msm_ctx_grow(msm_gpu_ctx *c, int curve, size_t n, size_t n_one, size_t n_rest, size_t piece, size_t shared,
                      unsigned copies, unsigned pre_c)
 {
+    if (c->lent_sz) return grow_lent(c, curve, n, n_one, n_rest, piece, shared, copies, pre_c);
     if (!c->sz) sizing_new(c);
     if (!c->sz) return CUZK_ENOMEM; /* error set */
     msm_size_ctx_set_shared(c->sz, shared);
@@ -147,6 +201,7 @@ void msm_gpu_ctx_free(msm_gpu_ctx *c)
 {
     if (!c) return;
     release_all(c);
+    msm_size_ctx_free(c->lent_sz);
     if (c->own_stream) gpu_stream_destroy(c->stream);
     free(c);
 }
