@@ -21,7 +21,7 @@ static const char *const names[] = {"CUZK_MSM_PRECOMPUTE", "CUZK_MSM_WAVES",    
                                     "CUZK_MSM_PROFILE",    "CUZK_NTT_RADIX",       "CUZK_H_FUSE",
                                     "CUZK_MSM_PAIR_MIN",   "CUZK_PIECE_MB",        "CUZK_LEAN_SLOTS",
                                     "CUZK_MSM_REDUCE",     "CUZK_MSM_ENTRIES_LOG", "CUZK_MSM_LEAN_ENTRIES_LOG",
-                                    "CUZK_MSM_SHARED_BUCKETS_MB"};
+                                    "CUZK_MSM_SHARED_BUCKETS_MB", "CUZK_LEAN_H_LEND"};
 enum { N = sizeof names / sizeof names[0] };
 
 static void unset_all(void)
@@ -66,6 +66,7 @@ static void valid_values(void **state)
     accepted("CUZK_MSM_ENTRIES_LOG", "25"), accepted("CUZK_MSM_ENTRIES_LOG", "28");
     accepted("CUZK_MSM_LEAN_ENTRIES_LOG", "25"), accepted("CUZK_MSM_LEAN_ENTRIES_LOG", "27");
     accepted("CUZK_MSM_SHARED_BUCKETS_MB", "0"), accepted("CUZK_MSM_SHARED_BUCKETS_MB", "8192");
+    accepted("CUZK_LEAN_H_LEND", "0"), accepted("CUZK_LEAN_H_LEND", "1");
     accepted("CUZK_MSM_AFF_MIN_BATCH", "0"), accepted("CUZK_MSM_AFF_KMUL", "256");
     accepted("CUZK_MSM_PAIR_ROUNDS", "3"), accepted("CUZK_MSM_PROFILE", "1");
     accepted("CUZK_MSM_REDUCE", "0"), accepted("CUZK_MSM_REDUCE", "1");
@@ -92,6 +93,7 @@ static void garbage_refused(void **state)
     refused("CUZK_MSM_LEAN_ENTRIES_LOG", "24"), refused("CUZK_MSM_LEAN_ENTRIES_LOG", "28");
     refused("CUZK_MSM_SHARED_BUCKETS_MB", "-1"), refused("CUZK_MSM_SHARED_BUCKETS_MB", "8193");
     refused("CUZK_MSM_SHARED_BUCKETS_MB", "1g");
+    refused("CUZK_LEAN_H_LEND", "2"), refused("CUZK_LEAN_H_LEND", "on");
     refused("CUZK_NTT_RADIX", "8"), refused("CUZK_NTT_RADIX", " 2");
     refused("CUZK_MSM_REDUCE", "2"), refused("CUZK_MSM_REDUCE", "levels"), refused("CUZK_MSM_REDUCE", "1 ");
 }

@@ -37,6 +37,7 @@ static int cuda_create(const backend_config *cfg, void **be, uint32_t *devices)
     b->urgent_workers = cfg->urgent_workers_per_device;
     b->urgent_priority = cfg->urgent_priority;
     b->msm_shared_bytes = cuda_msm_shared_bytes(); /* once: every key of the engine alike */
+    b->lean_h_lend = cuda_lean_h_lend();
     b->budget = cfg->device_budget_bytes;
     b->host = cfg->host;
     for (int d = 0; d < n && d < CUDA_BE_MAX_DEV; d++)

@@ -33,6 +33,9 @@ static const env_rule rules[] = {
     {"CUZK_MSM_SHARED_BUCKETS_MB", 0, 8192, NULL,
      "a streamed MSM's pieces share one bucket array of at most this many MiB, reduced once, read at engine "
      "start (0 or unset: each piece reduces its own buckets), for measuring"},
+    {"CUZK_LEAN_H_LEND", 0, 1, NULL,
+     "1: a witness-only lean partition lends its free domain vector to its H MSM as scratch (wider window groups, "
+     "shared buckets: msm_gpu_lent_config), read at engine start (default 0), for measuring"},
     {"CUZK_LEAN_SLOTS", 1, 2, NULL, "streaming lean slots a key that streams takes where they fit (default: two where both keep a witness's room, without urgent workers)"},
     {"CUZK_MSM_AFF_MIN_BATCH", 0, 1 << 20, NULL, "affine/pairwise batch per thread, 0 = default"},
     {"CUZK_MSM_AFF_KMUL", 0, 1 << 20, NULL, "affine accumulation's entry multiple, 0 = default"},

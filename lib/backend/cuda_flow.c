@@ -108,6 +108,15 @@ size_t cuda_msm_entries_full(void)
 
 int cuda_msm_entries_lean_fixed(void) { return lean_entries_log_env() != 0; }
 
+/* CUZK_LEAN_H_LEND=1 (0 or unset: off; cuda_env_check refuses other values at engine start),
+ * for measuring: the witness-only lean flow lends the H MSM the domain vector [m, 2m) that
+ * holds nothing while it runs (cuda_flow_witness_lean). Read once, at engine start. */
+int cuda_lean_h_lend(void)
+{
+    const char *e = getenv("CUZK_LEAN_H_LEND");
+    return e && !strcmp(e, "1");
+}
+
 /* CUZK_MSM_SHARED_BUCKETS_MB (0..8192; cuda_env_check refuses others at engine start, and
  * they read as 0 here), for measuring: a streamed MSM's pieces share one bucket array over
  * every window, reduced once (msm_gpu_acc_begin's persist), in place of a reduction per piece

@@ -102,6 +102,8 @@ typedef struct cuda_key {
     uint64_t msm_shared_bytes;   /* its streamed MSMs' pieces share a bucket array of at most
                                   * this many bytes (the backend's; 0: each piece reduces
                                   * its own)                                                 */
+    int lean_h_lend;             /* CUZK_LEAN_H_LEND (the backend's): its witness-only lean
+                                  * partitions lend the H MSM their free domain vector      */
     struct cuda_key *next;       /* the backend's loaded keys (under keys_lock)             */
     uint32_t ndev;
     cuda_key_dev dev[CUDA_BE_MAX_DEV];
@@ -134,6 +136,10 @@ typedef struct cuda_slot {
     void *stream, *copy_stream, *bases_stream;
     msm_gpu_ctx *ctx;
     size_t ctx_entries;
+    /* device memory of the slot's own that the next H MSM may borrow as its scratch
+     * (msm_gpu_ctx_lend), set by the flow around that one slot_msm (NULL: none)            */
+    void *msm_lend;
+    uint64_t msm_lend_bytes;
     int ctx_acc;                 /* the accumulation (MSM_ACC_*) its context last ran a      */
                                  /* partition with; -1: none since it was made or trimmed */
     void *ev_ref;
@@ -207,6 +213,7 @@ typedef struct cuda_backend {
     uint64_t msm_shared_bytes;   /* CUZK_MSM_SHARED_BUCKETS_MB at engine start, every key's:
                                   * keys that share a slot must agree (a context keeps each
                                   * buffer's largest request, across keys) */
+    int lean_h_lend;             /* CUZK_LEAN_H_LEND at engine start                        */
     uint32_t urgent_priority;    /* CUZK_OPT_URGENT_PRIORITY (0: none): its partitions count in urgent_running */
     uint64_t budget;             /* CUZK_OPT_DEVICE_BUDGET_BYTES, 0 = the device's free memory */
     backend_host_budget host;    /* the engine's host budget: a key's own host copy, before evicting */
@@ -419,6 +426,7 @@ int cuda_msm_entries_fixed(void);
 size_t cuda_msm_entries_lean(void);
 int cuda_msm_entries_lean_fixed(void);
 uint64_t cuda_msm_shared_bytes(void);
+int cuda_lean_h_lend(void);
 size_t cuda_key_entries_lean(const cuda_key *k);
 /* k's lean working set with its MSMs at `entries` sort entries (cuda_ws_lean_acc: at its own). */
 uint64_t cuda_ws_lean_at(const cuda_key *k, uint64_t piece_bytes, int acc, size_t entries);

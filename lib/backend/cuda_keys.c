@@ -555,6 +555,7 @@ static int load_common(cuda_backend *b, cuda_key *k, uint32_t flags)
     k->urgent = (flags & CUZK_SRS_URGENT) != 0;
     k->msm_waves = cuda_msm_waves(b->urgent_workers, k->pinned, msm_waves_from_env());
     k->msm_shared_bytes = b->msm_shared_bytes; /* before the placement: it sizes lean slots */
+    k->lean_h_lend = b->lean_h_lend;
     int streams = 0;
     int rc = plan_key_entries(b, k, &streams);
     /* its host copy before anything is evicted: a host budget that cannot hold it, or a

@@ -360,9 +360,10 @@ int slot_prefetch(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int v
     return ring_start(s, q, qb);
 }
 
-/* The lean path: begin, a piece at a time (resident ones from the prefix), end. */
-static int msm_pieces(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int v, const void *d_scalars,
-                      uint64_t n, int form, int next, void *out)
+/* The lean path: begin, a piece at a time (resident ones from the prefix), end; the pieces
+ * share buckets within `shared` bytes where not 0. */
+static int msm_pieces_run(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int v, const void *d_scalars,
+                          uint64_t n, int form, int next, uint64_t shared, void *out)
 {
     piece_list pl;
     pieces_of(s, k, kd, v, n, &pl);
@@ -397,7 +398,7 @@ static int msm_pieces(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, i
     size_t qb[2] = {0, 0};
     for (uint64_t j = 0; j < 2; j++) q[j] = REQ(j, &qb[j]);
     if ((rc = ring_start(s, q, qb)) ||
-        (rc = msm_gpu_acc_begin(s->ctx, pl_curve(v), n, form, k->msm_shared_bytes != 0, k->msm_shared_bytes)))
+        (rc = msm_gpu_acc_begin(s->ctx, pl_curve(v), n, form, shared != 0, shared)))
         return rc;
     /* resident pieces first (no copy): the first copies run meanwhile */
     for (uint64_t i = 0; i < pl.first_streamed && i < np; i++) {
@@ -427,6 +428,39 @@ static int msm_pieces(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, i
     return msm_gpu_acc_end(s->ctx, out);
 }
 
+/* Whether H's MSM borrows s->msm_lend (CUZK_LEAN_H_LEND, cuda_flow_witness_lean): XYZZ only
+ * (the loan's configuration is sized for it), and only where msm_gpu_lent_config finds one
+ * with more entries or a larger shared bucket array than the slot's own; the loan taken on
+ * ctx, its bucket cap in *shared. Not taken: the slot's own configuration, as without it. */
+static int lend_for_h(cuda_slot *s, const cuda_key *k, int v, uint64_t n, int acc, uint64_t *shared)
+{
+    const uint64_t pts = s->piece_bytes / pl_point_bytes(v);
+    size_t e = 0, sh = 0;
+    if (v != PL_H || !s->msm_lend || acc != MSM_ACC_XYZZ || !pts) return 0;
+    if (msm_gpu_lent_config(pl_curve(v), n, pts, k->msm_waves, s->msm_lend_bytes, &e, &sh) ||
+        (e <= s->ctx_entries && sh <= *shared) || msm_gpu_ctx_lend(s->ctx, s->msm_lend, s->msm_lend_bytes, e)) {
+        err_clear(); /* nothing better fits, or the memory is not a loan's: no error of the MSM's */
+        return 0;
+    }
+    *shared = sh;
+    return 1;
+}
+
+/* msm_pieces_run, on a loan where lend_for_h takes one: ended on every path (the MSM's sum is
+ * collected, or its error set, by then; ending it waits for the stream). */
+static int msm_pieces(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int v, const void *d_scalars,
+                      uint64_t n, int form, int next, int acc, void *out)
+{
+    uint64_t shared = k->msm_shared_bytes;
+    const int lent = lend_for_h(s, k, v, n, acc, &shared);
+    int rc = msm_pieces_run(s, k, kd, v, d_scalars, n, form, next, shared, out);
+    if (lent) {
+        const int end = msm_gpu_ctx_lend(s->ctx, NULL, 0, 0);
+        rc = rc ? rc : end;
+    }
+    return rc;
+}
+
 int slot_msm(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, int v, int st, const void *d_scalars,
              uint64_t n, int form, int next, const uint32_t *counts, void *out, size_t out_size)
 {
@@ -449,7 +483,7 @@ int slot_msm(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordina
             rc = msm_gpu_run_deferred(s->ctx, kd->whole[v], 0, d_scalars, n, form, out);
         } else if (kd->pl.ws == PL_FULL)
             rc = msm_gpu_run(s->ctx, kd->whole[v], 0, d_scalars, n, form, MSM_SCALARS_DEVICE, out);
-        else rc = msm_pieces(s, k, kd, v, d_scalars, n, form, next, out);
+        else rc = msm_pieces(s, k, kd, v, d_scalars, n, form, next, acc, out);
     }
     if (rc) {
         char what[64];

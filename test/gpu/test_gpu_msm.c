@@ -488,6 +488,88 @@ static void test_pieces_shared(void **state)
     pieces(MSM_CURVE_G2, GPU_TEST_SIMULATED ? (size_t)1 << 10 : (size_t)1 << 17);
 }
 
+/* One accumulated G1 MSM of n points in pieces of `piece` on pc, its sum in *out; the first
+ * error's code (printed). */
+static int lent_pieces(msm_gpu_ctx *pc, const msm_gpu_bases *gb, const void *dk, size_t n, size_t piece,
+                       size_t shared, g1_jac *out)
+{
+    int rc = msm_gpu_acc_begin(pc, MSM_CURVE_G1, n, CUZK_FR_CANONICAL, shared != 0, shared);
+    for (size_t o = 0; !rc && o < n; o += piece)
+        rc = msm_gpu_acc_add(pc, (const uint8_t *)msm_gpu_bases_data(gb) + o * sizeof(g1_aff),
+                             (const uint8_t *)dk + o * sizeof(fr_t), n - o < piece ? n - o : piece);
+    if (!rc) rc = msm_gpu_acc_end(pc, out);
+    if (rc) printf("lent pieces: %s\n", cuzk_last_error());
+    return rc;
+}
+
+/* A loan (msm_gpu_ctx_lend): pieces with and without shared buckets, and a whole run, on lent
+ * device memory give the CPU MSM's sum and the unlent run's; the pool is not touched meanwhile
+ * (the device's free memory does not fall); too small a loan fails cleanly (CUZK_EDEVICE) and
+ * the context runs as before once it ends; a second loan, a loan while an accumulation is open
+ * and a misaligned one are refused. */
+static void test_lend(void **state)
+{
+    (void)state;
+    const size_t n = GPU_TEST_SIMULATED ? (size_t)1 << 12 : (size_t)1 << 20, piece = n / 8 + 5;
+    void *host;
+    msm_gpu_bases *gb = gen_bases(MSM_CURVE_G1, n, &host);
+    fr_t *k = malloc(n * sizeof *k);
+    assert_non_null(k);
+    for (size_t j = 0; j < n; j++) make_scalar(&k[j], j % 7 ? S_RANDOM : S_MIXED);
+    void *dk = NULL;
+    assert_int_equal(gpu_malloc(&dk, n * sizeof *k), 0);
+    assert_int_equal(gpu_memcpy_to_device(dk, k, n * sizeof *k), 0);
+    g1_jac want, unlent, got;
+    msm_g1(&want, host, k, n, tp);
+    msm_gpu_ctx *pc = NULL;
+    assert_int_equal(msm_gpu_ctx_create(&pc, 0, NULL, n / 4), 0);
+    assert_int_equal(msm_gpu_ctx_set_acc_kind(pc, MSM_ACC_XYZZ), 0);
+    assert_int_equal(lent_pieces(pc, gb, dk, n, piece, 0, &unlent), 0);
+    assert_true(g1_jac_eq(&want, &unlent));
+    /* a loan twice what the estimate of its widest configuration says, CUB's share on top */
+    const size_t e = n / 2, shared = (size_t)64 << 20;
+    const size_t bytes = 2 * msm_gpu_scratch_bytes(MSM_CURVE_G1, n, e, piece, shared, 1, MSM_ACC_XYZZ) + ((size_t)32 << 20);
+    void *arena = NULL;
+    assert_int_equal(gpu_malloc(&arena, bytes), 0);
+    assert_int_not_equal(msm_gpu_ctx_lend(pc, (uint8_t *)arena + 16, bytes - 16, e), 0); /* misaligned */
+    size_t free0, free1, total;
+    assert_int_equal(gpu_mem_info(&free0, &total), 0);
+    assert_int_equal(msm_gpu_ctx_lend(pc, arena, bytes, e), 0);
+    assert_int_not_equal(msm_gpu_ctx_lend(pc, arena, bytes, e), 0); /* one loan at a time */
+    const size_t caps[3] = {0, shared, (size_t)100 << 10};
+    for (int ci = 0; ci < 3; ci++) {
+        assert_int_equal(lent_pieces(pc, gb, dk, n, piece, caps[ci], &got), 0);
+        if (!g1_jac_eq(&want, &got)) printf("MISMATCH lent pieces, shared buckets within %zu bytes\n", caps[ci]);
+        assert_true(g1_jac_eq(&want, &got));
+    }
+    int rc = msm_gpu_run(pc, gb, 0, dk, n, CUZK_FR_CANONICAL, MSM_SCALARS_DEVICE, &got);
+    if (rc) printf("lent run: %s\n", cuzk_last_error());
+    assert_int_equal(rc, 0);
+    assert_true(g1_jac_eq(&want, &got));
+    assert_int_equal(gpu_mem_info(&free1, &total), 0);
+    printf("lent runs: device free %zu bytes before, %zu after (%zu lent)\n", free0, free1, bytes);
+    assert_true(free1 >= free0);
+    assert_int_equal(msm_gpu_ctx_lend(pc, NULL, 0, 0), 0);
+    assert_int_equal(msm_gpu_ctx_lend(pc, NULL, 0, 0), 0); /* no loan: nothing to end */
+    /* too small: the first piece fails, the loan ends, the context's own scratch runs on */
+    assert_int_equal(msm_gpu_ctx_lend(pc, arena, 64 << 10, e), 0);
+    rc = lent_pieces(pc, gb, dk, n, piece, 0, &got);
+    assert_int_equal(rc, CUZK_EDEVICE);
+    assert_int_equal(msm_gpu_ctx_lend(pc, NULL, 0, 0), 0);
+    assert_int_equal(lent_pieces(pc, gb, dk, n, piece, 0, &got), 0);
+    assert_true(g1_jac_eq(&want, &got));
+    /* an accumulation open on the context's own scratch: no loan */
+    assert_int_equal(msm_gpu_acc_begin(pc, MSM_CURVE_G1, n, CUZK_FR_CANONICAL, 0, 0), 0);
+    assert_int_not_equal(msm_gpu_ctx_lend(pc, arena, bytes, e), 0);
+    assert_int_equal(msm_gpu_acc_end(pc, &got), 0);
+    msm_gpu_ctx_free(pc);
+    gpu_free(arena);
+    gpu_free(dk);
+    free(k);
+    free(host);
+    msm_gpu_bases_free(gb);
+}
+
 /* 2^24: bases c_i·G with c_i = a + (i + 1)·b, so the MSM is (Σ k_i·c_i)·G. */
 static void big(int curve, int log_n)
 {
@@ -1128,6 +1210,7 @@ int main(void)
         cmocka_unit_test(test_gate_groups),
         cmocka_unit_test(test_streams),
         cmocka_unit_test(test_pieces_shared),
+        cmocka_unit_test(test_lend),
         cmocka_unit_test(test_big_g1),
         cmocka_unit_test(test_big_g2),
         cmocka_unit_test(test_affine),
