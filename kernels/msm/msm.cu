@@ -93,13 +93,19 @@ struct dev_exec {
     {
         return arena && (const char *)p >= arena && (const char *)p < arena + arena_bytes;
     }
-    /* The bytes to reserve for a request to buffer p of the loan. */
+    /* The bytes to reserve for a request to buffer p of the loan: a large run's sort buffers
+     * at the loan's entries, and a group's buckets, where the pieces share an array over every
+     * window (made just before, plan_add), at that array's size — a later piece with fewer
+     * scalars other than 0 and 1 groups more windows (up to all), and its larger group must
+     * not leave the first one's buckets behind (PoRep's H at 2^26 entries: 8 windows of 13). */
     size_t lent_request(void **p, size_t bytes) const
     {
         const bool sort = arena_b && (p == &arena_b->keys[0] || p == &arena_b->keys[1] || p == &arena_b->vals[0] ||
                                       p == &arena_b->vals[1]);
         const size_t most = arena_entries * sizeof(uint32_t);
-        return sort && bytes >= most / 2 && bytes < most ? most : bytes; /* a large run's: at once */
+        if (sort && bytes >= most / 2 && bytes < most) return most;
+        const size_t all = arena_b && p == &arena_b->buckets ? cap_of(arena_b->buckets2) : 0;
+        return bytes < all ? all : bytes;
     }
     int arena_take(void **p, size_t bytes)
     {

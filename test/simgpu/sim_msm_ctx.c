@@ -79,7 +79,8 @@ static void release_all(msm_gpu_ctx *c)
 }
 
 /* What a loan's buffers take of it, as the device context carves them: the sort buffers of a
- * large run reserved at the loan's entries at once, CUB's storage at its bound (msm.cu's
+ * large run reserved at the loan's entries at once, a group's buckets at the shared array's
+ * size where there is one, CUB's storage at its bound (msm.cu's
  * dev_exec, whose CUB share the sizing does not see: taken as that bound). A
  * buffer made anew where it grows (not the latest carved) is not counted: the device's may
  * hold a little more. */
@@ -89,6 +90,7 @@ static size_t lent_held(const msm_gpu_ctx *c)
     msm_size_held_parts(c->lent_sz, &p);
     const size_t sort = c->lent_entries * 16, cub = ((size_t)8 << 20) + c->lent_entries / 4;
     if (p.part[MSM_PART_SORT] >= sort / 2 && p.part[MSM_PART_SORT] < sort) p.part[MSM_PART_SORT] = sort;
+    if (p.part[MSM_PART_BUCKETS] < p.part[MSM_PART_MERGE]) p.part[MSM_PART_BUCKETS] = p.part[MSM_PART_MERGE];
     return msm_scratch_parts_total(&p) + (cub < c->lent_bytes / 16 ? cub : c->lent_bytes / 16);
 }
 
