@@ -33,11 +33,15 @@
 #include "groth16/csc.h"
 #include "groth16/groth16.h"
 #include "groth16/synth.h"
+#include "msm.h"
 #include "support/fieldtest.h"
 #include "support/gputest.h"
 #include "support/testengine.h"
 #include "support/testkey.h"
 #include "support/testutil.h"
+#ifdef CUZK_SIMGPU
+#include "simgpu/simgpu.h"
+#endif
 
 /* One circuit: its constraint system (cs.h and compact), a satisfying witness, the a/b/c
  * partition of it (Montgomery and canonical), and the key shape it fits. */
@@ -739,6 +743,85 @@ static void urgent_slot_gives_back_system(void **state)
     test_key_free(&f.key);
 }
 
+/* CUZK_LEAN_H_LEND: a witness-only partition of a key that streams lends its H MSM the domain
+ * vector [m, 2m), free while it runs, with wider groups and shared buckets where they fit
+ * (msm_gpu_lent_config). A loan holds a piece's worst-case scratch (4-bit windows) and level
+ * 0's partial sums for a full wave of threads (~120 MiB whatever the piece), so on a GPU a
+ * 2^23 domain (a 256 MiB loan) in 1 MiB pieces (CUZK_PIECE_MB) takes it; the simulated
+ * device runs 2^16, where none fits and the slot's own configuration runs (the fallback). The
+ * budget is the one at which the key streams beside a streamed system (found as sweep does,
+ * from the error's "needs"). Witness-only and a/b/c proofs equal those without a budget. */
+static void h_msm_on_loan(void **state)
+{
+    (void)state;
+    const char *lg = getenv("CUZK_TEST_LOAN_LOG"); /* by hand: 23 takes the loan on the simulated device too */
+    const unsigned log_m = lg && *lg ? (unsigned)atoi(lg) : GPU_TEST_SIMULATED ? 16 : 23;
+    setenv("CUZK_PIECE_MB", "1", 1);
+    setenv("CUZK_LEAN_H_LEND", "1", 1);
+    synth_cfg cfg;
+    uint8_t seed[32];
+    test_rand_bytes(seed, sizeof seed);
+    synth_cfg_for_domain(&cfg, log_m, seed);
+    circuit c;
+    circuit_from_cfg(&c, &cfg);
+    fr_t r[N], s[N];
+    for (int i = 0; i < N; i++) ft_rand_fr(&r[i]), ft_rand_fr(&s[i]);
+    uint8_t want[N][192], abc[N][192], got[N][192];
+    cuzk_engine *e = engine_with(CUZK_BACKEND_CUDA, 0, 1, 0);
+    cuzk_srs *srs;
+    cuzk_cs *cs;
+    assert_int_equal(load_both(e, &c, 0, 0, &srs, &cs), CUZK_OK);
+    prove_set(e, srs, cs, &c, 0, r, s, 0, want, got);
+    for (int i = 0; i < N; i++) assert_memory_equal(got[i], want[i], 192);
+    cuzk_cs_release(cs);
+    cuzk_srs_release(srs);
+    cuzk_engine_destroy(e);
+    /* the streaming budget: the system first (streamed), the key told how much it needs */
+    uint64_t budget = 1ull << 20;
+    e = engine_with(CUZK_BACKEND_CUDA, budget, 1, 0);
+    int rc = load_both(e, &c, 1, CUZK_CS_STREAM, &srs, &cs);
+    if (rc == CUZK_EBUDGET) {
+        unsigned long long need = 0, avail = 0;
+        const char *at = strstr(cuzk_last_error(), "needs ");
+        assert_non_null(at);
+        assert_int_equal(sscanf(at + 6, "%llu bytes%*[,;] %llu", &need, &avail), 2);
+        cuzk_engine_destroy(e);
+        budget = budget - avail + need;
+        e = engine_with(CUZK_BACKEND_CUDA, budget, 1, 0);
+        rc = load_both(e, &c, 1, CUZK_CS_STREAM, &srs, &cs);
+    }
+    assert_int_equal(rc, CUZK_OK);
+    cuzk_placement pl = {.struct_size = sizeof pl};
+    assert_int_equal(cuzk_srs_placement(srs, 0, &pl), CUZK_OK);
+    assert_int_not_equal(pl.kind, CUZK_PLACEMENT_RESIDENT);
+    assert_int_equal(pl.working_set, CUZK_WORKING_SET_LEAN);
+    /* the loan's configuration for this H MSM (lend_for_h asks the same): on a GPU one fits */
+    const uint64_t m = 1ull << log_m, pts = (1ull << 20) / 96;
+    size_t lent_e = 0, lent_sh = 0;
+    const int fits = msm_gpu_lent_config(MSM_CURVE_G1, c.shape.n_h, pts, 1, m * 32, &lent_e, &lent_sh) == CUZK_OK;
+    printf("2^%u, budget %llu: key %s, lean slot of %llu bytes; a %llu-byte loan %s\n", log_m,
+           (unsigned long long)budget, kind_name(pl.kind), (unsigned long long)pl.slot_bytes,
+           (unsigned long long)(m * 32), fits ? "fits" : "does not fit (the slot's own configuration runs)");
+    if (log_m >= 23) assert_true(fits);
+#ifdef CUZK_SIMGPU
+    const size_t loans = sim_msm_loans();
+#endif
+    prove_set(e, srs, cs, &c, 0, r, s, 0, abc, got);
+    for (int i = 0; i < N; i++) {
+        assert_memory_equal(abc[i], want[i], 192);
+        assert_memory_equal(got[i], want[i], 192);
+    }
+#ifdef CUZK_SIMGPU
+    assert_int_equal(sim_msm_loans() - loans, (size_t)fits * N); /* one H MSM a witness-only partition */
+#endif
+    cuzk_cs_release(cs);
+    cuzk_srs_release(srs);
+    cuzk_engine_destroy(e);
+    unsetenv("CUZK_LEAN_H_LEND");
+    unsetenv("CUZK_PIECE_MB");
+    circuit_free(&c);
+}
+
 int main(void)
 {
     if (gpu_test_begin()) return 77;
@@ -752,6 +835,7 @@ int main(void)
         cmocka_unit_test(placements_2_20),
         cmocka_unit_test(placements_2_22),
         cmocka_unit_test(urgent_slot_gives_back_system),
+        cmocka_unit_test(h_msm_on_loan),
     };
     /* one case or a few: CUZK_TEST_FILTER=urgent_slot_gives_back_system (cmocka's pattern, * and ?) */
     const char *only = getenv("CUZK_TEST_FILTER");

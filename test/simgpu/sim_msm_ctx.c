@@ -19,6 +19,7 @@
  */
 #include "simgpu.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,6 +109,10 @@ static int grow_lent(msm_gpu_ctx *c, int curve, size_t n, size_t n_one, size_t n
     return CUZK_OK;
 }
 
+static _Atomic size_t loans; /* taken, for tests (sim_msm_loans) */
+
+size_t sim_msm_loans(void) { return loans; }
+
 int msm_gpu_ctx_lend(msm_gpu_ctx *c, void *d_base, size_t bytes, size_t max_entries)
 {
     if (!c) return err_set(CUZK_EINVAL, "msm_gpu_ctx_lend: NULL context");
@@ -130,6 +135,7 @@ int msm_gpu_ctx_lend(msm_gpu_ctx *c, void *d_base, size_t bytes, size_t max_entr
     if (!c->lent_sz) return CUZK_ENOMEM; /* error set */
     c->lent_bytes = bytes;
     c->lent_entries = max_entries;
+    loans++;
     return CUZK_OK;
 }
 

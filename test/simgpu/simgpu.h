@@ -39,6 +39,8 @@ void sim_uncharge(int dev, size_t bytes);
 /* Bytes charged now on dev, and its capacity. */
 size_t sim_charged(int dev);
 size_t sim_capacity(int dev);
+/* Loans (msm_gpu_ctx_lend) taken by the simulated MSM contexts since the process started. */
+size_t sim_msm_loans(void);
 
 #ifdef __cplusplus
 }
