@@ -206,6 +206,17 @@ static int load_both(cuzk_engine *e, const circuit *c, int order, uint32_t flags
     return rc;
 }
 
+/* A random PoRep-shaped circuit at 2^log_m and N random (r, s). */
+static void random_circuit(unsigned log_m, circuit *c, fr_t r[N], fr_t s[N])
+{
+    synth_cfg cfg;
+    uint8_t seed[32];
+    test_rand_bytes(seed, sizeof seed);
+    synth_cfg_for_domain(&cfg, log_m, seed);
+    circuit_from_cfg(c, &cfg);
+    for (int i = 0; i < N; i++) ft_rand_fr(&r[i]), ft_rand_fr(&s[i]);
+}
+
 /* One circuit at 2^log_m: the reference (no budget, a/b/c), then for 1 and 2 workers
  * (max_workers) the key loaded first with the system resident and streamed (CUZK_CS_STREAM),
  * then the system loaded first (resident, streamed) and the key beside it in budgets
@@ -213,14 +224,9 @@ static int load_both(cuzk_engine *e, const circuit *c, int order, uint32_t flags
  * against the reference's proofs. */
 static void sweep(unsigned log_m, unsigned step, int max_workers)
 {
-    synth_cfg cfg;
-    uint8_t seed[32];
-    test_rand_bytes(seed, sizeof seed);
-    synth_cfg_for_domain(&cfg, log_m, seed);
     circuit c;
-    circuit_from_cfg(&c, &cfg);
     fr_t r[N], s[N];
-    for (int i = 0; i < N; i++) ft_rand_fr(&r[i]), ft_rand_fr(&s[i]);
+    random_circuit(log_m, &c, r, s);
     r[0] = s[0] = FR_ZERO; /* r = s = 0 on purpose once */
     uint8_t want[2][N][192], abc[N][192], got[N][192];
     cuzk_engine *e = engine_with(CUZK_BACKEND_CUDA, 0, 2, 0);
@@ -758,14 +764,9 @@ static void h_msm_on_loan(void **state)
     const unsigned log_m = lg && *lg ? (unsigned)atoi(lg) : GPU_TEST_SIMULATED ? 16 : 23;
     setenv("CUZK_PIECE_MB", "1", 1);
     setenv("CUZK_LEAN_H_LEND", "1", 1);
-    synth_cfg cfg;
-    uint8_t seed[32];
-    test_rand_bytes(seed, sizeof seed);
-    synth_cfg_for_domain(&cfg, log_m, seed);
     circuit c;
-    circuit_from_cfg(&c, &cfg);
     fr_t r[N], s[N];
-    for (int i = 0; i < N; i++) ft_rand_fr(&r[i]), ft_rand_fr(&s[i]);
+    random_circuit(log_m, &c, r, s);
     uint8_t want[N][192], abc[N][192], got[N][192];
     cuzk_engine *e = engine_with(CUZK_BACKEND_CUDA, 0, 1, 0);
     cuzk_srs *srs;
