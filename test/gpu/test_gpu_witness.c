@@ -764,6 +764,10 @@ static void h_msm_on_loan(void **state)
     const unsigned log_m = lg && *lg ? (unsigned)atoi(lg) : GPU_TEST_SIMULATED ? 16 : 23;
     setenv("CUZK_PIECE_MB", "1", 1);
     setenv("CUZK_LEAN_H_LEND", "1", 1);
+    /* the slot's own entries at the default, so that a loan that fits is wider (taken only
+     * where its configuration beats the slot's: at 2^23 session 19's rule widens a lean
+     * slot to 2^27, what the loan would pick) */
+    setenv("CUZK_MSM_LEAN_ENTRIES_LOG", "25", 1);
     circuit c;
     fr_t r[N], s[N];
     random_circuit(log_m, &c, r, s);
@@ -820,6 +824,7 @@ static void h_msm_on_loan(void **state)
     cuzk_engine_destroy(e);
     unsetenv("CUZK_LEAN_H_LEND");
     unsetenv("CUZK_PIECE_MB");
+    unsetenv("CUZK_MSM_LEAN_ENTRIES_LOG");
     circuit_free(&c);
 }
 
