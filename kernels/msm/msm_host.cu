@@ -174,12 +174,11 @@ extern "C" size_t msm_gpu_scratch_bytes(int curve, size_t n, size_t max_entries,
 /* The plan's cost, in Fp products, of an XYZZ accumulation of n points in np pieces of pts at
  * window c: each piece reducing its buckets (shared false: msm_plan_cost's per piece), or one
  * array over every window that each piece after the first adds into, reduced once
- * (msm_shared_window's terms). */
+ * (msm_shared_cost, the model msm_shared_window chooses by). */
 static double lent_cost(size_t n, size_t pts, size_t np, unsigned c, bool shared, size_t entries)
 {
     if (!shared) return (double)np * msm_plan_cost(pts, c, 1, entries);
-    const double w = msm_windows(c), b = (double)(1u << (c - 1)), seg = b < MSM_SEG ? b : MSM_SEG;
-    return (double)n * w * 13 + w * b * 30 + w * (b / seg) * 18 * (c - 1) + (double)(np - 1) * w * b * 15;
+    return msm_shared_cost((double)n, (double)np, c, false);
 }
 
 template <class F>

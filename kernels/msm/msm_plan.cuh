@@ -136,6 +136,15 @@ template <class F> static inline size_t msm_shared_bytes(unsigned c)
     return ((size_t)msm_windows(c) << (c - 1)) * sizeof(xyzz<F>);
 }
 
+/* The cost at window c, in Fp products, of ~rest scalars other than 0 and 1 in ~pieces pieces
+ * that share one bucket array (msm_shared_window's model). */
+static inline double msm_shared_cost(double rest, double pieces, unsigned c, bool pairwise)
+{
+    const double w = msm_windows(c), b = (double)(1u << (c - 1)), seg = b < MSM_SEG ? b : MSM_SEG;
+    return rest * w * (pairwise ? 9 : 13) + w * b * 30 + w * (b / seg) * 18 * (c - 1) +
+           (pieces > 1 ? pieces - 1 : 0) * w * b * 15;
+}
+
 /* The window of an MSM whose pieces share one bucket array over every window (plan_stats'
  * persist), the array within bucket_bytes_max (0: no limit): msm_choose_window's cost model
  * for ~rest scalars other than 0 and 1 in ~pieces pieces, with one reduction in all and, for
@@ -147,12 +156,9 @@ static inline unsigned msm_shared_window(double rest, double pieces, size_t buck
 {
     unsigned best = 4;
     double best_cost = 0;
-    const double per_entry = pairwise ? 9 : 13;
     for (unsigned c = 4; c <= 22; c++) {
         if (c > 4 && bucket_bytes_max && msm_shared_bytes<F>(c) > bucket_bytes_max) break; /* grows with c */
-        const double w = msm_windows(c), b = (double)(1u << (c - 1)), seg = b < MSM_SEG ? b : MSM_SEG;
-        const double cost = rest * w * per_entry + w * b * 30 + w * (b / seg) * 18 * (c - 1) +
-                            (pieces > 1 ? pieces - 1 : 0) * w * b * 15;
+        const double cost = msm_shared_cost(rest, pieces, c, pairwise);
         if (c == 4 || cost < best_cost) {
             best = c;
             best_cost = cost;
