@@ -34,7 +34,7 @@ static const env_rule rules[] = {
      "a streamed MSM's pieces share one bucket array of at most this many MiB, reduced once, read at engine "
      "start (0 or unset: each piece reduces its own buckets), for measuring"},
     {"CUZK_LEAN_H_LEND", 0, 1, NULL,
-     "1: a witness-only lean partition lends its free domain vector to its H MSM as scratch (wider window groups, "
+     "1: a lean partition lends its free domain vector to its H MSM as scratch (wider window groups, "
      "shared buckets: msm_gpu_lent_config), read at engine start (default 0), for measuring"},
     {"CUZK_LEAN_SLOTS", 1, 2, NULL, "streaming lean slots a key that streams takes where they fit (default: two where both keep a witness's room, without urgent workers)"},
     {"CUZK_MSM_AFF_MIN_BATCH", 0, 1 << 20, NULL, "affine/pairwise batch per thread, 0 = default"},

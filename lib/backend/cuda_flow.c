@@ -109,8 +109,8 @@ size_t cuda_msm_entries_full(void)
 int cuda_msm_entries_lean_fixed(void) { return lean_entries_log_env() != 0; }
 
 /* CUZK_LEAN_H_LEND=1 (0 or unset: off; cuda_env_check refuses other values at engine start),
- * for measuring: the witness-only lean flow lends the H MSM the domain vector [m, 2m) that
- * holds nothing while it runs (cuda_flow_witness_lean). Read once, at engine start. */
+ * for measuring: the lean flows lend the H MSM the domain vector [m, 2m) that holds nothing
+ * while it runs (cuda_flow_lean, cuda_flow_witness_lean). Read once, at engine start. */
 int cuda_lean_h_lend(void)
 {
     const char *e = getenv("CUZK_LEAN_H_LEND");
@@ -433,13 +433,61 @@ static int prefetch_after_ab(void *user, void *ab_arrived)
     return rc ? rc : slot_prefetch(p->s, p->k, p->kd, PL_H);
 }
 
+/* CUZK_LEAN_H_LEND's layout of the lean a/b/c flow: aux crosses into h's own vector, each
+ * piece of it once the H MSM has read h's scalars there (same offsets), so that [m, 2m) holds
+ * nothing during the H MSM and is lent to it as scratch; B and A go to [m, 2m) after. */
+typedef struct aux_over_h {
+    cuda_slot *s;
+    const fr_t *src;   /* the host's aux */
+    fr_t *dst;         /* h's vector */
+    uint64_t na, seen; /* seen: h's scalars the MSM gave back */
+} aux_over_h;
+
+static int aux_piece(void *user, void *read, uint64_t first, uint64_t n)
+{
+    aux_over_h *a = user;
+    a->seen += n;
+    if (first >= a->na) return CUZK_OK;
+    if (n > a->na - first) n = a->na - first;
+    int rc = read ? gpu_stream_wait_event(a->s->copy_stream, read) : CUZK_OK;
+    return rc ? rc : slot_copy(a->s, a->dst + first, a->src + first, n * FR, a->s->copy_stream);
+}
+
+/* The H MSM on the loan of [m, 2m), aux copied over h behind it; s->ev[2 * ST_COPY + 1] is
+ * recorded once all of aux is in (the copy's stage is its pieces' copy events). */
+static int lean_h_msm_lent(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, const cuda_inputs *in,
+                           cuda_job *st, fr_t *h)
+{
+    const uint64_t m = (uint64_t)1 << in->log_m, na = in->na, n_h = k->pk->n_h;
+    aux_over_h a = {s, in->aux, h, na, 0};
+    const slot_h_loan loan = {h + m, m * FR, aux_piece, &a};
+    int rc;
+    /* h's vector past the H MSM's scalars is free once the H step is done */
+    if ((rc = gpu_stream_wait_event(s->copy_stream, s->ev[2 * ST_H + 1])) ||
+        (FAULT_HIT(FAULT_CUDA_COPY) && (rc = err_set(CUZK_EDEVICE, "injected fault: CUDA copy of the scalars"))) ||
+        (na > n_h && (rc = slot_copy(s, h + n_h, a.src + n_h, (na - n_h) * FR, s->copy_stream))))
+        return slot_fail(ordinal, "copying the MSM scalars");
+    s->h_loan = &loan;
+    rc = slot_msm(s, k, kd, ordinal, PL_H, ST_MSM_H, h, n_h, CUZK_FR_MONTGOMERY, PL_B_G1, NULL, &st->msm.h,
+                  sizeof st->msm.h);
+    s->h_loan = NULL; /* this MSM's only */
+    if (rc) return rc;
+    /* an MSM not run in pieces gave its scalars back at its end */
+    if ((!a.seen && ((rc = gpu_event_record(s->ev_read, s->stream)) || (rc = aux_piece(&a, s->ev_read, 0, n_h)))) ||
+        (rc = gpu_event_record(s->ev[2 * ST_COPY + 1], s->copy_stream)))
+        return slot_fail(ordinal, "copying the MSM scalars");
+    return CUZK_OK;
+}
+
 int cuda_flow_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, const cuda_inputs *in,
                    backend_job *job)
 {
     cuda_job *st = job->priv;
     const uint64_t m = (uint64_t)1 << in->log_m, len = in->len, ni = in->ni, kb0 = in->kb0, na = in->na;
-    fr_t *w = s->d_work, *h = w, *d_aux = w + m;
-    fr_t *d_lo = w + (cuda_lean_hi(m, ni, in->n_a, in->n_b) ? m + na : 0); /* inputs, then B, later A */
+    const uint64_t hi = cuda_lean_hi(m, ni, in->n_a, in->n_b);
+    const int lend = k->lean_h_lend && !hi;
+    fr_t *w = s->d_work, *h = w, *d_aux = lend ? w : w + m;
+    fr_t *d_lo = w + (lend ? m : hi ? m + na : 0); /* inputs, then B, later A */
     gpu_prep_result *d_res = s->d_prep;
     int form = in->canon ? CUZK_FR_CANONICAL : CUZK_FR_MONTGOMERY, rc;
     const groth16_params *pk = k->pk;
@@ -454,18 +502,22 @@ int cuda_flow_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int 
                                   &after_ab, s->stream, s->copy_stream) ||
         (rc = slot_stage_end(s, ST_H, s->stream, 3 * len * FR)))
         return rc ? rc : slot_fail(ordinal, "the H step");
-    /* aux crosses PCIe during the H MSM, into the H step's second vector */
-    if ((rc = gpu_stream_wait_event(s->copy_stream, s->ev[2 * ST_H + 1])) ||
-        (rc = slot_stage_begin(s, ST_COPY, s->copy_stream)) ||
-        (FAULT_HIT(FAULT_CUDA_COPY) && (rc = err_set(CUZK_EDEVICE, "injected fault: CUDA copy of the scalars"))) ||
-        (na && (rc = gpu_memcpy_async(d_aux, in->aux, na * FR, s->copy_stream))) ||
-        (rc = slot_stage_end(s, ST_COPY, s->copy_stream, na * FR)))
-        return slot_fail(ordinal, "copying the MSM scalars");
     /* the H scalars are used as they are: a, b, c were checked by the H step; the verdict is
      * read before any result leaves (below) */
-    if ((rc = slot_msm(s, k, kd, ordinal, PL_H, ST_MSM_H, h, pk->n_h, CUZK_FR_MONTGOMERY, PL_B_G1, NULL, &st->msm.h,
-                       sizeof st->msm.h)))
-        return rc;
+    if (lend) {
+        if ((rc = lean_h_msm_lent(s, k, kd, ordinal, in, st, h))) return rc;
+    } else {
+        /* aux crosses PCIe during the H MSM, into the H step's second vector */
+        if ((rc = gpu_stream_wait_event(s->copy_stream, s->ev[2 * ST_H + 1])) ||
+            (rc = slot_stage_begin(s, ST_COPY, s->copy_stream)) ||
+            (FAULT_HIT(FAULT_CUDA_COPY) && (rc = err_set(CUZK_EDEVICE, "injected fault: CUDA copy of the scalars"))) ||
+            (na && (rc = gpu_memcpy_async(d_aux, in->aux, na * FR, s->copy_stream))) ||
+            (rc = slot_stage_end(s, ST_COPY, s->copy_stream, na * FR)))
+            return slot_fail(ordinal, "copying the MSM scalars");
+        if ((rc = slot_msm(s, k, kd, ordinal, PL_H, ST_MSM_H, h, pk->n_h, CUZK_FR_MONTGOMERY, PL_B_G1, NULL,
+                           &st->msm.h, sizeof st->msm.h)))
+            return rc;
+    }
     bjob_release_abc(job);
     if (bjob_canceled(job)) return CUZK_ECANCELED;
     /* inputs (A's prefix) and B's input prefix after them, then B compacted from aux */

@@ -102,8 +102,8 @@ typedef struct cuda_key {
     uint64_t msm_shared_bytes;   /* its streamed MSMs' pieces share a bucket array of at most
                                   * this many bytes (the backend's; 0: each piece reduces
                                   * its own)                                                 */
-    int lean_h_lend;             /* CUZK_LEAN_H_LEND (the backend's): its witness-only lean
-                                  * partitions lend the H MSM their free domain vector      */
+    int lean_h_lend;             /* CUZK_LEAN_H_LEND (the backend's): its lean partitions
+                                  * lend the H MSM their free domain vector                 */
     struct cuda_key *next;       /* the backend's loaded keys (under keys_lock)             */
     uint32_t ndev;
     cuda_key_dev dev[CUDA_BE_MAX_DEV];
@@ -121,6 +121,18 @@ typedef struct piece_buf {
     void *ready, *free;          /* events: copied (copy stream), consumed (compute stream)  */
 } piece_buf;
 
+/* What a lean flow gives its H MSM (CUZK_LEAN_H_LEND): memory of the slot's own that holds
+ * nothing while it runs, to borrow as its scratch (msm_gpu_ctx_lend; NULL: none), and a hook
+ * called once for each piece of its scalars, [first, first + n), when the MSM has no further
+ * use for them: after the event `read` (recorded on the slot's stream) has passed, or at once
+ * where `read` is NULL. Run whole (not in pieces), the MSM calls it for none. */
+typedef struct slot_h_loan {
+    void *mem;
+    uint64_t bytes;
+    int (*scalars_read)(void *user, void *read, uint64_t first, uint64_t n);
+    void *user;
+} slot_h_loan;
+
 #define CUDA_SMALL_BYTES 8192                  /* h_small: result (256) + one flag per piece */
 #define CUDA_MAX_PIECES (CUDA_SMALL_BYTES - 256) /* pieces of one MSM                        */
 
@@ -136,10 +148,9 @@ typedef struct cuda_slot {
     void *stream, *copy_stream, *bases_stream;
     msm_gpu_ctx *ctx;
     size_t ctx_entries;
-    /* device memory of the slot's own that the next H MSM may borrow as its scratch
-     * (msm_gpu_ctx_lend), set by the flow around that one slot_msm (NULL: none)            */
-    void *msm_lend;
-    uint64_t msm_lend_bytes;
+    /* what a lean flow gives its H MSM, set around that one slot_msm (NULL: nothing)      */
+    const slot_h_loan *h_loan;
+    void *ev_read;               /* recorded after each of those pieces' scalars were read   */
     int ctx_acc;                 /* the accumulation (MSM_ACC_*) its context last ran a      */
                                  /* partition with; -1: none since it was made or trimmed */
     void *ev_ref;
@@ -342,6 +353,9 @@ int slot_msm(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordina
 int slot_msm_collect(cuda_slot *s, int ordinal);
 /* Starts copying the first pieces of vector v (before its scalars are known). */
 int slot_prefetch(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int v);
+/* A host-to-device copy on `stream`, an H2D_COPY event of the partition's trace (the first
+ * CUDA_COPY_EVENTS of them; a copy over 1 GiB as several). */
+int slot_copy(cuda_slot *s, void *dst, const void *src, uint64_t bytes, void *stream);
 /* Stages and copies as trace events, device_ns on the job; the device's copy statistics. */
 void slot_report(cuda_slot *s, cuda_dev *d, backend_job *job, uint64_t t_ref);
 

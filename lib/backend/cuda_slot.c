@@ -57,6 +57,7 @@ void slot_destroy(cuda_slot *s)
     }
     if (s->h_small) gpu_host_free(s->h_small);
     gpu_event_destroy(s->ev_ref);
+    gpu_event_destroy(s->ev_read);
     gpu_gate_fini(&s->pace);
     for (int i = 0; i < 2 * ST_N; i++) gpu_event_destroy(s->ev[i]);
     for (int i = 0; i < 2 * CUDA_COPY_EVENTS; i++) gpu_event_destroy(s->ev_copy[i]);
@@ -97,6 +98,7 @@ static int slot_create(cuda_slot *s, int urgent)
     if ((rc = gpu_stream_create_priority(&s->stream, urgent)) ||
         (rc = gpu_stream_create_priority(&s->copy_stream, urgent)) ||
         (rc = gpu_stream_create_priority(&s->bases_stream, urgent)) || (rc = gpu_event_create(&s->ev_ref)) ||
+        (rc = gpu_event_create_sync_only(&s->ev_read)) ||
         (rc = gpu_gate_init(&s->pace, NULL)) ||
         (rc = gpu_host_alloc((void **)&s->h_small, CUDA_SMALL_BYTES)))
         return rc;
@@ -281,20 +283,32 @@ int slot_stage_end(cuda_slot *s, int st, void *stream, uint64_t bytes)
 /* ---- the piece ring ---- */
 
 /* Copies host bytes into buffer b on the bases stream, after its last consumer. */
+int slot_copy(cuda_slot *s, void *dst, const void *src, uint64_t bytes, void *stream)
+{
+    const uint64_t part = (uint64_t)1 << 30; /* copy_len's range */
+    for (uint64_t at = 0; at < bytes; at += part) {
+        const uint64_t n = bytes - at < part ? bytes - at : part;
+        const int timed = s->ncopy < CUDA_COPY_EVENTS;
+        int rc;
+        if ((timed && (rc = gpu_event_record(s->ev_copy[2 * s->ncopy], stream))) ||
+            (rc = gpu_memcpy_async((uint8_t *)dst + at, (const uint8_t *)src + at, n, stream)) ||
+            (timed && (rc = gpu_event_record(s->ev_copy[2 * s->ncopy + 1], stream))))
+            return rc;
+        if (timed) s->copy_len[s->ncopy] = (uint32_t)n;
+        s->ncopy++;
+    }
+    return CUZK_OK;
+}
+
 static int ring_fill(cuda_slot *s, int b, const void *src, size_t bytes)
 {
     piece_buf *pb = &s->buf[b];
-    int timed = s->ncopy < CUDA_COPY_EVENTS, rc;
+    int rc;
     if ((rc = gpu_stream_wait_event(s->bases_stream, pb->free)) ||
-        (timed && (rc = gpu_event_record(s->ev_copy[2 * s->ncopy], s->bases_stream))) ||
         (FAULT_HIT(FAULT_CUDA_COPY) && (rc = err_set(CUZK_EDEVICE, "injected fault: CUDA copy of bases"))) ||
-        (rc = gpu_memcpy_async(pb->d, src, bytes, s->bases_stream)) ||
-        (timed && (rc = gpu_event_record(s->ev_copy[2 * s->ncopy + 1], s->bases_stream))) ||
-        (rc = gpu_event_record(pb->ready, s->bases_stream)))
+        (rc = slot_copy(s, pb->d, src, bytes, s->bases_stream)) || (rc = gpu_event_record(pb->ready, s->bases_stream)))
         return rc;
-    if (timed) s->copy_len[s->ncopy] = (uint32_t)bytes;
-    s->ncopy++;
-    s->copy_bytes += bytes;
+    s->copy_bytes += bytes; /* the bases streamed (statistics) */
     pb->src = src;
     pb->bytes = bytes;
     return CUZK_OK;
@@ -341,11 +355,17 @@ static void pieces_of(const cuda_slot *s, const cuda_key *k, const cuda_key_dev 
     pl->first_streamed = res_pts >= n ? np : res_pts / pl->piece_pts;
 }
 
+/* The points of piece i (the last may be short). */
+static uint64_t piece_len(const piece_list *pl, uint64_t i)
+{
+    const uint64_t first = i * pl->piece_pts;
+    return pl->n - first < pl->piece_pts ? pl->n - first : pl->piece_pts;
+}
+
 static const void *piece_src(const piece_list *pl, uint64_t i, size_t *bytes)
 {
-    uint64_t first = i * pl->piece_pts, cnt = pl->n - first < pl->piece_pts ? pl->n - first : pl->piece_pts;
-    *bytes = cnt * pl->pb;
-    return pl->host + first * pl->pb;
+    *bytes = piece_len(pl, i) * pl->pb;
+    return pl->host + i * pl->piece_pts * pl->pb;
 }
 
 int slot_prefetch(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int v)
@@ -358,6 +378,16 @@ int slot_prefetch(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int v
     size_t qb[2] = {0, 0};
     for (uint64_t i = pl.first_streamed, j = 0; i < np && j < 2; i++, j++) q[j] = piece_src(&pl, i, &qb[j]);
     return ring_start(s, q, qb);
+}
+
+/* The H MSM's scalars [first, first + n) read (slot_h_loan): by the work enqueued so far, or
+ * by nothing (`now`: the stream was seen idle since the last read). */
+static int scalars_read(cuda_slot *s, int v, uint64_t first, uint64_t n, int now)
+{
+    const slot_h_loan *l = s->h_loan;
+    if (v != PL_H || !l || !l->scalars_read) return CUZK_OK;
+    int rc = now ? CUZK_OK : gpu_event_record(s->ev_read, s->stream);
+    return rc ? rc : l->scalars_read(l->user, now ? NULL : s->ev_read, first, n);
 }
 
 /* The lean path: begin, a piece at a time (resident ones from the prefix), end; the pieces
@@ -376,6 +406,9 @@ static int msm_pieces_run(cuda_slot *s, const cuda_key *k, const cuda_key_dev *k
     if ((rc = msm_gpu_pieces_nonzero(d_scalars, n, pl.piece_pts, d_flags, s->stream)) ||
         (rc = gpu_memcpy_async(flags, d_flags, np, s->stream)) || (rc = gpu_stream_sync(s->stream)))
         return rc;
+    /* pieces of zeros are skipped: their scalars are read already (the stream is idle) */
+    for (uint64_t i = 0; i < np; i++)
+        if (!flags[i] && (rc = scalars_read(s, v, i * pl.piece_pts, piece_len(&pl, i), 1))) return rc;
     /* the copies this MSM needs, then the next vector's first pieces (speculatively) */
     uint64_t nq = 0;
     for (uint64_t i = pl.first_streamed; i < np; i++) nq += flags[i] != 0;
@@ -403,9 +436,10 @@ static int msm_pieces_run(cuda_slot *s, const cuda_key *k, const cuda_key_dev *k
     /* resident pieces first (no copy): the first copies run meanwhile */
     for (uint64_t i = 0; i < pl.first_streamed && i < np; i++) {
         if (!flags[i]) continue;
-        uint64_t first = i * pl.piece_pts, cnt = n - first < pl.piece_pts ? n - first : pl.piece_pts;
+        uint64_t first = i * pl.piece_pts, cnt = piece_len(&pl, i);
         if ((rc = msm_gpu_acc_add(s->ctx, (const uint8_t *)kd->res[v] + first * pl.pb,
-                                  (const uint8_t *)d_scalars + first * 32, cnt)))
+                                  (const uint8_t *)d_scalars + first * 32, cnt)) ||
+            (rc = scalars_read(s, v, first, cnt, 0)))
             return rc;
     }
     for (uint64_t j = 0; j < nq; j++) {
@@ -417,7 +451,7 @@ static int msm_pieces_run(cuda_slot *s, const cuda_key *k, const cuda_key_dev *k
         uint64_t first = qi[j] * pl.piece_pts;
         if ((rc = gpu_stream_wait_event(s->stream, s->buf[b].ready)) ||
             (rc = msm_gpu_acc_add(s->ctx, s->buf[b].d, (const uint8_t *)d_scalars + first * 32, bytes / pl.pb)) ||
-            (rc = gpu_event_record(s->buf[b].free, s->stream)))
+            (rc = gpu_event_record(s->buf[b].free, s->stream)) || (rc = scalars_read(s, v, first, bytes / pl.pb, 0)))
             return rc;
         s->buf[b].src = NULL; /* consumed; refilled below or by a later MSM */
         size_t nb;
@@ -428,17 +462,18 @@ static int msm_pieces_run(cuda_slot *s, const cuda_key *k, const cuda_key_dev *k
     return msm_gpu_acc_end(s->ctx, out);
 }
 
-/* Whether H's MSM borrows s->msm_lend (CUZK_LEAN_H_LEND, cuda_flow_witness_lean): XYZZ only
+/* Whether H's MSM borrows s->h_loan's memory (CUZK_LEAN_H_LEND, the lean flows): XYZZ only
  * (the loan's configuration is sized for it), and only where msm_gpu_lent_config finds one
  * with more entries or a larger shared bucket array than the slot's own; the loan taken on
  * ctx, its bucket cap in *shared. Not taken: the slot's own configuration, as without it. */
 static int lend_for_h(cuda_slot *s, const cuda_key *k, int v, uint64_t n, int acc, uint64_t *shared)
 {
     const uint64_t pts = s->piece_bytes / pl_point_bytes(v);
+    const slot_h_loan *l = s->h_loan;
     size_t e = 0, sh = 0;
-    if (v != PL_H || !s->msm_lend || acc != MSM_ACC_XYZZ || !pts) return 0;
-    if (msm_gpu_lent_config(pl_curve(v), n, pts, k->msm_waves, s->msm_lend_bytes, &e, &sh) ||
-        (e <= s->ctx_entries && sh <= *shared) || msm_gpu_ctx_lend(s->ctx, s->msm_lend, s->msm_lend_bytes, e)) {
+    if (v != PL_H || !l || !l->mem || acc != MSM_ACC_XYZZ || !pts) return 0;
+    if (msm_gpu_lent_config(pl_curve(v), n, pts, k->msm_waves, l->bytes, &e, &sh) ||
+        (e <= s->ctx_entries && sh <= *shared) || msm_gpu_ctx_lend(s->ctx, l->mem, l->bytes, e)) {
         err_clear(); /* nothing better fits, or the memory is not a loan's: no error of the MSM's */
         return 0;
     }

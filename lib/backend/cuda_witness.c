@@ -473,14 +473,11 @@ int cuda_flow_witness_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *
     /* CUZK_LEAN_H_LEND: [m, 2m) holds nothing from the H step's end until B and A are compacted
      * after the H MSM (the witness is in its own buffer), so the H MSM may borrow it as scratch —
      * where B and A go to [0, m) (cuda_lean_hi 0); otherwise they would start at m + na */
-    if (k->lean_h_lend && !cuda_lean_hi(m, ni, in->n_a, in->n_b)) {
-        s->msm_lend = w + m;
-        s->msm_lend_bytes = m * FR;
-    }
+    const slot_h_loan loan = {w + m, m * FR, NULL, NULL};
+    if (k->lean_h_lend && !cuda_lean_hi(m, ni, in->n_a, in->n_b)) s->h_loan = &loan;
     /* the verdict is read before any result leaves (below), as in the lean a/b/c flow */
     rc = slot_msm(s, k, kd, ordinal, PL_H, ST_MSM_H, h, pk->n_h, form, PL_B_G1, NULL, &st->msm.h, sizeof st->msm.h);
-    s->msm_lend = NULL; /* this MSM's only */
-    s->msm_lend_bytes = 0;
+    s->h_loan = NULL; /* this MSM's only */
     if (rc) return rc;
     if (bjob_canceled(job)) return CUZK_ECANCELED; /* (no a, b, c of the host's to release) */
     /* A's input prefix from the device's witness, B's after it (staged) */
