@@ -297,6 +297,19 @@ static void lean_entries_knob(void **state)
     assert_int_equal(cuda_slot_need(&k, 1, 1, CUDA_PIECE_BYTES), lean);
 }
 
+/* CUZK_LEAN_H_LEND: on unless set to 0 (cuda_env_check refuses anything but 0 and 1). */
+static void lean_h_lend_default_on(void **state)
+{
+    (void)state;
+    unsetenv("CUZK_LEAN_H_LEND");
+    assert_int_equal(cuda_lean_h_lend(), 1);
+    setenv("CUZK_LEAN_H_LEND", "0", 1);
+    assert_int_equal(cuda_lean_h_lend(), 0);
+    setenv("CUZK_LEAN_H_LEND", "1", 1);
+    assert_int_equal(cuda_lean_h_lend(), 1);
+    unsetenv("CUZK_LEAN_H_LEND");
+}
+
 /* CUZK_MSM_SHARED_BUCKETS_MB, read at load into the key (msm_shared_bytes): a lean slot's
  * estimate takes the shared bucket array (here the PoRep H MSM's 13 windows of 2^19 G1
  * buckets, 1.22 GiB, within 2 GiB) and a full slot's does not change; 0 is the default's. */
@@ -562,6 +575,7 @@ int main(void)
         cmocka_unit_test(porep_caps_by_card),
         cmocka_unit_test(full_entries_in_shared_slot),
         cmocka_unit_test(porep_witness_fits_16_gib),
+        cmocka_unit_test(lean_h_lend_default_on),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

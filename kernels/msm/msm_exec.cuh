@@ -182,20 +182,13 @@ struct dev_exec {
     /* Entries per thread so that kernel Fn's threads over m entries make one full wave. */
     template <class F, class Fn> size_t wave_kper(size_t m)
     {
-        constexpr unsigned BS = sizeof(F) > 48 ? 64 : 128;
-        int blocks = 0;
-        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k_for<BS, Fn>, BS, 0) != cudaSuccess ||
-            blocks < 1) {
-            cudaGetLastError();
-            blocks = 1;
-        }
-        size_t target = (size_t)sms * (size_t)blocks * BS * acc.waves;
-        size_t k = (m + target - 1) / target;
+        const size_t target = reduce_threads<F, Fn>() * acc.waves;
+        const size_t k = (m + target - 1) / target;
         return k < 2 ? 2 : k;
     }
-    /* Threads a bucket-reduction kernel Fn can have resident at once: its segments are serial
-     * chains of additions, so for small windows one full wave of short segments beats several
-     * waves. */
+    /* Threads kernel Fn can have resident at once (one full wave at its occupancy). A bucket
+     * reduction's segments are serial chains of additions, so for small windows one full wave
+     * of short segments beats several waves. */
     int reduce = MSM_REDUCE_AUTO; /* msm_gpu_ctx_set_reduce */
     template <class F, class Fn> size_t reduce_threads()
     {

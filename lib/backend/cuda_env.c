@@ -34,8 +34,8 @@ static const env_rule rules[] = {
      "a streamed MSM's pieces share one bucket array of at most this many MiB, reduced once, read at engine "
      "start (0 or unset: each piece reduces its own buckets), for measuring"},
     {"CUZK_LEAN_H_LEND", 0, 1, NULL,
-     "1: a lean partition lends its free domain vector to its H MSM as scratch (wider window groups, "
-     "shared buckets: msm_gpu_lent_config), read at engine start (default 0), for measuring"},
+     "1 (the default): a lean partition lends its free domain vector to its H MSM as scratch (wider window "
+     "groups, shared buckets: msm_gpu_lent_config); 0: it does not, for comparison; read at engine start"},
     {"CUZK_LEAN_SLOTS", 1, 2, NULL, "streaming lean slots a key that streams takes where they fit (default: two where both keep a witness's room, without urgent workers)"},
     {"CUZK_MSM_AFF_MIN_BATCH", 0, 1 << 20, NULL, "affine/pairwise batch per thread, 0 = default"},
     {"CUZK_MSM_AFF_KMUL", 0, 1 << 20, NULL, "affine accumulation's entry multiple, 0 = default"},

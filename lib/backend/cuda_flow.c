@@ -108,13 +108,15 @@ size_t cuda_msm_entries_full(void)
 
 int cuda_msm_entries_lean_fixed(void) { return lean_entries_log_env() != 0; }
 
-/* CUZK_LEAN_H_LEND=1 (0 or unset: off; cuda_env_check refuses other values at engine start),
- * for measuring: the lean flows lend the H MSM the domain vector [m, 2m) that holds nothing
- * while it runs (cuda_flow_lean, cuda_flow_witness_lean). Read once, at engine start. */
+/* CUZK_LEAN_H_LEND (1 or unset: on; 0: off, for comparison; cuda_env_check refuses other
+ * values at engine start): the lean flows lend the H MSM the domain vector [m, 2m) that holds
+ * nothing while it runs (cuda_flow_lean, cuda_flow_witness_lean): −15 % MSM H, +4 to +8 %
+ * partitions/s on a GPU made 16 or 32 GiB (bench/RESULTS.md, session 22). Read once, at
+ * engine start. */
 int cuda_lean_h_lend(void)
 {
     const char *e = getenv("CUZK_LEAN_H_LEND");
-    return e && !strcmp(e, "1");
+    return !e || strcmp(e, "0") != 0;
 }
 
 /* CUZK_MSM_SHARED_BUCKETS_MB (0..8192; cuda_env_check refuses others at engine start, and
@@ -472,7 +474,8 @@ static int lean_h_msm_lent(cuda_slot *s, const cuda_key *k, const cuda_key_dev *
                   sizeof st->msm.h);
     s->h_loan = NULL; /* this MSM's only */
     if (rc) return rc;
-    /* an MSM not run in pieces gave its scalars back at its end */
+    /* an MSM not run in pieces (none of a key placed lean, bar an empty one) gave its scalars
+     * back at its end */
     if ((!a.seen && ((rc = gpu_event_record(s->ev_read, s->stream)) || (rc = aux_piece(&a, s->ev_read, 0, n_h)))) ||
         (rc = gpu_event_record(s->ev[2 * ST_COPY + 1], s->copy_stream)))
         return slot_fail(ordinal, "copying the MSM scalars");
@@ -485,7 +488,9 @@ int cuda_flow_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int 
     cuda_job *st = job->priv;
     const uint64_t m = (uint64_t)1 << in->log_m, len = in->len, ni = in->ni, kb0 = in->kb0, na = in->na;
     const uint64_t hi = cuda_lean_hi(m, ni, in->n_a, in->n_b);
-    const int lend = k->lean_h_lend && !hi;
+    /* a key placed full runs its H MSM whole here (an urgent slot), on no loan: aux crosses
+     * during it, as without one */
+    const int lend = k->lean_h_lend && !hi && kd->pl.ws != PL_FULL;
     fr_t *w = s->d_work, *h = w, *d_aux = lend ? w : w + m;
     fr_t *d_lo = w + (lend ? m : hi ? m + na : 0); /* inputs, then B, later A */
     gpu_prep_result *d_res = s->d_prep;

@@ -757,7 +757,8 @@ static void urgent_slot_gives_back_system(void **state)
  * 2^23 domain (a 256 MiB loan) in 1 MiB pieces (CUZK_PIECE_MB) takes it; the simulated
  * device runs 2^16, where none fits and the slot's own configuration runs (the fallback). The
  * budget is the one at which the key streams beside a streamed system (found as sweep does,
- * from the error's "needs"). Witness-only and a/b/c proofs equal those without a budget. */
+ * from the error's "needs"). Witness-only and a/b/c proofs equal those without a budget, with
+ * the loan and without it (CUZK_LEAN_H_LEND=0, the layout before). */
 static void h_msm_on_loan(void **state)
 {
     (void)state;
@@ -809,17 +810,29 @@ static void h_msm_on_loan(void **state)
            (unsigned long long)budget, kind_name(pl.kind), (unsigned long long)pl.slot_bytes,
            (unsigned long long)(m * 32), fits ? "fits" : "does not fit (the slot's own configuration runs)");
     if (log_m >= 23) assert_true(fits);
+    /* with the loan (this engine), then without it (the layout before, CUZK_LEAN_H_LEND=0) */
+    for (int lend = 1; lend >= 0; lend--) {
+        if (!lend) {
+            cuzk_cs_release(cs);
+            cuzk_srs_release(srs);
+            cuzk_engine_destroy(e);
+            setenv("CUZK_LEAN_H_LEND", "0", 1);
+            e = engine_with(CUZK_BACKEND_CUDA, budget, 1, 0);
+            assert_int_equal(load_both(e, &c, 1, CUZK_CS_STREAM, &srs, &cs), CUZK_OK);
+        }
 #ifdef CUZK_SIMGPU
-    const size_t loans = sim_msm_loans();
+        const size_t loans = sim_msm_loans();
 #endif
-    prove_set(e, srs, cs, &c, 0, r, s, 0, abc, got);
-    for (int i = 0; i < N; i++) {
-        assert_memory_equal(abc[i], want[i], 192);
-        assert_memory_equal(got[i], want[i], 192);
+        prove_set(e, srs, cs, &c, 0, r, s, 0, abc, got);
+        for (int i = 0; i < N; i++) {
+            assert_memory_equal(abc[i], want[i], 192);
+            assert_memory_equal(got[i], want[i], 192);
+        }
+#ifdef CUZK_SIMGPU
+        /* one H MSM a partition, of either path */
+        assert_int_equal(sim_msm_loans() - loans, (size_t)(fits && lend) * 2 * N);
+#endif
     }
-#ifdef CUZK_SIMGPU
-    assert_int_equal(sim_msm_loans() - loans, (size_t)fits * 2 * N); /* one H MSM a partition, of either path */
-#endif
     cuzk_cs_release(cs);
     cuzk_srs_release(srs);
     cuzk_engine_destroy(e);
