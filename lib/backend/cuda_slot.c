@@ -282,7 +282,6 @@ int slot_stage_end(cuda_slot *s, int st, void *stream, uint64_t bytes)
 
 /* ---- the piece ring ---- */
 
-/* Copies host bytes into buffer b on the bases stream, after its last consumer. */
 int slot_copy(cuda_slot *s, void *dst, const void *src, uint64_t bytes, void *stream)
 {
     const uint64_t part = (uint64_t)1 << 30; /* copy_len's range */
@@ -300,6 +299,7 @@ int slot_copy(cuda_slot *s, void *dst, const void *src, uint64_t bytes, void *st
     return CUZK_OK;
 }
 
+/* Copies host bytes into buffer b on the bases stream, after its last consumer. */
 static int ring_fill(cuda_slot *s, int b, const void *src, size_t bytes)
 {
     piece_buf *pb = &s->buf[b];
