@@ -65,6 +65,11 @@ uint64_t cuda_lean_hi(uint64_t m, uint64_t ni, uint64_t n_a, uint64_t n_b)
     return ni + n_b <= m && n_a <= m ? 0 : (ni + n_b > n_a ? ni + n_b : n_a);
 }
 
+int cuda_lean_lends(const cuda_key *k, const cuda_key_dev *kd, const cuda_inputs *in)
+{
+    return k->lean_h_lend && kd->pl.ws != PL_FULL && !cuda_lean_hi((uint64_t)1 << in->log_m, in->ni, in->n_a, in->n_b);
+}
+
 /* The scalars of d_work: the one layout rule for the estimates and for each partition. */
 static uint64_t work_scalars(int lean, unsigned log_m, uint64_t na, uint64_t n_a, uint64_t n_b, uint64_t ni)
 {
@@ -488,9 +493,7 @@ int cuda_flow_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int 
     cuda_job *st = job->priv;
     const uint64_t m = (uint64_t)1 << in->log_m, len = in->len, ni = in->ni, kb0 = in->kb0, na = in->na;
     const uint64_t hi = cuda_lean_hi(m, ni, in->n_a, in->n_b);
-    /* a key placed full runs its H MSM whole here (an urgent slot), on no loan: aux crosses
-     * during it, as without one */
-    const int lend = k->lean_h_lend && !hi && kd->pl.ws != PL_FULL;
+    const int lend = cuda_lean_lends(k, kd, in);
     fr_t *w = s->d_work, *h = w, *d_aux = lend ? w : w + m;
     fr_t *d_lo = w + (lend ? m : hi ? m + na : 0); /* inputs, then B, later A */
     gpu_prep_result *d_res = s->d_prep;

@@ -384,6 +384,10 @@ int cuda_prep_verdict(const gpu_prep_result *r, const cuda_inputs *in, int want_
 int cuda_read_result(cuda_slot *s, gpu_prep_result *h_res, size_t extra);
 int cuda_count_classes(cuda_slot *s, const void *const sc[CNT_N], const uint64_t n[CNT_N], const int form[CNT_N]);
 uint64_t cuda_lean_hi(uint64_t m, uint64_t ni, uint64_t n_a, uint64_t n_b);
+/* Whether a lean partition lends its H MSM the domain vector [m, 2m) (slot_h_loan):
+ * CUZK_LEAN_H_LEND, B and A below m (cuda_lean_hi 0), and a key placed lean (one placed full
+ * runs its H MSM whole in an urgent lean slot, on no loan). */
+int cuda_lean_lends(const cuda_key *k, const cuda_key_dev *kd, const cuda_inputs *in);
 
 /* ---- cuda_flow.c: the device work of one partition in a slot ---- */
 int cuda_flow_full(cuda_slot *s, const cuda_key *k, const cuda_key_dev *kd, int ordinal, const cuda_inputs *in,

@@ -474,7 +474,7 @@ int cuda_flow_witness_lean(cuda_slot *s, const cuda_key *k, const cuda_key_dev *
      * after the H MSM (the witness is in its own buffer), so the H MSM may borrow it as scratch —
      * where B and A go to [0, m) (cuda_lean_hi 0); otherwise they would start at m + na */
     const slot_h_loan loan = {w + m, m * FR, NULL, NULL};
-    if (k->lean_h_lend && !cuda_lean_hi(m, ni, in->n_a, in->n_b) && kd->pl.ws != PL_FULL) s->h_loan = &loan;
+    if (cuda_lean_lends(k, kd, in)) s->h_loan = &loan;
     /* the verdict is read before any result leaves (below), as in the lean a/b/c flow */
     rc = slot_msm(s, k, kd, ordinal, PL_H, ST_MSM_H, h, pk->n_h, form, PL_B_G1, NULL, &st->msm.h, sizeof st->msm.h);
     s->h_loan = NULL; /* this MSM's only */

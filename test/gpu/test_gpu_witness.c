@@ -16,6 +16,7 @@
  * only the cases it names.
  */
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -752,13 +753,47 @@ static void urgent_slot_gives_back_system(void **state)
 /* CUZK_LEAN_H_LEND: a lean partition of a key that streams lends its H MSM the domain vector
  * [m, 2m), free while it runs, with wider groups and shared buckets where they fit
  * (msm_gpu_lent_config); an a/b/c partition's aux crosses into h's vector behind the MSM, a
- * piece at a time, to make it free (cuda_flow_lean). A loan holds a piece's worst-case scratch (4-bit windows) and level
- * 0's partial sums for a full wave of threads (~120 MiB whatever the piece), so on a GPU a
+ * piece at a time, to make it free (cuda_flow_lean). A loan holds a piece's worst-case
+ * scratch (4-bit windows) and level 0's partial sums for a full wave of threads (~120 MiB
+ * whatever the piece), so on a GPU a
  * 2^23 domain (a 256 MiB loan) in 1 MiB pieces (CUZK_PIECE_MB) takes it; the simulated
  * device runs 2^16, where none fits and the slot's own configuration runs (the fallback). The
  * budget is the one at which the key streams beside a streamed system (found as sweep does,
  * from the error's "needs"). Witness-only and a/b/c proofs equal those without a budget, with
  * the loan and without it (CUZK_LEAN_H_LEND=0, the layout before). */
+/* Host-to-device copies of a/b/c partitions (user_tag < N, prove_set) of exactly aux_bytes:
+ * the layout without the loan copies aux whole (one such event a partition); with it, a piece
+ * at a time behind the H MSM (none of aux's full size). Counted on the trace thread, read
+ * after cuzk_engine_destroy has delivered every event. */
+static _Atomic uint64_t aux_bytes;
+static _Atomic int aux_whole;
+
+static void count_aux_whole(const cuzk_trace_event *ev, void *user)
+{
+    (void)user;
+    if (ev->kind == CUZK_TRACE_H2D_COPY && ev->job && ev->user_tag < N && ev->bytes == atomic_load(&aux_bytes))
+        atomic_fetch_add(&aux_whole, 1);
+}
+
+/* engine_with's budgeted CUDA engine (one worker, no verification: the key is synthetic),
+ * its trace counted by count_aux_whole */
+static cuzk_engine *engine_counting_aux(uint64_t budget)
+{
+    cuzk_config *cfg = NULL;
+    cuzk_engine *e = NULL;
+    assert_int_equal(cuzk_config_new(&cfg), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_BACKEND, CUZK_BACKEND_CUDA), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_VERIFY, 0), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_WORKERS_PER_DEVICE, 1), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_DEVICE_MASK, 1), CUZK_OK);
+    assert_int_equal(cuzk_config_set(cfg, CUZK_OPT_DEVICE_BUDGET_BYTES, (int64_t)budget), CUZK_OK);
+    assert_int_equal(cuzk_config_set_trace(cfg, count_aux_whole, NULL), CUZK_OK);
+    const int rc = cuzk_engine_create(cfg, &e);
+    cuzk_config_free(cfg);
+    if (rc) fail_msg("cuzk_engine_create: %s", cuzk_last_error());
+    return e;
+}
+
 static void h_msm_on_loan(void **state)
 {
     (void)state;
@@ -810,16 +845,17 @@ static void h_msm_on_loan(void **state)
            (unsigned long long)budget, kind_name(pl.kind), (unsigned long long)pl.slot_bytes,
            (unsigned long long)(m * 32), fits ? "fits" : "does not fit (the slot's own configuration runs)");
     if (log_m >= 23) assert_true(fits);
-    /* with the loan (this engine), then without it (the layout before, CUZK_LEAN_H_LEND=0) */
+    cuzk_cs_release(cs);
+    cuzk_srs_release(srs);
+    cuzk_engine_destroy(e);
+    /* with the loan, then without it (the layout before, CUZK_LEAN_H_LEND=0), each engine's
+     * aux copies counted from its trace */
+    atomic_store(&aux_bytes, c.sys.num_aux * 32);
     for (int lend = 1; lend >= 0; lend--) {
-        if (!lend) {
-            cuzk_cs_release(cs);
-            cuzk_srs_release(srs);
-            cuzk_engine_destroy(e);
-            setenv("CUZK_LEAN_H_LEND", "0", 1);
-            e = engine_with(CUZK_BACKEND_CUDA, budget, 1, 0);
-            assert_int_equal(load_both(e, &c, 1, CUZK_CS_STREAM, &srs, &cs), CUZK_OK);
-        }
+        setenv("CUZK_LEAN_H_LEND", lend ? "1" : "0", 1);
+        atomic_store(&aux_whole, 0);
+        e = engine_counting_aux(budget);
+        assert_int_equal(load_both(e, &c, 1, CUZK_CS_STREAM, &srs, &cs), CUZK_OK);
 #ifdef CUZK_SIMGPU
         const size_t loans = sim_msm_loans();
 #endif
@@ -832,10 +868,12 @@ static void h_msm_on_loan(void **state)
         /* one H MSM a partition, of either path */
         assert_int_equal(sim_msm_loans() - loans, (size_t)(fits && lend) * 2 * N);
 #endif
+        cuzk_cs_release(cs);
+        cuzk_srs_release(srs);
+        cuzk_engine_destroy(e); /* every trace event delivered */
+        printf("CUZK_LEAN_H_LEND=%d: %d a/b/c partitions copied aux whole\n", lend, atomic_load(&aux_whole));
+        assert_int_equal(atomic_load(&aux_whole), lend ? 0 : N);
     }
-    cuzk_cs_release(cs);
-    cuzk_srs_release(srs);
-    cuzk_engine_destroy(e);
     unsetenv("CUZK_LEAN_H_LEND");
     unsetenv("CUZK_PIECE_MB");
     unsetenv("CUZK_MSM_LEAN_ENTRIES_LOG");
